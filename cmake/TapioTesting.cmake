@@ -1,0 +1,15 @@
+# Unit tests live beside the code they test (src/<layer>/*_test.cpp) and register here.
+include_guard(GLOBAL)
+find_package(GTest REQUIRED)
+
+# tapio_add_unit_test(NAME name SOURCES a_test.cpp ... LIBS tapio_x ...)
+function(tapio_add_unit_test)
+  cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${T_NAME} PRIVATE
+    TAPIO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    TAPIO_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+  add_test(NAME unit.${T_NAME} COMMAND ${T_NAME})
+  set_tests_properties(unit.${T_NAME} PROPERTIES TIMEOUT 120 LABELS unit)
+endfunction()

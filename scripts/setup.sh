@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Idempotent setup: the Debian packages tapio builds and tests with, and a Python venv for the
+# independent readers used by the tests (netCDF4-python, numpy, pytest).
+# Usage: scripts/setup.sh [--bench]   (--bench adds the peer libraries the benchmark compares with)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+core_pkgs=(cmake ninja-build g++ pkg-config make
+  openmpi-bin libopenmpi-dev
+  libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libxxhash-dev libfmt-dev libgtest-dev
+  libhwloc-dev netcdf-bin python3-venv)
+bench_pkgs=(libpnetcdf-dev pnetcdf-bin libhdf5-openmpi-dev libbenchmark-dev)
+pkgs=("${core_pkgs[@]}")
+[[ "${1:-}" == "--bench" ]] && pkgs+=("${bench_pkgs[@]}")
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=""; [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c "import netCDF4, numpy, pytest" 2>/dev/null; then
+  python3 -m venv .venv
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -r python/requirements-test.txt
+fi

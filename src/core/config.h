@@ -1,0 +1,50 @@
+// The run-time configuration file (TOML): rules that match an IO name or a file path glob and
+// set the engine and parameters, so a program's I/O changes with the machine, not the code.
+//
+//   [[rule]]
+//   io   = "history*"        # optional: glob on the IO name
+//   path = "/scratch/*.nc"   # optional: glob on the file path
+//   engine = "serial"
+//   fsync = "close"
+//   buffer_size = "32MiB"
+//
+// Rules apply in file order; later matching rules override earlier ones, and every rule
+// overrides what the program set. A rule with neither io nor path matches everything.
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/params.h"
+#include "core/status.h"
+
+namespace tapio {
+
+struct ConfigRule {
+  std::string io_glob;    // "" matches any IO name
+  std::string path_glob;  // "" matches any path
+  std::string engine;     // "" leaves the engine unchanged
+  std::map<std::string, std::string> params;  // canonical values
+  int line = 0;           // where the rule starts, for messages
+};
+
+class Config {
+ public:
+  // Parse TOML text; `source` names the file in messages. Errors: TAPIO_ERR_CONFIG with
+  // "config file 'X', line N: ..." and, for unknown keys, "did you mean 'Y'?".
+  static Result<Config> parse(std::string_view text, const std::string& source);
+
+  const std::vector<ConfigRule>& rules() const { return rules_; }
+  const std::string& source() const { return source_; }
+
+  // Apply the matching rules to *engine and *params (file values override program values).
+  Status apply(std::string_view io_name, std::string_view path, std::string* engine,
+               Params* params) const;
+
+ private:
+  std::string source_;
+  std::vector<ConfigRule> rules_;
+};
+
+}  // namespace tapio

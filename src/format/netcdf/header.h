@@ -1,0 +1,96 @@
+// NetCDF classic header model and its codec (CDF-1, CDF-2, CDF-5), over byte spans only:
+// no I/O and no MPI here; callers fetch the bytes. Grammar: the NetCDF classic format spec
+// (https://docs.unidata.ucar.edu/netcdf-c/current/file_format_specifications.html) and
+// PnetCDF's CDF-5 spec.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/types.h"
+
+namespace tapio::netcdf {
+
+// nc_type values as stored in the file.
+enum NcType : int32_t {
+  NC_BYTE = 1, NC_CHAR = 2, NC_SHORT = 3, NC_INT = 4, NC_FLOAT = 5, NC_DOUBLE = 6,
+  NC_UBYTE = 7, NC_USHORT = 8, NC_UINT = 9, NC_INT64 = 10, NC_UINT64 = 11,
+};
+
+size_t nc_type_size(NcType t);                 // 0 if invalid
+bool nc_type_valid(int32_t t, int version);    // types 7..11 exist only in CDF-5
+NcType to_nc_type(DataType t);
+DataType from_nc_type(NcType t);
+
+struct Attr {
+  std::string name;
+  NcType type = NC_CHAR;
+  std::vector<uint8_t> values;  // host byte order; element count = values.size() / size
+  uint64_t count() const;
+};
+
+struct Dim {
+  std::string name;
+  uint64_t length = 0;  // 0 marks the unlimited (record) dimension
+};
+
+struct Var {
+  std::string name;
+  std::vector<int32_t> dimids;
+  std::vector<Attr> attrs;
+  NcType type = NC_DOUBLE;
+  uint64_t vsize = 0;  // bytes of one record (record var) or of the whole var, padded to 4
+  uint64_t begin = 0;  // file offset of the data (of record 0 for a record var)
+};
+
+struct Header {
+  int version = 5;       // 1 (CDF-1), 2 (CDF-2, 64-bit offsets) or 5 (CDF-5, 64-bit data)
+  uint64_t numrecs = 0;
+  std::vector<Dim> dims;
+  std::vector<Attr> attrs;  // global attributes
+  std::vector<Var> vars;
+
+  int record_dimid() const;              // -1 if none
+  bool is_record(const Var& v) const;    // first dim is the unlimited one
+  // Bytes between record k and k+1 of a record variable (sum of record vars' vsize; a single
+  // record var is not padded, per the spec).
+  uint64_t record_size() const;
+  // File offset of record `rec` of v (rec ignored for fixed vars).
+  uint64_t data_offset(const Var& v, uint64_t rec) const;
+  // Shape without the record dimension, in elements.
+  std::vector<uint64_t> shape(const Var& v) const;
+  // Elements in one record of v (or in the whole of a fixed v).
+  uint64_t elements(const Var& v) const;
+  const Var* find_var(const std::string& name) const;
+  int find_dim(const std::string& name) const;  // -1 if none
+};
+
+// True if name is a valid NetCDF name (starts with a letter, digit or '_', no '/', no control
+// characters, no trailing space; UTF-8 accepted as is).
+bool valid_name(const std::string& name);
+
+// Bytes the encoded header occupies (without padding to the first variable).
+uint64_t encoded_size(const Header& h);
+// Encode. Offsets (begin) must already be set, see layout.h.
+std::vector<uint8_t> encode(const Header& h);
+
+// Decode a header from the first `size` bytes of a file of `file_size` bytes.
+// If the bytes end before the header does and size < file_size, returns TAPIO_ERR_FORMAT and
+// sets *need_more to a larger size to read and retry; otherwise *need_more = 0. Validates:
+// magic, version, types, dimension ids, one unlimited dim (the first dim of record vars),
+// names, and that begin offsets lie past the header.
+Result<Header> decode(const uint8_t* data, size_t size, uint64_t file_size, size_t* need_more);
+
+// Offset in the file of the numrecs field (4 for every version), and its width (4 or 8).
+inline constexpr uint64_t kNumrecsOffset = 4;
+int numrecs_width(int version);
+// Encode numrecs as stored in the file (big-endian, 4 or 8 bytes); returns the width.
+int encode_numrecs(int version, uint64_t numrecs, uint8_t out[8]);
+
+// The default fill value of a type (NC_FILL_DOUBLE etc.), host byte order, into out[0..size).
+void default_fill(NcType t, void* out);
+// The fill value of v: its _FillValue attribute if of v's type, else the default.
+void fill_value(const Var& v, void* out);
+
+}  // namespace tapio::netcdf

@@ -1,0 +1,42 @@
+// The file layer: one small interface that every transport implements (POSIX today; buffered
+// write-behind, read-ahead and object stores stack behind the same interface later).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+#include "io/counters.h"
+
+namespace tapio::io {
+
+enum class OpenMode {
+  kCreate,     // create or truncate, read-write
+  kReadOnly,   // existing file, read only
+  kReadWrite,  // existing file, read-write (append)
+};
+
+class File {
+ public:
+  virtual ~File() = default;
+
+  // Write all n bytes at offset (loops over short writes and EINTR). An error names the path.
+  virtual Status write_at(uint64_t offset, const void* data, size_t n) = 0;
+  // Read up to n bytes at offset; *got is less than n only at end of file.
+  virtual Status read_at(uint64_t offset, void* data, size_t n, size_t* got) = 0;
+  // Read exactly n bytes, or fail with TAPIO_ERR_FORMAT "truncated" naming path and offset.
+  Status read_exact(uint64_t offset, void* data, size_t n);
+  virtual Status sync() = 0;
+  virtual Status truncate(uint64_t size) = 0;
+  virtual Result<uint64_t> size() = 0;
+  // Idempotent. The destructor closes too, but cannot report an error.
+  virtual Status close() = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// Open a POSIX file. Every system call goes through syscalls() and is counted in *counters
+// (which must outlive the file; nullptr means not counted).
+Result<std::unique_ptr<File>> open_posix(const std::string& path, OpenMode mode,
+                                         Counters* counters);
+
+}  // namespace tapio::io

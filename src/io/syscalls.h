@@ -1,0 +1,36 @@
+// Every system call of the I/O layer goes through this table, so tests can inject faults
+// (EIO, ENOSPC, short writes, EINTR, slow storage) without touching the code under test.
+#pragma once
+#include <sys/stat.h>
+#include <sys/types.h>
+
+namespace tapio::io {
+
+struct Syscalls {
+  int (*open)(const char* path, int flags, mode_t mode);
+  ssize_t (*pread)(int fd, void* buf, size_t n, off_t offset);
+  ssize_t (*pwrite)(int fd, const void* buf, size_t n, off_t offset);
+  int (*fsync)(int fd);
+  int (*ftruncate)(int fd, off_t length);
+  int (*fstat)(int fd, struct stat* st);
+  int (*close)(int fd);
+};
+
+// The table in use. Tests may overwrite entries and must restore them (see ScopedSyscalls).
+Syscalls& syscalls();
+// The real system calls.
+const Syscalls& default_syscalls();
+
+// Restores the default table when it goes out of scope.
+class ScopedSyscalls {
+ public:
+  ScopedSyscalls() : saved_(syscalls()) {}
+  ~ScopedSyscalls() { syscalls() = saved_; }
+  ScopedSyscalls(const ScopedSyscalls&) = delete;
+  ScopedSyscalls& operator=(const ScopedSyscalls&) = delete;
+
+ private:
+  Syscalls saved_;
+};
+
+}  // namespace tapio::io
