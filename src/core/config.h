@@ -27,6 +27,10 @@ struct ConfigRule {
   std::string engine;     // "" leaves the engine unchanged
   std::map<std::string, std::string> params;  // canonical values
   int line = 0;           // where the rule starts, for messages
+
+  // fnmatch(3) with no flags on both globs: '*' also matches '/', so "*.nc" matches any path
+  // ending in .nc. An empty glob matches anything.
+  bool matches(std::string_view io_name, std::string_view path) const;
 };
 
 class Config {
@@ -34,11 +38,14 @@ class Config {
   // Parse TOML text; `source` names the file in messages. Errors: TAPIO_ERR_CONFIG with
   // "config file 'X', line N: ..." and, for unknown keys, "did you mean 'Y'?".
   static Result<Config> parse(std::string_view text, const std::string& source);
+  // Read and parse a file; an unreadable file is TAPIO_ERR_CONFIG "config file 'X': ...".
+  static Result<Config> load(const std::string& path);
 
   const std::vector<ConfigRule>& rules() const { return rules_; }
   const std::string& source() const { return source_; }
 
   // Apply the matching rules to *engine and *params (file values override program values).
+  // Either pointer may be null to apply only the other.
   Status apply(std::string_view io_name, std::string_view path, std::string* engine,
                Params* params) const;
 

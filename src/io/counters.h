@@ -21,6 +21,8 @@ struct Counters {
   uint64_t fsyncs = 0;
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
+  // Note: Darshan's POSIX_MAX_BYTE_* hold the offset of the last byte (offset + size - 1);
+  // these hold the end offset (offset + size), so that 0 unambiguously means "nothing".
   uint64_t max_byte_read = 0;     // highest offset read + 1 (0 if none)
   uint64_t max_byte_written = 0;  // highest offset written + 1 (0 if none)
   double read_time = 0;           // seconds blocked in read calls
@@ -29,14 +31,22 @@ struct Counters {
   std::array<uint64_t, kSizeBins> read_size_hist{};
   std::array<uint64_t, kSizeBins> write_size_hist{};
 
+  // One call per system call that returned (bytes >= 0, including a 0-byte read at end of
+  // file): counts it, bins its size, adds its bytes and time. Failed calls are not recorded
+  // (as in Darshan); the file layer adds their time to read_time/write_time directly.
   void record_read(uint64_t offset, uint64_t bytes, double seconds);
   void record_write(uint64_t offset, uint64_t bytes, double seconds);
+  // Sums everything except max_byte_read/max_byte_written, which take the maximum.
   Counters& operator+=(const Counters& other);
 
   // Flat view for reductions over ranks: names() and values() have the same order and
   // length; names are Darshan's ("POSIX_WRITES", "POSIX_SIZE_WRITE_1M_4M", "POSIX_F_WRITE_TIME").
   static std::vector<std::string> names();
   std::vector<double> values() const;
+  // How each entry of values() combines over ranks (same order): the POSIX_MAX_BYTE_* by
+  // maximum, everything else by sum.
+  enum class Reduction { kSum, kMax };
+  static std::vector<Reduction> reductions();
 };
 
 }  // namespace tapio::io

@@ -13,7 +13,7 @@ namespace tapio::io {
 enum class OpenMode {
   kCreate,     // create or truncate, read-write
   kReadOnly,   // existing file, read only
-  kReadWrite,  // existing file, read-write (append)
+  kReadWrite,  // existing file, read-write (to append; not O_APPEND, which breaks pwrite)
 };
 
 class File {
@@ -22,7 +22,8 @@ class File {
 
   // Write all n bytes at offset (loops over short writes and EINTR). An error names the path.
   virtual Status write_at(uint64_t offset, const void* data, size_t n) = 0;
-  // Read up to n bytes at offset; *got is less than n only at end of file.
+  // Read up to n bytes at offset; *got is less than n only at end of file. On error *got holds
+  // the bytes read before it. got may be nullptr.
   virtual Status read_at(uint64_t offset, void* data, size_t n, size_t* got) = 0;
   // Read exactly n bytes, or fail with TAPIO_ERR_FORMAT "truncated" naming path and offset.
   Status read_exact(uint64_t offset, void* data, size_t n);

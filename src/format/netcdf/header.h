@@ -66,8 +66,22 @@ struct Header {
   int find_dim(const std::string& name) const;  // -1 if none
 };
 
+// Bytes of v's data (of one record for a record var) rounded up to a multiple of 4: the value
+// of the vsize field ("Note on vsize"). Error if the size overflows 64 bits or a dimension id
+// is out of range.
+Result<uint64_t> compute_vsize(const Header& h, const Var& v);
+
+// Structural checks shared by decode() and compute_layout(): version, names (valid, unique per
+// list), types valid for the version, attribute value sizes, dimension ids, at most one
+// unlimited dim and only as the first dim of a variable, var sizes that do not overflow, and
+// field values that fit the version's NON_NEG and OFFSET widths. Returns TAPIO_ERR_FORMAT.
+// encode() expects a header that passes this.
+Status validate(const Header& h);
+
 // True if name is a valid NetCDF name (starts with a letter, digit or '_', no '/', no control
 // characters, no trailing space; UTF-8 accepted as is).
+// "As is" = not NFC-normalized or checked for normalization; multi-byte characters must still
+// be well-formed UTF-8 (no stray continuation bytes, overlong forms or surrogates).
 bool valid_name(const std::string& name);
 
 // Bytes the encoded header occupies (without padding to the first variable).
@@ -80,6 +94,14 @@ std::vector<uint8_t> encode(const Header& h);
 // sets *need_more to a larger size to read and retry; otherwise *need_more = 0. Validates:
 // magic, version, types, dimension ids, one unlimited dim (the first dim of record vars),
 // names, and that begin offsets lie past the header.
+//
+// Details: need_more may be null. *need_more is at least twice `size` (capped at file_size) so
+// long headers take few reads; a count that needs more bytes than the whole file has is an
+// error, not a request for more, so a corrupt count never makes the caller read the whole
+// file. Callers should still cap what they are willing to read. Each var's vsize is computed
+// from its shape (the stored field is redundant and may be 2^32-1 in CDF-2); header padding
+// bytes are not checked; numrecs STREAMING is kept as the all-ones value of its width.
+// All errors are TAPIO_ERR_FORMAT with the byte offset where the problem was found.
 Result<Header> decode(const uint8_t* data, size_t size, uint64_t file_size, size_t* need_more);
 
 // Offset in the file of the numrecs field (4 for every version), and its width (4 or 8).
@@ -87,6 +109,9 @@ inline constexpr uint64_t kNumrecsOffset = 4;
 int numrecs_width(int version);
 // Encode numrecs as stored in the file (big-endian, 4 or 8 bytes); returns the width.
 int encode_numrecs(int version, uint64_t numrecs, uint8_t out[8]);
+// Decode numrecs as stored in the file: reads numrecs_width(version) bytes of `in`.
+// STREAMING (all bytes 0xFF) is returned as the all-ones value of that width.
+uint64_t decode_numrecs(int version, const uint8_t* in);
 
 // The default fill value of a type (NC_FILL_DOUBLE etc.), host byte order, into out[0..size).
 void default_fill(NcType t, void* out);

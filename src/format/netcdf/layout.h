@@ -15,10 +15,23 @@ struct LayoutOptions {
 
 // Set vsize and begin of every variable of h. Errors: a fixed var or record larger than the
 // version can address (CDF-1: 2 GiB offsets, CDF-2: 4 GiB per var), invalid alignment.
+//
+// The data starts at encoded_size(h) + header_pad rounded up to data_align; fixed variables
+// follow in definition order, each begin rounded up to data_align; the record section starts
+// after the last fixed variable, rounded up to data_align; within a record the record
+// variables are packed in definition order (begin = section start + the vsizes before it).
+// With data_align = 4 and header_pad = 0 this is the layout the netCDF C library writes by
+// default. Error codes: TAPIO_ERR_ARG for bad options or a header whose definitions fail
+// validate() (names, types, dimension ids...; the old vsize and begin are not looked at),
+// TAPIO_ERR_UNSUPPORTED for sizes the version cannot address. On error h is left unchanged.
 Status compute_layout(Header& h, const LayoutOptions& options);
 
 // Bytes available for the header: the begin of the first variable (or, with no variables,
 // encoded_size + header_pad rounded to data_align). A new header fits if encoded_size <= this.
+// With no variables the single-argument form uses the default LayoutOptions{}; the
+// two-argument form uses `options` (an invalid data_align counts as 4). Neither looks at
+// options when there are variables: their begins already say where the data starts.
 uint64_t header_extent(const Header& h);
+uint64_t header_extent(const Header& h, const LayoutOptions& options);
 
 }  // namespace tapio::netcdf

@@ -1,0 +1,161 @@
+/* tapio: Topology-Aware Parallel I/O. The C API: the stable ABI every binding builds on.
+ *
+ * Handles are opaque. Every function returns a tapio_status (TAPIO_OK = 0); on error,
+ * tapio_last_error() gives a message naming the call, the file, the variable and the rank.
+ * Functions marked COLLECTIVE must be called by every rank of the context's communicator, in
+ * the same order; they return the same status on every rank. The others are local.
+ * See docs/api.md for the full contract. */
+#ifndef TAPIO_H
+#define TAPIO_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tapio/tapio_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TAPIO_VERSION_MAJOR 0
+#define TAPIO_VERSION_MINOR 1
+#define TAPIO_VERSION_PATCH 0
+
+#if defined(_WIN32)
+#define TAPIO_API
+#else
+#define TAPIO_API __attribute__((visibility("default")))
+#endif
+
+typedef struct tapio_context tapio_context;
+typedef struct tapio_io tapio_io;
+typedef struct tapio_var tapio_var;
+typedef struct tapio_engine tapio_engine;
+
+typedef enum tapio_mode {
+  TAPIO_MODE_WRITE = 0,  /* create (truncate) */
+  TAPIO_MODE_READ = 1,
+  TAPIO_MODE_APPEND = 2  /* add steps to an existing file */
+} tapio_mode;
+
+typedef enum tapio_step_status {
+  TAPIO_STEP_OK = 0,
+  TAPIO_STEP_END_OF_STREAM = 1, /* read mode: no more steps */
+  TAPIO_STEP_NOT_READY = 2      /* read mode: the writer has not finished the next step yet */
+} tapio_step_status;
+
+/* Variable flags. */
+#define TAPIO_VAR_FIXED 1u /* not time-varying: one value for the whole file */
+
+/* ---- library ---------------------------------------------------------------------- */
+TAPIO_API const char* tapio_version(void);
+/* The message of the last failed call on this thread ("" if none). */
+TAPIO_API const char* tapio_last_error(void);
+TAPIO_API const char* tapio_status_string(int status);
+
+/* ---- context (COLLECTIVE) ------------------------------------------------------------ */
+/* Bind tapio to `comm` (duplicated). config_path: a TOML file of rules (docs/tuning.md), or
+ * NULL to use the file named by the TAPIO_CONFIG environment variable, if any. */
+TAPIO_API int tapio_init(MPI_Comm comm, const char* config_path, tapio_context** ctx);
+/* The same for a Fortran communicator handle (for bindings). */
+TAPIO_API int tapio_init_f(MPI_Fint comm, const char* config_path, tapio_context** ctx);
+/* Frees the context and every IO, variable and engine handle made from it (open engines are
+ * closed). */
+TAPIO_API int tapio_finalize(tapio_context* ctx);
+
+/* ---- IO groups: definitions (local; give the same definitions on every rank) --------- */
+/* Declare (or get, if it exists) the IO group `name`. Config rules match this name. */
+TAPIO_API int tapio_declare_io(tapio_context* ctx, const char* name, tapio_io** io);
+/* Engine for files opened from this IO: "serial", "mpiio", "collective", "subfile"; NULL or
+ * "" = chosen by the file path. The config file overrides it. */
+TAPIO_API int tapio_io_set_engine(tapio_io* io, const char* engine);
+/* Set a parameter (docs/tuning.md): checked at once, overridden by the config file. */
+TAPIO_API int tapio_io_set_parameter(tapio_io* io, const char* key, const char* value);
+
+/* Define a variable: global shape[ndims] (ndims 0 = scalar), C order (last index fastest).
+ * dim_names: ndims names, or NULL for default names ("dim<length>", shared by length).
+ * flags: 0 = one value per step (record variable), TAPIO_VAR_FIXED = one value per file. */
+TAPIO_API int tapio_define_variable(tapio_io* io, const char* name, tapio_type type, int ndims,
+                                    const uint64_t* shape, const char* const* dim_names,
+                                    unsigned flags, tapio_var** var);
+/* Look a variable up by name (after opening for reading, the file's variables are here). */
+TAPIO_API int tapio_inquire_variable(tapio_io* io, const char* name, tapio_var** var);
+TAPIO_API int tapio_io_variable_count(tapio_io* io, size_t* count);
+/* Name of the index-th variable; valid until the IO's definitions change. */
+TAPIO_API int tapio_io_variable_name(tapio_io* io, size_t index, const char** name);
+
+/* Attributes. var_name NULL = global attribute. count elements of `type` (host order). */
+TAPIO_API int tapio_define_attribute(tapio_io* io, const char* var_name, const char* name,
+                                     tapio_type type, size_t count, const void* data);
+TAPIO_API int tapio_define_string_attribute(tapio_io* io, const char* var_name,
+                                            const char* name, const char* value);
+TAPIO_API int tapio_inquire_attribute(tapio_io* io, const char* var_name, const char* name,
+                                      tapio_type* type, size_t* count);
+/* Copy the attribute's values into data (count elements of its type). */
+TAPIO_API int tapio_read_attribute(tapio_io* io, const char* var_name, const char* name,
+                                   void* data);
+TAPIO_API int tapio_io_attribute_count(tapio_io* io, const char* var_name, size_t* count);
+TAPIO_API int tapio_io_attribute_name(tapio_io* io, const char* var_name, size_t index,
+                                      const char** name);
+
+/* ---- variables -------------------------------------------------------------------- */
+TAPIO_API int tapio_var_name(tapio_var* var, const char** name);
+TAPIO_API int tapio_var_type(tapio_var* var, tapio_type* type);
+TAPIO_API int tapio_var_ndims(tapio_var* var, int* ndims);
+/* shape must hold ndims entries. */
+TAPIO_API int tapio_var_shape(tapio_var* var, uint64_t* shape);
+TAPIO_API int tapio_var_dim_name(tapio_var* var, int dim, const char** name);
+/* 1 if the variable has a value per step, 0 if fixed. */
+TAPIO_API int tapio_var_is_record(tapio_var* var, int* is_record);
+
+/* This rank's selection for the next put/get (local). A block: start/count[ndims]. */
+TAPIO_API int tapio_var_set_selection(tapio_var* var, const uint64_t* start,
+                                      const uint64_t* count);
+/* An irregular selection: n element offsets into the flattened (C-order) global array,
+ * 0-based, like PIO's compdof (minus one). Memory holds the elements in list order. */
+TAPIO_API int tapio_var_set_offsets(tapio_var* var, size_t n, const uint64_t* offsets);
+/* An irregular selection as n runs (offset, length) of consecutive elements. */
+TAPIO_API int tapio_var_set_runs(tapio_var* var, size_t n, const uint64_t* offsets,
+                                 const uint64_t* lengths);
+/* Read mode: the steps a get covers; the buffer holds step_count selections one after
+ * another. Without it, a get inside a step reads the current step. */
+TAPIO_API int tapio_var_set_step_selection(tapio_var* var, uint64_t step_start,
+                                           uint64_t step_count);
+/* Elements in the current selection (per step). */
+TAPIO_API int tapio_var_selection_size(tapio_var* var, uint64_t* elements);
+
+/* ---- engines ---------------------------------------------------------------------- */
+/* COLLECTIVE. Open `path` with the IO's definitions (write) or the file's (read, append). */
+TAPIO_API int tapio_open(tapio_io* io, const char* path, tapio_mode mode, tapio_engine** engine);
+/* COLLECTIVE. Write: start the next step. Read: advance to the next step, or report
+ * TAPIO_STEP_END_OF_STREAM in *status (may be NULL in write mode). */
+TAPIO_API int tapio_begin_step(tapio_engine* engine, tapio_step_status* status);
+/* Local. Queue this rank's data for var's current selection; memtype must be var's type.
+ * DEFERRED: data must stay valid and unchanged until tapio_end_step/tapio_perform_puts. */
+TAPIO_API int tapio_put(tapio_engine* engine, tapio_var* var, tapio_type memtype,
+                        const void* data);
+/* Local. Queue a read of var's current selection (and step selection) into data. DEFERRED:
+ * data is filled by tapio_end_step/tapio_perform_gets. */
+TAPIO_API int tapio_get(tapio_engine* engine, tapio_var* var, tapio_type memtype, void* data);
+/* COLLECTIVE. Execute queued puts / gets now. */
+TAPIO_API int tapio_perform_puts(tapio_engine* engine);
+TAPIO_API int tapio_perform_gets(tapio_engine* engine);
+/* COLLECTIVE. Write: the step is written and becomes visible to readers. Read: queued gets
+ * are executed. */
+TAPIO_API int tapio_end_step(tapio_engine* engine);
+/* Write: the step being written (0-based; in append mode continues the file's count).
+ * Read: the current step. */
+TAPIO_API int tapio_current_step(tapio_engine* engine, uint64_t* step);
+/* Steps in the file (read) or written so far (write, append). */
+TAPIO_API int tapio_steps(tapio_engine* engine, uint64_t* steps);
+/* Name of the engine that opened the file ("serial", ...). */
+TAPIO_API int tapio_engine_name(tapio_engine* engine, const char** name);
+/* COLLECTIVE. Completes an open step, flushes, writes the profile (parameter `profile`), frees
+ * the handle (even on error). */
+TAPIO_API int tapio_close(tapio_engine* engine);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TAPIO_H */

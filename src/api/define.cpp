@@ -1,0 +1,347 @@
+// Definition calls: IO groups, variables, attributes, selections. All local.
+#include <cstring>
+
+#include "api/errors.h"
+#include "api/handles.h"
+
+using namespace tapio;
+
+namespace {
+
+Status need(const void* p, const char* what) {
+  return p ? ok_status() : error(TAPIO_ERR_ARG, "{} is null", what);
+}
+
+// The definition behind a handle, looked up by name.
+Result<VariableDef*> lookup(tapio_var* var) {
+  TAPIO_RETURN_IF_ERROR(need(var, "variable handle"));
+  const int i = var->io->def.find_var(var->name);
+  if (i < 0)
+    return error(TAPIO_ERR_NOT_FOUND, "variable '{}' is not defined in IO '{}'", var->name,
+                 var->io->def.name);
+  return &var->io->def.vars[i];
+}
+
+tapio_var* handle_for(tapio_io* io, const std::string& name) {
+  for (auto& h : io->vars)
+    if (h->name == name) return h.get();
+  io->vars.push_back(std::make_unique<tapio_var>());
+  io->vars.back()->io = io;
+  io->vars.back()->name = name;
+  return io->vars.back().get();
+}
+
+Result<std::vector<Attribute>*> attrs_of(tapio_io* io, const char* var_name) {
+  TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+  if (!var_name) return &io->def.attrs;
+  const int i = io->def.find_var(var_name);
+  if (i < 0) return error(TAPIO_ERR_NOT_FOUND, "variable '{}' is not defined", var_name);
+  return &io->def.vars[i].attrs;
+}
+
+Result<const Attribute*> find_attr(tapio_io* io, const char* var_name, const char* name) {
+  TAPIO_ASSIGN_OR_RETURN(std::vector<Attribute>* attrs, attrs_of(io, var_name));
+  TAPIO_RETURN_IF_ERROR(need(name, "attribute name"));
+  for (const auto& a : *attrs)
+    if (a.name == name) return &a;
+  return error(TAPIO_ERR_NOT_FOUND, "attribute '{}' not found{}", name,
+               var_name ? fmt::format(" on variable '{}'", var_name) : std::string());
+}
+
+Status define_variable(tapio_io* io, const char* name, tapio_type type, int ndims,
+                       const uint64_t* shape, const char* const* dim_names, unsigned flags,
+                       tapio_var** out) {
+  TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+  TAPIO_RETURN_IF_ERROR(need(name, "variable name"));
+  TAPIO_RETURN_IF_ERROR(need(out, "output handle"));
+  if (ndims < 0 || (ndims > 0 && !shape))
+    return error(TAPIO_ERR_ARG, "variable '{}': {} dimensions and shape {}", name, ndims,
+                 shape ? "given" : "null");
+  if (flags & ~TAPIO_VAR_FIXED) return error(TAPIO_ERR_ARG, "unknown flags {:#x}", flags);
+  VariableDef v;
+  v.name = name;
+  v.type = type;
+  v.record = !(flags & TAPIO_VAR_FIXED);
+  v.shape.assign(shape, shape + ndims);
+  for (int d = 0; d < ndims; ++d)
+    v.dim_names.push_back(dim_names && dim_names[d] ? dim_names[d]
+                                                    : default_dim_name(shape[d]));
+  TAPIO_RETURN_IF_ERROR(validate_variable(v));
+  if (io->def.find_var(v.name) >= 0)
+    return error(TAPIO_ERR_ARG, "variable '{}' is already defined in IO '{}'", v.name,
+                 io->def.name);
+  io->def.vars.push_back(std::move(v));
+  *out = handle_for(io, name);
+  return ok_status();
+}
+
+Status set_selection(tapio_var* var, plan::Selection sel) {
+  TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
+  TAPIO_RETURN_IF_ERROR(plan::validate(sel, def->shape).with_context(
+      fmt::format("variable '{}'", def->name)));
+  var->sel = std::move(sel);
+  var->has_selection = true;
+  return ok_status();
+}
+
+}  // namespace
+
+extern "C" {
+
+int tapio_declare_io(tapio_context* ctx, const char* name, tapio_io** io) {
+  return api::guarded("tapio_declare_io", [&]() -> Status {
+    TAPIO_RETURN_IF_ERROR(need(ctx, "context"));
+    TAPIO_RETURN_IF_ERROR(need(name, "IO name"));
+    TAPIO_RETURN_IF_ERROR(need(io, "output handle"));
+    for (auto& existing : ctx->ios)
+      if (existing->def.name == name) {
+        *io = existing.get();
+        return ok_status();
+      }
+    TAPIO_RETURN_IF_ERROR(validate_name("IO", name));
+    ctx->ios.push_back(std::make_unique<tapio_io>());
+    ctx->ios.back()->ctx = ctx;
+    ctx->ios.back()->def.name = name;
+    *io = ctx->ios.back().get();
+    return ok_status();
+  });
+}
+
+int tapio_io_set_engine(tapio_io* io, const char* engine) {
+  return api::guarded("tapio_io_set_engine", [&]() -> Status {
+    TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+    const std::string name = engine ? engine : "";
+    if (!name.empty()) {
+      bool known = false;
+      for (auto e : engine_names()) known |= (e == name);
+      if (!known) {
+        const std::string hint = nearest(name, engine_names());
+        return error(TAPIO_ERR_CONFIG, "unknown engine '{}'{}", name,
+                     hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint));
+      }
+    }
+    io->def.engine = name;
+    return ok_status();
+  });
+}
+
+int tapio_io_set_parameter(tapio_io* io, const char* key, const char* value) {
+  return api::guarded("tapio_io_set_parameter", [&]() -> Status {
+    TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+    TAPIO_RETURN_IF_ERROR(need(key, "parameter name"));
+    TAPIO_RETURN_IF_ERROR(need(value, "parameter value"));
+    return io->def.params.set(key, value).with_context(fmt::format("IO '{}'", io->def.name));
+  });
+}
+
+int tapio_define_variable(tapio_io* io, const char* name, tapio_type type, int ndims,
+                          const uint64_t* shape, const char* const* dim_names, unsigned flags,
+                          tapio_var** var) {
+  return api::guarded("tapio_define_variable", [&] {
+    return define_variable(io, name, type, ndims, shape, dim_names, flags, var);
+  });
+}
+
+int tapio_inquire_variable(tapio_io* io, const char* name, tapio_var** var) {
+  return api::guarded("tapio_inquire_variable", [&]() -> Status {
+    TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+    TAPIO_RETURN_IF_ERROR(need(name, "variable name"));
+    TAPIO_RETURN_IF_ERROR(need(var, "output handle"));
+    if (io->def.find_var(name) < 0)
+      return error(TAPIO_ERR_NOT_FOUND, "variable '{}' not found in IO '{}'", name, io->def.name);
+    *var = handle_for(io, name);
+    return ok_status();
+  });
+}
+
+int tapio_io_variable_count(tapio_io* io, size_t* count) {
+  return api::guarded("tapio_io_variable_count", [&]() -> Status {
+    TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+    TAPIO_RETURN_IF_ERROR(need(count, "count"));
+    *count = io->def.vars.size();
+    return ok_status();
+  });
+}
+
+int tapio_io_variable_name(tapio_io* io, size_t index, const char** name) {
+  return api::guarded("tapio_io_variable_name", [&]() -> Status {
+    TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+    TAPIO_RETURN_IF_ERROR(need(name, "name"));
+    if (index >= io->def.vars.size())
+      return error(TAPIO_ERR_NOT_FOUND, "variable index {} out of range ({} variables)", index,
+                   io->def.vars.size());
+    *name = io->def.vars[index].name.c_str();
+    return ok_status();
+  });
+}
+
+int tapio_define_attribute(tapio_io* io, const char* var_name, const char* name,
+                           tapio_type type, size_t count, const void* data) {
+  return api::guarded("tapio_define_attribute", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(std::vector<Attribute> * attrs, attrs_of(io, var_name));
+    TAPIO_RETURN_IF_ERROR(need(name, "attribute name"));
+    TAPIO_RETURN_IF_ERROR(validate_name("attribute", name));
+    if (!type_is_valid(type)) return error(TAPIO_ERR_TYPE, "invalid attribute type {}", int(type));
+    if (count > 0) TAPIO_RETURN_IF_ERROR(need(data, "attribute data"));
+    Attribute a{name, type, {}};
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    a.data.assign(bytes, bytes + count * type_size(type));
+    set_attribute(*attrs, std::move(a));
+    return ok_status();
+  });
+}
+
+int tapio_define_string_attribute(tapio_io* io, const char* var_name, const char* name,
+                                  const char* value) {
+  if (!value) return tapio_define_attribute(io, var_name, name, TAPIO_CHAR, 0, nullptr);
+  return tapio_define_attribute(io, var_name, name, TAPIO_CHAR, std::strlen(value), value);
+}
+
+int tapio_inquire_attribute(tapio_io* io, const char* var_name, const char* name,
+                            tapio_type* type, size_t* count) {
+  return api::guarded("tapio_inquire_attribute", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(const Attribute* a, find_attr(io, var_name, name));
+    if (type) *type = a->type;
+    if (count) *count = a->count();
+    return ok_status();
+  });
+}
+
+int tapio_read_attribute(tapio_io* io, const char* var_name, const char* name, void* data) {
+  return api::guarded("tapio_read_attribute", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(const Attribute* a, find_attr(io, var_name, name));
+    if (!a->data.empty()) {
+      TAPIO_RETURN_IF_ERROR(need(data, "output buffer"));
+      std::memcpy(data, a->data.data(), a->data.size());
+    }
+    return ok_status();
+  });
+}
+
+int tapio_io_attribute_count(tapio_io* io, const char* var_name, size_t* count) {
+  return api::guarded("tapio_io_attribute_count", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(std::vector<Attribute> * attrs, attrs_of(io, var_name));
+    TAPIO_RETURN_IF_ERROR(need(count, "count"));
+    *count = attrs->size();
+    return ok_status();
+  });
+}
+
+int tapio_io_attribute_name(tapio_io* io, const char* var_name, size_t index, const char** name) {
+  return api::guarded("tapio_io_attribute_name", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(std::vector<Attribute> * attrs, attrs_of(io, var_name));
+    TAPIO_RETURN_IF_ERROR(need(name, "name"));
+    if (index >= attrs->size())
+      return error(TAPIO_ERR_NOT_FOUND, "attribute index {} out of range", index);
+    *name = (*attrs)[index].name.c_str();
+    return ok_status();
+  });
+}
+
+int tapio_var_name(tapio_var* var, const char** name) {
+  return api::guarded("tapio_var_name", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
+    TAPIO_RETURN_IF_ERROR(need(name, "name"));
+    *name = def->name.c_str();
+    return ok_status();
+  });
+}
+
+int tapio_var_type(tapio_var* var, tapio_type* type) {
+  return api::guarded("tapio_var_type", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
+    TAPIO_RETURN_IF_ERROR(need(type, "type"));
+    *type = def->type;
+    return ok_status();
+  });
+}
+
+int tapio_var_ndims(tapio_var* var, int* ndims) {
+  return api::guarded("tapio_var_ndims", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
+    TAPIO_RETURN_IF_ERROR(need(ndims, "ndims"));
+    *ndims = static_cast<int>(def->shape.size());
+    return ok_status();
+  });
+}
+
+int tapio_var_shape(tapio_var* var, uint64_t* shape) {
+  return api::guarded("tapio_var_shape", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
+    if (!def->shape.empty()) TAPIO_RETURN_IF_ERROR(need(shape, "shape"));
+    std::copy(def->shape.begin(), def->shape.end(), shape);
+    return ok_status();
+  });
+}
+
+int tapio_var_dim_name(tapio_var* var, int dim, const char** name) {
+  return api::guarded("tapio_var_dim_name", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
+    TAPIO_RETURN_IF_ERROR(need(name, "name"));
+    if (dim < 0 || static_cast<size_t>(dim) >= def->dim_names.size())
+      return error(TAPIO_ERR_ARG, "variable '{}' has no dimension {}", def->name, dim);
+    *name = def->dim_names[dim].c_str();
+    return ok_status();
+  });
+}
+
+int tapio_var_is_record(tapio_var* var, int* is_record) {
+  return api::guarded("tapio_var_is_record", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
+    TAPIO_RETURN_IF_ERROR(need(is_record, "is_record"));
+    *is_record = def->record ? 1 : 0;
+    return ok_status();
+  });
+}
+
+int tapio_var_set_selection(tapio_var* var, const uint64_t* start, const uint64_t* count) {
+  return api::guarded("tapio_var_set_selection", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
+    const size_t nd = def->shape.size();
+    if (nd > 0 && (!start || !count))
+      return error(TAPIO_ERR_ARG, "variable '{}': start and count are required", def->name);
+    return set_selection(var, plan::Selection::box(std::vector<uint64_t>(start, start + nd),
+                                                   std::vector<uint64_t>(count, count + nd)));
+  });
+}
+
+int tapio_var_set_offsets(tapio_var* var, size_t n, const uint64_t* offsets) {
+  return api::guarded("tapio_var_set_offsets", [&]() -> Status {
+    if (n > 0) TAPIO_RETURN_IF_ERROR(need(offsets, "offsets"));
+    return set_selection(var, plan::Selection::offsets(offsets, n));
+  });
+}
+
+int tapio_var_set_runs(tapio_var* var, size_t n, const uint64_t* offsets,
+                       const uint64_t* lengths) {
+  return api::guarded("tapio_var_set_runs", [&]() -> Status {
+    if (n > 0) {
+      TAPIO_RETURN_IF_ERROR(need(offsets, "offsets"));
+      TAPIO_RETURN_IF_ERROR(need(lengths, "lengths"));
+    }
+    std::vector<plan::Run> runs(n);
+    for (size_t i = 0; i < n; ++i) runs[i] = plan::Run{offsets[i], lengths[i]};
+    return set_selection(var, plan::Selection::from_runs(std::move(runs)));
+  });
+}
+
+int tapio_var_set_step_selection(tapio_var* var, uint64_t step_start, uint64_t step_count) {
+  return api::guarded("tapio_var_set_step_selection", [&]() -> Status {
+    TAPIO_RETURN_IF_ERROR(lookup(var).status());
+    if (step_count == 0) return error(TAPIO_ERR_ARG, "step_count must be at least 1");
+    var->step_start = step_start;
+    var->step_count = step_count;
+    return ok_status();
+  });
+}
+
+int tapio_var_selection_size(tapio_var* var, uint64_t* elements) {
+  return api::guarded("tapio_var_selection_size", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
+    TAPIO_RETURN_IF_ERROR(need(elements, "elements"));
+    *elements = var->has_selection ? var->sel.elements() : def->elements();
+    return ok_status();
+  });
+}
+
+}  // extern "C"

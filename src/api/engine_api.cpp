@@ -1,0 +1,162 @@
+// Engine calls: open, steps, put/get, close.
+#include "api/errors.h"
+#include "api/handles.h"
+
+using namespace tapio;
+
+namespace {
+
+Status need(const void* p, const char* what) {
+  return p ? ok_status() : error(TAPIO_ERR_ARG, "{} is null", what);
+}
+
+Result<Engine*> engine_of(tapio_engine* e) {
+  TAPIO_RETURN_IF_ERROR(need(e, "engine handle"));
+  if (!e->engine) return error(TAPIO_ERR_STATE, "engine handle is closed");
+  return e->engine.get();
+}
+
+// The selection a put/get uses: the handle's, or the whole variable.
+plan::Selection selection_of(const tapio_var* var, const VariableDef& def) {
+  if (var->has_selection) return var->sel;
+  return plan::Selection::box(std::vector<uint64_t>(def.shape.size(), 0), def.shape);
+}
+
+Result<int> var_index(tapio_engine* e, tapio_var* var) {
+  TAPIO_RETURN_IF_ERROR(need(var, "variable handle"));
+  if (var->io != e->io)
+    return error(TAPIO_ERR_ARG, "variable '{}' belongs to IO '{}', not to the engine's IO '{}'",
+                 var->name, var->io->def.name, e->io->def.name);
+  const int i = e->io->def.find_var(var->name);
+  if (i < 0) return error(TAPIO_ERR_NOT_FOUND, "variable '{}' is not in the file", var->name);
+  return i;
+}
+
+Status open(tapio_io* io, const char* path, tapio_mode mode, tapio_engine** out) {
+  TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+  TAPIO_RETURN_IF_ERROR(need(path, "path"));
+  TAPIO_RETURN_IF_ERROR(need(out, "output handle"));
+  if (mode != TAPIO_MODE_WRITE && mode != TAPIO_MODE_READ && mode != TAPIO_MODE_APPEND)
+    return error(TAPIO_ERR_ARG, "invalid mode {}", int(mode));
+  tapio_context* ctx = io->ctx;
+  EngineEnv env;
+  env.comm = &ctx->comm;
+  env.io = &io->def;
+  env.path = path;
+  env.mode = mode == TAPIO_MODE_WRITE  ? OpenMode::kWrite
+             : mode == TAPIO_MODE_READ ? OpenMode::kRead
+                                       : OpenMode::kAppend;
+  env.engine = io->def.engine;
+  env.params = io->def.params;
+  if (ctx->config)
+    TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, env.path, &env.engine, &env.params));
+  if (env.engine.empty()) env.engine = default_engine_for_path(env.path);
+  TAPIO_ASSIGN_OR_RETURN(env.topology,
+                         comm::detect_topology(ctx->comm,
+                                               static_cast<int>(env.params.get_int("ranks_per_node")),
+                                               env.params.get("node_layout") == "cyclic"));
+  TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, open_engine(std::move(env)));
+  auto handle = std::make_unique<tapio_engine>();
+  handle->ctx = ctx;
+  handle->io = io;
+  handle->engine = std::move(engine);
+  *out = handle.get();
+  ctx->engines.push_back(std::move(handle));
+  return ok_status();
+}
+
+}  // namespace
+
+extern "C" {
+
+int tapio_open(tapio_io* io, const char* path, tapio_mode mode, tapio_engine** engine) {
+  return api::guarded("tapio_open", [&] { return open(io, path, mode, engine); });
+}
+
+int tapio_begin_step(tapio_engine* e, tapio_step_status* status) {
+  return api::guarded("tapio_begin_step", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
+    StepStatus st = StepStatus::kOk;
+    TAPIO_RETURN_IF_ERROR(engine->begin_step(&st));
+    if (status) *status = static_cast<tapio_step_status>(st);
+    return ok_status();
+  });
+}
+
+int tapio_put(tapio_engine* e, tapio_var* var, tapio_type memtype, const void* data) {
+  return api::guarded("tapio_put", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
+    TAPIO_ASSIGN_OR_RETURN(int index, var_index(e, var));
+    return engine->put(index, selection_of(var, e->io->def.vars[index]), memtype, data);
+  });
+}
+
+int tapio_get(tapio_engine* e, tapio_var* var, tapio_type memtype, void* data) {
+  return api::guarded("tapio_get", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
+    TAPIO_ASSIGN_OR_RETURN(int index, var_index(e, var));
+    return engine->get(index, selection_of(var, e->io->def.vars[index]), var->step_start,
+                       var->step_count, memtype, data);
+  });
+}
+
+int tapio_perform_puts(tapio_engine* e) {
+  return api::guarded("tapio_perform_puts", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
+    return engine->perform_puts();
+  });
+}
+
+int tapio_perform_gets(tapio_engine* e) {
+  return api::guarded("tapio_perform_gets", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
+    return engine->perform_gets();
+  });
+}
+
+int tapio_end_step(tapio_engine* e) {
+  return api::guarded("tapio_end_step", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
+    return engine->end_step();
+  });
+}
+
+int tapio_current_step(tapio_engine* e, uint64_t* step) {
+  return api::guarded("tapio_current_step", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
+    TAPIO_RETURN_IF_ERROR(need(step, "step"));
+    *step = engine->current_step();
+    return ok_status();
+  });
+}
+
+int tapio_steps(tapio_engine* e, uint64_t* steps) {
+  return api::guarded("tapio_steps", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
+    TAPIO_RETURN_IF_ERROR(need(steps, "steps"));
+    *steps = engine->steps();
+    return ok_status();
+  });
+}
+
+int tapio_engine_name(tapio_engine* e, const char** name) {
+  return api::guarded("tapio_engine_name", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
+    TAPIO_RETURN_IF_ERROR(need(name, "name"));
+    *name = engine->env().engine.c_str();
+    return ok_status();
+  });
+}
+
+int tapio_close(tapio_engine* e) {
+  return api::guarded("tapio_close", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
+    Status st = engine->close();
+    auto& engines = e->ctx->engines;
+    for (auto& h : engines)
+      if (h.get() == e) h.reset();  // frees e
+    return st;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,198 @@
+#include "comm/comm.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+namespace tapio::comm {
+namespace {
+
+// An MPI datatype of `elem_size` contiguous bytes, freed when it goes out of scope.
+class ElementType {
+ public:
+  explicit ElementType(size_t elem_size) {
+    MPI_Type_contiguous(static_cast<int>(elem_size), MPI_BYTE, &type_);
+    MPI_Type_commit(&type_);
+  }
+  ~ElementType() { MPI_Type_free(&type_); }
+  MPI_Datatype get() const { return type_; }
+
+ private:
+  MPI_Datatype type_;
+};
+
+Status to_int_counts(const std::vector<uint64_t>& in, std::vector<int>* out, const char* what) {
+  out->resize(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] > static_cast<uint64_t>(INT_MAX))
+      return error(TAPIO_ERR_UNSUPPORTED,
+                   "{} of {} elements exceeds the 2^31 elements one MPI call can move", what,
+                   in[i]);
+    (*out)[i] = static_cast<int>(in[i]);
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Status mpi_status(int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return ok_status();
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  return error(TAPIO_ERR_MPI, "{} failed: {}", call, std::string(text, len));
+}
+
+Result<Comm> Comm::duplicate(MPI_Comm comm) {
+  Comm c;
+  TAPIO_RETURN_IF_ERROR(mpi_status(MPI_Comm_dup(comm, &c.comm_), "MPI_Comm_dup"));
+  MPI_Comm_set_errhandler(c.comm_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(c.comm_, &c.rank_);
+  MPI_Comm_size(c.comm_, &c.size_);
+  return c;
+}
+
+Comm::Comm(Comm&& other) noexcept { *this = std::move(other); }
+
+Comm& Comm::operator=(Comm&& other) noexcept {
+  if (this != &other) {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    comm_ = other.comm_;
+    rank_ = other.rank_;
+    size_ = other.size_;
+    other.comm_ = MPI_COMM_NULL;
+  }
+  return *this;
+}
+
+Comm::~Comm() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
+}
+
+Status Comm::barrier() const { return mpi_status(MPI_Barrier(comm_), "MPI_Barrier"); }
+
+Status Comm::bcast_bytes(std::vector<uint8_t>& bytes, int root) const {
+  uint64_t n = bytes.size();
+  TAPIO_RETURN_IF_ERROR(mpi_status(MPI_Bcast(&n, 1, MPI_UINT64_T, root, comm_), "MPI_Bcast"));
+  bytes.resize(n);
+  // Large payloads go in pieces of at most 1 GiB so no count overflows int.
+  constexpr uint64_t kPiece = 1ull << 30;
+  for (uint64_t off = 0; off < n; off += kPiece) {
+    const int len = static_cast<int>(std::min(kPiece, n - off));
+    TAPIO_RETURN_IF_ERROR(
+        mpi_status(MPI_Bcast(bytes.data() + off, len, MPI_BYTE, root, comm_), "MPI_Bcast"));
+  }
+  return ok_status();
+}
+
+Status Comm::allreduce_max(uint64_t* value) const {
+  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, value, 1, MPI_UINT64_T, MPI_MAX, comm_),
+                    "MPI_Allreduce");
+}
+
+Status Comm::allreduce_max(uint8_t* values, int n) const {
+  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_UINT8_T, MPI_MAX, comm_),
+                    "MPI_Allreduce");
+}
+
+Status Comm::allreduce_sum(uint64_t* value) const {
+  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, value, 1, MPI_UINT64_T, MPI_SUM, comm_),
+                    "MPI_Allreduce");
+}
+
+Status Comm::allreduce_sum(double* values, int n) const {
+  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, comm_),
+                    "MPI_Allreduce");
+}
+
+Status Comm::allreduce_min(double* values, int n) const {
+  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MIN, comm_),
+                    "MPI_Allreduce");
+}
+
+Status Comm::allreduce_max(double* values, int n) const {
+  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MAX, comm_),
+                    "MPI_Allreduce");
+}
+
+Status Comm::gather_bytes(const std::vector<uint8_t>& mine, int root, std::vector<uint8_t>* all,
+                          std::vector<uint64_t>* counts) const {
+  uint64_t n = mine.size();
+  std::vector<uint64_t> sizes(rank_ == root ? size_ : 0);
+  TAPIO_RETURN_IF_ERROR(mpi_status(
+      MPI_Gather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, root, comm_), "MPI_Gather"));
+  std::vector<uint64_t> displs(sizes.size());
+  uint64_t total = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    displs[i] = total;
+    total += sizes[i];
+  }
+  if (rank_ == root) all->resize(total);
+  TAPIO_RETURN_IF_ERROR(gatherv(mine.data(), n, rank_ == root ? all->data() : nullptr, sizes,
+                                displs, 1, root));
+  if (rank_ == root && counts) *counts = std::move(sizes);
+  return ok_status();
+}
+
+Status Comm::gatherv(const void* send, uint64_t send_count, void* recv,
+                     const std::vector<uint64_t>& counts, const std::vector<uint64_t>& displs,
+                     size_t elem_size, int root) const {
+  std::vector<int> icounts, idispls;
+  Status local = ok_status();
+  if (rank_ == root) {
+    local = to_int_counts(counts, &icounts, "a gather");
+    if (local.ok()) local = to_int_counts(displs, &idispls, "a gather displacement");
+  }
+  if (send_count > static_cast<uint64_t>(INT_MAX))
+    local = error(TAPIO_ERR_UNSUPPORTED, "sending {} elements exceeds 2^31", send_count);
+  // Agree before the gather so that no rank enters it alone.
+  TAPIO_RETURN_IF_ERROR(agree(*this, local));
+  ElementType type(elem_size);
+  return mpi_status(MPI_Gatherv(send, static_cast<int>(send_count), type.get(), recv,
+                                icounts.data(), idispls.data(), type.get(), root, comm_),
+                    "MPI_Gatherv");
+}
+
+Status Comm::scatterv(const void* send, const std::vector<uint64_t>& counts,
+                      const std::vector<uint64_t>& displs, void* recv, uint64_t recv_count,
+                      size_t elem_size, int root) const {
+  std::vector<int> icounts, idispls;
+  Status local = ok_status();
+  if (rank_ == root) {
+    local = to_int_counts(counts, &icounts, "a scatter");
+    if (local.ok()) local = to_int_counts(displs, &idispls, "a scatter displacement");
+  }
+  if (recv_count > static_cast<uint64_t>(INT_MAX))
+    local = error(TAPIO_ERR_UNSUPPORTED, "receiving {} elements exceeds 2^31", recv_count);
+  TAPIO_RETURN_IF_ERROR(agree(*this, local));
+  ElementType type(elem_size);
+  return mpi_status(MPI_Scatterv(send, icounts.data(), idispls.data(), type.get(), recv,
+                                 static_cast<int>(recv_count), type.get(), root, comm_),
+                    "MPI_Scatterv");
+}
+
+Status agree(const Comm& comm, const Status& local) {
+  int failing = local.ok() ? comm.size() : comm.rank();
+  int rc = MPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MIN, comm.raw());
+  if (rc != MPI_SUCCESS) return mpi_status(rc, "MPI_Allreduce (error agreement)");
+  if (failing == comm.size()) return ok_status();
+  // The first failing rank tells everyone its code and message.
+  std::vector<uint8_t> bytes;
+  if (comm.rank() == failing) {
+    const std::string msg = fmt::format("rank {}: {}", failing, local.message());
+    const int code = static_cast<int>(local.code());
+    bytes.resize(sizeof code);
+    std::memcpy(bytes.data(), &code, sizeof code);
+    bytes.insert(bytes.end(), msg.begin(), msg.end());
+  }
+  Status st = comm.bcast_bytes(bytes, failing);
+  if (!st.ok()) return st;
+  int code = 0;
+  std::memcpy(&code, bytes.data(), sizeof code);
+  return Status(static_cast<Code>(code),
+                std::string(bytes.begin() + sizeof code, bytes.end()));
+}
+
+}  // namespace tapio::comm

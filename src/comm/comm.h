@@ -1,0 +1,66 @@
+// The communicator: a thin layer over MPI with errors as values, 64-bit sizes, and the one
+// agreement primitive every collective tapio call ends with.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace tapio::comm {
+
+class Comm {
+ public:
+  // Duplicates `comm` (tapio's messages never mix with the application's) and makes MPI
+  // errors return codes on it instead of aborting.
+  static Result<Comm> duplicate(MPI_Comm comm);
+  Comm() = default;
+  Comm(Comm&& other) noexcept;
+  Comm& operator=(Comm&& other) noexcept;
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+  ~Comm();
+
+  MPI_Comm raw() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  Status barrier() const;
+  // Root's bytes reach every rank (resized on non-roots).
+  Status bcast_bytes(std::vector<uint8_t>& bytes, int root) const;
+  Status allreduce_max(uint64_t* value) const;
+  Status allreduce_max(uint8_t* values, int n) const;  // element-wise, e.g. flags
+  Status allreduce_sum(uint64_t* value) const;
+  Status allreduce_sum(double* values, int n) const;
+  Status allreduce_min(double* values, int n) const;
+  Status allreduce_max(double* values, int n) const;
+  // Every rank's bytes reach root, concatenated in rank order; *counts gets each rank's
+  // length (root only).
+  Status gather_bytes(const std::vector<uint8_t>& mine, int root, std::vector<uint8_t>* all,
+                      std::vector<uint64_t>* counts) const;
+  // Gatherv / Scatterv in units of `elem_size`-byte elements (so counts reach 2^31 elements,
+  // not 2^31 bytes). counts/displs (elements) are significant at root only.
+  Status gatherv(const void* send, uint64_t send_count, void* recv,
+                 const std::vector<uint64_t>& counts, const std::vector<uint64_t>& displs,
+                 size_t elem_size, int root) const;
+  Status scatterv(const void* send, const std::vector<uint64_t>& counts,
+                  const std::vector<uint64_t>& displs, void* recv, uint64_t recv_count,
+                  size_t elem_size, int root) const;
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+// The error status of an MPI call, naming the call.
+Status mpi_status(int rc, const char* call);
+
+// Collective: every rank passes its local status and every rank gets the same answer: OK if all
+// were OK, else the error of the lowest failing rank, its message prefixed with "rank N: ".
+// Call it at the end of every collective operation so that no rank leaves a collective alone.
+Status agree(const Comm& comm, const Status& local);
+
+}  // namespace tapio::comm

@@ -1,0 +1,71 @@
+#include "core/model.h"
+
+#include <algorithm>
+
+namespace tapio {
+
+uint64_t VariableDef::elements() const {
+  uint64_t n = 1;
+  for (uint64_t d : shape) n *= d;
+  return n;
+}
+
+static const Attribute* find_in(const std::vector<Attribute>& attrs, const std::string& name) {
+  auto it = std::find_if(attrs.begin(), attrs.end(),
+                         [&](const Attribute& a) { return a.name == name; });
+  return it == attrs.end() ? nullptr : &*it;
+}
+
+const Attribute* VariableDef::find_attr(const std::string& attr) const {
+  return find_in(attrs, attr);
+}
+
+int IoDef::find_var(const std::string& var) const {
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (vars[i].name == var) return static_cast<int>(i);
+  return -1;
+}
+
+const Attribute* IoDef::find_attr(const std::string& attr) const { return find_in(attrs, attr); }
+
+Status validate_name(const std::string& kind, const std::string& name) {
+  if (name.empty()) return error(TAPIO_ERR_ARG, "{} name is empty", kind);
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f || c == '/')
+      return error(TAPIO_ERR_ARG, "{} name '{}' contains '/' or a control character", kind, name);
+  }
+  if (name.back() == ' ') return error(TAPIO_ERR_ARG, "{} name '{}' ends in a space", kind, name);
+  return ok_status();
+}
+
+Status validate_variable(const VariableDef& v) {
+  TAPIO_RETURN_IF_ERROR(validate_name("variable", v.name));
+  if (!type_is_valid(v.type))
+    return error(TAPIO_ERR_TYPE, "variable '{}': invalid element type {}", v.name,
+                 static_cast<int>(v.type));
+  if (v.dim_names.size() != v.shape.size())
+    return error(TAPIO_ERR_SHAPE, "variable '{}': {} dimension names for {} dimensions", v.name,
+                 v.dim_names.size(), v.shape.size());
+  for (size_t d = 0; d < v.shape.size(); ++d) {
+    if (v.shape[d] == 0)
+      return error(TAPIO_ERR_SHAPE, "variable '{}': dimension {} ('{}') has length 0", v.name, d,
+                   v.dim_names[d]);
+    TAPIO_RETURN_IF_ERROR(validate_name("dimension", v.dim_names[d]).with_context(
+        fmt::format("variable '{}'", v.name)));
+  }
+  return ok_status();
+}
+
+void set_attribute(std::vector<Attribute>& attrs, Attribute a) {
+  for (auto& existing : attrs) {
+    if (existing.name == a.name) {
+      existing = std::move(a);
+      return;
+    }
+  }
+  attrs.push_back(std::move(a));
+}
+
+std::string default_dim_name(uint64_t length) { return fmt::format("dim{}", length); }
+
+}  // namespace tapio

@@ -1,0 +1,54 @@
+// The data model an application declares: IO groups holding variables and attributes.
+// Plain data with no MPI and no I/O, so it can be built, compared and serialized anywhere.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/params.h"
+#include "core/status.h"
+#include "core/types.h"
+
+namespace tapio {
+
+struct Attribute {
+  std::string name;
+  DataType type = TAPIO_CHAR;
+  std::vector<uint8_t> data;  // host byte order, count() elements
+  uint64_t count() const { return data.size() / type_size(type); }
+  std::string as_string() const { return std::string(data.begin(), data.end()); }
+};
+
+struct VariableDef {
+  std::string name;
+  DataType type = TAPIO_FLOAT64;
+  std::vector<uint64_t> shape;           // global shape; empty = 0-d (scalar)
+  std::vector<std::string> dim_names;    // one per shape entry
+  bool record = true;                    // has a value per step (false: fixed, written once)
+  std::vector<Attribute> attrs;
+
+  uint64_t elements() const;             // product of shape (1 for 0-d)
+  const Attribute* find_attr(const std::string& attr) const;
+};
+
+struct IoDef {
+  std::string name;
+  std::string engine;  // "" = chosen by path and config
+  Params params;       // program-set values; config rules override them at open
+  std::vector<VariableDef> vars;
+  std::vector<Attribute> attrs;  // global
+
+  int find_var(const std::string& var) const;  // index or -1
+  const Attribute* find_attr(const std::string& attr) const;
+};
+
+// Checks shared by every definition path (API and file readers).
+Status validate_name(const std::string& kind, const std::string& name);
+Status validate_variable(const VariableDef& v);
+// Adds or replaces attribute `a` in `attrs`.
+void set_attribute(std::vector<Attribute>& attrs, Attribute a);
+// The default name of dimension `d` of a variable when the program gives none: shared by all
+// variables with the same length, like ncgen's anonymous dims.
+std::string default_dim_name(uint64_t length);
+
+}  // namespace tapio

@@ -1,0 +1,378 @@
+#include "core/params.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+
+namespace tapio {
+namespace {
+
+using K = ParamKind;
+constexpr int64_t kNoMin = std::numeric_limits<int64_t>::min();
+
+// The registry. Columns: name, kind, default, unit, choices (enum values, or extra words),
+// engines, doc, min_value, power_of_two. Keep docs/tuning.md in step (a test checks it).
+const std::vector<ParamDef> kRegistry = {
+    // Engine-independent.
+    {"fsync", K::kEnum, "close", "", {"never", "step", "close"}, "all",
+     "When written data is flushed to storage: never, at every end_step, or at close.", kNoMin,
+     false},
+    {"profile", K::kString, "", "", {}, "all",
+     "Path of a JSON profile written at close; \"\" writes none.", kNoMin, false},
+    {"ranks_per_node", K::kInteger, "0", "ranks", {}, "all",
+     "0 detects nodes with MPI_Comm_split_type; N>0 uses a virtual layout of N ranks per node, "
+     "to test node-aware logic on one machine.",
+     0, false},
+    {"node_layout", K::kEnum, "block", "", {"block", "cyclic"}, "all",
+     "How ranks map to virtual nodes when ranks_per_node > 0: block (consecutive ranks share a "
+     "node) or cyclic (round-robin).",
+     kNoMin, false},
+    {"buffer_size", K::kSize, "16MiB", "bytes", {}, "all",
+     "Bytes each aggregator (or rank 0 in serial) handles per round.", 1, false},
+    // NetCDF layout.
+    {"data_align", K::kSize, "512", "bytes", {}, "all",
+     "Alignment of the data sections and of every fixed-size variable (like PnetCDF "
+     "nc_var_align_size); a power of two.",
+     1, true},
+    {"header_pad", K::kSize, "4096", "bytes", {}, "all",
+     "Free space kept after the header so attributes can be added later without moving data.",
+     0, false},
+    {"netcdf_version", K::kEnum, "5", "", {"5", "2", "1"}, "all",
+     "NetCDF variant written: 5 (CDF-5), 2 (CDF-2, 64-bit offsets) or 1 (classic).", kNoMin,
+     false},
+    {"fill", K::kBoolean, "true", "", {}, "all",
+     "Elements no rank wrote read back as the NetCDF fill value; false leaves whatever bytes "
+     "the file had.",
+     kNoMin, false},
+    // Collective engine.
+    {"aggregators", K::kInteger, "auto", "", {"auto"}, "collective",
+     "Number of aggregator ranks; auto lets the engine choose from the node layout.", 1, false},
+    {"aggregators_per_node", K::kInteger, "1", "", {}, "collective",
+     "Number of aggregators placed on each node.", 1, false},
+    {"placement", K::kEnum, "spread", "", {"spread", "rank-order"}, "collective",
+     "Which ranks become aggregators: spread over the nodes, or in rank order.", kNoMin, false},
+    {"collect_order", K::kEnum, "topology", "", {"topology", "rank"}, "collective",
+     "Order in which aggregators collect data: by topology (node-local ranks first) or by rank.",
+     kNoMin, false},
+    {"stripe_size", K::kSize, "1MiB", "bytes", {}, "collective",
+     "Unit in which the file is divided among aggregators; match the file system stripe size.",
+     1, false},
+    {"pipeline", K::kBoolean, "true", "", {}, "collective",
+     "Overlap exchanging the next round's data with writing the current round.", kNoMin, false},
+    // Subfile engine.
+    {"block_align", K::kSize, "4096", "bytes", {}, "subfile",
+     "Alignment of each block written to a subfile (match the file system block size).", 1,
+     false},
+    {"metadata", K::kEnum, "gather", "", {"gather", "log", "aligned"}, "subfile",
+     "How block metadata is stored: gather (collected into one index), log (appended by each "
+     "rank) or aligned (in fixed, aligned chunks).",
+     kNoMin, false},
+    {"metadata_chunk", K::kSize, "4096", "bytes", {}, "subfile",
+     "Size of each metadata chunk.", 1, false},
+    {"metadata_read", K::kEnum, "delegate", "", {"delegate", "all"}, "subfile",
+     "Who reads metadata when a file is opened for reading: delegate (one rank per node reads "
+     "and shares it) or all (every rank reads).",
+     kNoMin, false},
+    {"metadata_prefetch", K::kSize, "1MiB", "bytes", {}, "subfile",
+     "Bytes of metadata read ahead in one request when opening for reading.", 0, false},
+    // MPI-IO engine.
+    {"mpiio_hints", K::kString, "", "", {}, "mpiio",
+     "Comma-separated key=value MPI-IO hints, e.g. \"cb_nodes=2,romio_cb_write=enable\".", kNoMin,
+     false},
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool iequals(std::string_view a, std::string_view b) { return lower(a) == lower(b); }
+
+std::string_view trim(std::string_view s) {
+  const char* ws = " \t\r\n";
+  size_t b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(ws) - b + 1);
+}
+
+std::string join(const std::vector<std::string_view>& items, bool quote) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    out += (i ? ", " : "");
+    out += quote ? fmt::format("'{}'", items[i]) : std::string(items[i]);
+  }
+  return out;
+}
+
+// Optimal string alignment distance (Damerau-Levenshtein without repeated edits).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::string suggestion(std::string_view word, const std::vector<std::string_view>& candidates) {
+  std::string best = nearest(word, candidates);
+  return best.empty() ? "" : fmt::format("; did you mean '{}'?", best);
+}
+
+// --- sizes -----------------------------------------------------------------------------------
+
+using u128 = unsigned __int128;
+
+// Why a size did not parse; kGarbage gets no explanation beyond "expected ...".
+enum class SizeProblem { kNone, kGarbage, kNegative, kTooLarge, kFraction, kTooPrecise };
+
+int unit_shift(std::string_view unit) {
+  static const std::pair<std::string_view, int> kUnits[] = {
+      {"", 0},    {"b", 0},    {"k", 10},   {"kb", 10},  {"kib", 10}, {"m", 20},  {"mb", 20},
+      {"mib", 20}, {"g", 30},  {"gb", 30},  {"gib", 30}, {"t", 40},   {"tb", 40}, {"tib", 40},
+      {"p", 50},  {"pb", 50},  {"pib", 50}, {"e", 60},   {"eb", 60},  {"eib", 60}};
+  std::string u = lower(unit);
+  for (const auto& [name, shift] : kUnits)
+    if (u == name) return shift;
+  return -1;
+}
+
+size_t count_digits(std::string_view s, size_t from) {
+  size_t i = from;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  return i - from;
+}
+
+// Exact value of digits * 2^shift / 10^decimals, or a problem. Exact in 128 bits, so at most
+// 38 significant digits.
+SizeProblem scale(std::string digits, size_t decimals, int shift, uint64_t* out) {
+  while (decimals > 0 && digits.back() == '0') digits.pop_back(), --decimals;
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
+  if (digits.size() > decimals + 20) return SizeProblem::kTooLarge;
+  if (digits.size() > 38 || decimals > 38) return SizeProblem::kTooPrecise;
+  u128 m = 0, p10 = 1;
+  for (char c : digits) m = m * 10 + static_cast<unsigned>(c - '0');
+  for (size_t i = 0; i < decimals; ++i) p10 *= 10;
+  if (m > (~u128(0) >> shift)) return SizeProblem::kTooLarge;
+  u128 v = m << shift;
+  if (v % p10 != 0) return SizeProblem::kFraction;
+  v /= p10;
+  if (v > std::numeric_limits<uint64_t>::max()) return SizeProblem::kTooLarge;
+  *out = static_cast<uint64_t>(v);
+  return SizeProblem::kNone;
+}
+
+SizeProblem parse_size_impl(std::string_view text, uint64_t* out) {
+  std::string_view s = trim(text);
+  if (s.size() > 1 && s[0] == '-' && std::isdigit(static_cast<unsigned char>(s[1])))
+    return SizeProblem::kNegative;
+  size_t whole = count_digits(s, 0);
+  if (whole == 0) return SizeProblem::kGarbage;
+  size_t decimals = 0;
+  if (whole < s.size() && s[whole] == '.') {
+    decimals = count_digits(s, whole + 1);
+    if (decimals == 0) return SizeProblem::kGarbage;
+  }
+  size_t end = whole + (decimals ? decimals + 1 : 0);
+  int shift = unit_shift(trim(s.substr(end)));
+  if (shift < 0) return SizeProblem::kGarbage;
+  std::string digits = std::string(s.substr(0, whole));
+  if (decimals) digits += s.substr(whole + 1, decimals);
+  return scale(digits, decimals, shift, out);
+}
+
+std::string_view size_problem_text(SizeProblem p) {
+  switch (p) {
+    case SizeProblem::kNegative: return "negative";
+    case SizeProblem::kTooLarge: return "too large";
+    case SizeProblem::kFraction: return "not a whole number of bytes";
+    case SizeProblem::kTooPrecise: return "too many digits";
+    default: return "";
+  }
+}
+
+// --- per-kind validation ---------------------------------------------------------------------
+
+Status bad_value(const ParamDef& def, std::string_view value, std::string_view extra = "") {
+  return error(TAPIO_ERR_CONFIG, "'{}' must be {} (got '{}'){}", def.name, param_expected(def),
+               value, extra);
+}
+
+Status below_min(const ParamDef& def, std::string_view value) {
+  return error(TAPIO_ERR_CONFIG, "'{}' must be at least {} (got '{}')", def.name, def.min_value,
+               value);
+}
+
+Result<std::string> normalize_integer(const ParamDef& def, std::string_view value) {
+  std::string_view s = trim(value);
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return bad_value(def, value);
+  if (v < def.min_value) return below_min(def, value);
+  return std::to_string(v);
+}
+
+Result<std::string> normalize_size(const ParamDef& def, std::string_view value) {
+  uint64_t v = 0;
+  SizeProblem p = parse_size_impl(value, &v);
+  if (p != SizeProblem::kNone) {
+    std::string_view why = size_problem_text(p);
+    return bad_value(def, value, why.empty() ? "" : fmt::format(": {}", why));
+  }
+  if (def.min_value > 0 && v < static_cast<uint64_t>(def.min_value)) return below_min(def, value);
+  if (def.power_of_two && (v == 0 || (v & (v - 1)) != 0))
+    return error(TAPIO_ERR_CONFIG, "'{}' must be a power of two (got '{}')", def.name, value);
+  return std::to_string(v);
+}
+
+Result<std::string> normalize_boolean(const ParamDef& def, std::string_view value) {
+  std::string s = lower(trim(value));
+  if (s == "true" || s == "on" || s == "1") return std::string("true");
+  if (s == "false" || s == "off" || s == "0") return std::string("false");
+  return bad_value(def, value);
+}
+
+// An enum value that matched no choice (normalize_param tries the choices first).
+Status enum_error(const ParamDef& def, std::string_view value) {
+  return bad_value(def, value, suggestion(trim(value), def.choices));
+}
+
+Result<std::string> unknown_param(std::string_view name) {
+  if (name == "engine")
+    return error(TAPIO_ERR_CONFIG,
+                 "'engine' is not a parameter: choose the engine when opening, or with a config "
+                 "rule");
+  std::vector<std::string_view> names;
+  for (const ParamDef& def : kRegistry) names.push_back(def.name);
+  return error(TAPIO_ERR_CONFIG, "unknown parameter '{}'{}", name, suggestion(name, names));
+}
+
+}  // namespace
+
+const std::vector<ParamDef>& param_registry() { return kRegistry; }
+
+const ParamDef* find_param(std::string_view name) {
+  for (const ParamDef& def : kRegistry)
+    if (def.name == name) return &def;
+  return nullptr;
+}
+
+const std::vector<std::string_view>& engine_names() {
+  static const std::vector<std::string_view> kEngines = {"serial", "mpiio", "collective",
+                                                         "subfile"};
+  return kEngines;
+}
+
+Result<std::string> normalize_engine(std::string_view name) {
+  for (std::string_view e : engine_names())
+    if (e == name) return std::string(e);
+  return error(TAPIO_ERR_CONFIG, "unknown engine '{}' (known engines: {}){}", name,
+               join(engine_names(), false), suggestion(name, engine_names()));
+}
+
+std::string_view param_kind_name(ParamKind kind) {
+  switch (kind) {
+    case K::kInteger: return "integer";
+    case K::kSize: return "size";
+    case K::kBoolean: return "boolean";
+    case K::kEnum: return "enum";
+    case K::kString: return "string";
+  }
+  return "?";
+}
+
+std::string param_expected(const ParamDef& def) {
+  switch (def.kind) {
+    case K::kEnum: return "one of " + join(def.choices, false);
+    case K::kBoolean: return "true or false";
+    case K::kString: return "a string";
+    default: break;
+  }
+  std::string base = def.kind == K::kSize ? "a size like 16MiB" : "an integer";
+  return def.choices.empty() ? base : base + " or " + join(def.choices, true);
+}
+
+std::string nearest(std::string_view word, const std::vector<std::string_view>& candidates) {
+  const std::string w = lower(word);
+  const size_t limit = std::max<size_t>(2, w.size() / 3);
+  std::string best;
+  size_t best_distance = limit + 1;
+  for (std::string_view c : candidates) {
+    size_t d = edit_distance(w, lower(c));
+    if (d < best_distance && d < c.size()) best_distance = d, best = std::string(c);
+  }
+  return best;
+}
+
+Result<uint64_t> parse_size(std::string_view text) {
+  uint64_t v = 0;
+  SizeProblem p = parse_size_impl(text, &v);
+  if (p == SizeProblem::kNone) return v;
+  if (p == SizeProblem::kGarbage)
+    return error(TAPIO_ERR_CONFIG,
+                 "invalid size '{}': expected a number of bytes with an optional unit, like "
+                 "4096, 64K or 16MiB",
+                 text);
+  return error(TAPIO_ERR_CONFIG, "invalid size '{}': {}", text, size_problem_text(p));
+}
+
+Result<std::string> normalize_param(std::string_view name, std::string_view value) {
+  const ParamDef* def = find_param(name);
+  if (def == nullptr) return unknown_param(name);
+  if (def->kind == K::kString) return std::string(value);
+  for (std::string_view word : def->choices)
+    if (iequals(trim(value), word)) return std::string(word);
+  switch (def->kind) {
+    case K::kInteger: return normalize_integer(*def, value);
+    case K::kSize: return normalize_size(*def, value);
+    case K::kBoolean: return normalize_boolean(*def, value);
+    default: return enum_error(*def, value);
+  }
+}
+
+// --- Params ----------------------------------------------------------------------------------
+
+Status Params::set(std::string_view name, std::string_view value) {
+  TAPIO_ASSIGN_OR_RETURN(std::string canonical, normalize_param(name, value));
+  values_[std::string(name)] = std::move(canonical);
+  return ok_status();
+}
+
+bool Params::has(std::string_view name) const { return values_.count(std::string(name)) > 0; }
+
+std::string Params::get(std::string_view name) const {
+  auto it = values_.find(std::string(name));
+  if (it != values_.end()) return it->second;
+  const ParamDef* def = find_param(name);
+  if (def == nullptr) return "";
+  Result<std::string> canonical = normalize_param(name, def->default_value);
+  return canonical.ok() ? *canonical : std::string(def->default_value);
+}
+
+int64_t Params::get_int(std::string_view name) const {
+  std::string s = get(name);
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && ptr == s.data() + s.size() ? v : 0;
+}
+
+uint64_t Params::get_size(std::string_view name) const {
+  std::string s = get(name);
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && ptr == s.data() + s.size() ? v : 0;
+}
+
+bool Params::get_bool(std::string_view name) const { return get(name) == "true"; }
+
+}  // namespace tapio

@@ -1,0 +1,115 @@
+// The engine interface: what every engine (serial, mpiio, collective, subfile) does, and the
+// step state machine and argument checks they all share. An engine only implements the
+// collective data movement (write a step, read a batch of gets) and its file lifecycle.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/comm.h"
+#include "comm/topology.h"
+#include "core/model.h"
+#include "engine/profile.h"
+#include "plan/selection.h"
+
+namespace tapio {
+
+enum class OpenMode { kWrite, kRead, kAppend };
+enum class StepStatus { kOk, kEndOfStream, kNotReady };
+
+const char* mode_name(OpenMode mode);
+
+// A deferred put: the data pointer must stay valid until end_step (or perform_puts).
+struct PutOp {
+  int var = 0;
+  plan::Selection sel;
+  const void* data = nullptr;
+  uint64_t elements = 0;
+};
+
+// A deferred get of steps [step_start, step_start + step_count) (ignored for fixed vars);
+// the buffer holds step_count consecutive copies of the selection.
+struct GetOp {
+  int var = 0;
+  plan::Selection sel;
+  uint64_t step_start = 0;
+  uint64_t step_count = 1;
+  void* data = nullptr;
+  uint64_t elements = 0;  // per step
+};
+
+// Everything an engine is opened with.
+struct EngineEnv {
+  const comm::Comm* comm = nullptr;
+  IoDef* io = nullptr;  // definitions; read and append modes fill them from the file
+  std::string path;
+  OpenMode mode = OpenMode::kWrite;
+  std::string engine;   // resolved engine name
+  Params params;        // effective parameters (program values, then config rules)
+  comm::Topology topology;
+};
+
+class Engine {
+ public:
+  explicit Engine(EngineEnv env);
+  virtual ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Collective calls. Each returns the same status on every rank.
+  Status begin_step(StepStatus* status);
+  Status end_step();
+  Status perform_puts();
+  Status perform_gets();
+  Status close();
+
+  // Local calls: check and queue.
+  Status put(int var, const plan::Selection& sel, DataType memtype, const void* data);
+  Status get(int var, const plan::Selection& sel, uint64_t step_start, uint64_t step_count,
+             DataType memtype, void* data);
+
+  bool in_step() const { return in_step_; }
+  uint64_t current_step() const { return step_; }
+  uint64_t steps() const { return available_steps(); }
+  const EngineEnv& env() const { return env_; }
+
+ protected:
+  // Collective hooks. They must enter the same collectives on every rank even after a local
+  // error (keep the error, move zero bytes), and return their local status; the base agrees.
+  virtual Status write_puts(const std::vector<PutOp>& puts, uint64_t step) = 0;
+  virtual Status commit_step(uint64_t step) = 0;  // end of a write step: make it durable/visible
+  virtual Status read_gets(const std::vector<GetOp>& gets) = 0;
+  virtual Status close_files() = 0;
+  virtual uint64_t available_steps() const = 0;
+  // Read mode only: look for steps that appeared since open (read while writing).
+  virtual Status refresh_steps() { return ok_status(); }
+
+  const comm::Comm& comm() const { return *env_.comm; }
+  const IoDef& io() const { return *env_.io; }
+  Profile& profile() { return profile_; }
+  // Prefix for errors: "file 'x.nc'".
+  std::string where() const;
+
+  EngineEnv env_;
+  uint64_t step_ = 0;  // write: step being written; read: current step
+
+ private:
+  Status check_var(int var, DataType memtype) const;
+  Status require(bool condition, const char* call, const char* what) const;
+  Status agree(const Status& local);
+
+  Profile profile_;
+  bool in_step_ = false;
+  bool closed_ = false;
+  bool started_ = false;  // read mode: a first begin_step happened
+  std::vector<PutOp> puts_;
+  std::vector<GetOp> gets_;
+};
+
+// Open an engine by env.engine. Collective; returns the same status on every rank.
+Result<std::unique_ptr<Engine>> open_engine(EngineEnv env);
+
+// The engine a path gets when neither the program nor the config names one.
+std::string default_engine_for_path(const std::string& path);
+
+}  // namespace tapio

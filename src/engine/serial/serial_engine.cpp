@@ -1,0 +1,169 @@
+// Serial engine: opening, appending, committing steps and closing. The data movement is in
+// serial_write.cpp and serial_read.cpp.
+#include "engine/serial/serial_engine.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "engine/netcdf_file.h"
+#include "format/netcdf/layout.h"
+#include "format/netcdf/schema.h"
+
+namespace tapio {
+
+SerialEngine::SerialEngine(EngineEnv env) : Engine(std::move(env)) {}
+
+Result<std::unique_ptr<Engine>> SerialEngine::open(EngineEnv env) {
+  std::unique_ptr<SerialEngine> e(new SerialEngine(std::move(env)));
+  const Status st = e->env_.mode == OpenMode::kWrite ? e->create() : e->open_existing();
+  if (!st.ok()) return st;
+  return std::unique_ptr<Engine>(std::move(e));
+}
+
+bool SerialEngine::has_record_vars() const { return header_.record_dimid() >= 0; }
+
+uint64_t SerialEngine::available_steps() const {
+  return env_.mode == OpenMode::kRead ? header_.numrecs : step_;
+}
+
+uint64_t SerialEngine::data_end() const {
+  uint64_t end = netcdf::header_extent(header_);
+  for (const auto& v : header_.vars) {
+    if (!header_.is_record(v)) {
+      end = std::max(end, v.begin + v.vsize);
+    } else if (header_.numrecs > 0) {
+      end = std::max(end, header_.data_offset(v, header_.numrecs - 1) + v.vsize);
+    }
+  }
+  return end;
+}
+
+Status SerialEngine::create() {
+  // Every rank builds the header (pure), so all agree on definition errors without messages.
+  auto header = netcdf::header_from_io(io(), ncfile::version(env_.params));
+  Status local = header.status();
+  if (local.ok()) {
+    header_ = std::move(header).value();
+    local = netcdf::compute_layout(header_, ncfile::layout_options(env_.params));
+  }
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local.with_context(where())));
+  TAPIO_ASSIGN_OR_RETURN(file_, ncfile::open_on_root(comm(), env_.path, io::OpenMode::kCreate,
+                                                     &profile().io));
+  if (comm().rank() == 0) {
+    ScopedTimer t(&profile().metadata_time);
+    fixed_written_.assign(header_.vars.size(), false);
+    const auto bytes = netcdf::encode(header_);
+    local = file_->write_at(0, bytes.data(), bytes.size());
+    // Reserve the fixed-size section now, so that a file cut short by a crash is still
+    // consistent with its header: every committed step lies inside the file.
+    if (local.ok()) local = file_->truncate(data_end());
+  }
+  return comm::agree(comm(), local);
+}
+
+Status SerialEngine::open_existing() {
+  const io::OpenMode mode =
+      env_.mode == OpenMode::kRead ? io::OpenMode::kReadOnly : io::OpenMode::kReadWrite;
+  TAPIO_ASSIGN_OR_RETURN(file_, ncfile::open_on_root(comm(), env_.path, mode, &profile().io));
+  {
+    ScopedTimer t(&profile().metadata_time);
+    TAPIO_ASSIGN_OR_RETURN(header_, ncfile::bcast_header(comm(), file_.get()));
+  }
+  Status local = ok_status();
+  if (comm().rank() == 0) {
+    auto size = file_->size();
+    local = size.status();
+    if (local.ok() && *size < data_end())
+      local = error(TAPIO_ERR_FORMAT,
+                    "file '{}' is truncated: its header describes {} records ending at byte {} "
+                    "but the file has {} bytes",
+                    env_.path, header_.numrecs, data_end(), *size);
+  }
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+  TAPIO_ASSIGN_OR_RETURN(IoDef from_file, netcdf::io_from_header(header_, io().name));
+  if (env_.mode == OpenMode::kRead) {
+    from_file.engine = env_.io->engine;
+    from_file.params = env_.io->params;
+    *env_.io = std::move(from_file);
+    return ok_status();
+  }
+  step_ = header_.numrecs;
+  fixed_written_.assign(header_.vars.size(), true);
+  return merge_append_definitions(from_file);
+}
+
+// Append keeps the file's variables; the program may re-declare them identically and may add
+// or change attributes while they fit the header's free space (header_pad at creation).
+Status SerialEngine::merge_append_definitions(const IoDef& from_file) {
+  for (const auto& v : io().vars) {
+    const int i = from_file.find_var(v.name);
+    if (i < 0)
+      return error(TAPIO_ERR_UNSUPPORTED,
+                   "{}: append cannot add variable '{}': a NetCDF file's variables are fixed at "
+                   "creation",
+                   where(), v.name);
+    const VariableDef& f = from_file.vars[i];
+    if (f.type != v.type || f.shape != v.shape || f.record != v.record)
+      return error(TAPIO_ERR_SHAPE,
+                   "{}: variable '{}' is declared differently from the file being appended to",
+                   where(), v.name);
+  }
+  IoDef merged = from_file;
+  merged.engine = io().engine;
+  merged.params = io().params;
+  for (const auto& a : io().attrs) set_attribute(merged.attrs, a);
+  for (const auto& v : io().vars)
+    for (const auto& a : v.attrs) set_attribute(merged.vars[merged.find_var(v.name)].attrs, a);
+  auto header = netcdf::header_from_io(merged, header_.version);
+  TAPIO_RETURN_IF_ERROR(header.status().with_context(where()));
+  for (size_t i = 0; i < header->vars.size(); ++i) {  // layout stays the file's
+    header->vars[i].begin = header_.vars[i].begin;
+    header->vars[i].vsize = header_.vars[i].vsize;
+  }
+  header->numrecs = header_.numrecs;
+  Status local = ok_status();
+  const uint64_t need = netcdf::encoded_size(*header);
+  const uint64_t room = netcdf::header_extent(header_);
+  if (need > room) {
+    local = error(TAPIO_ERR_UNSUPPORTED,
+                  "{}: the new attributes need a {}-byte header but the file has room for {}; "
+                  "create it with a larger header_pad",
+                  where(), need, room);
+  } else if (comm().rank() == 0 && need != netcdf::encoded_size(header_)) {
+    const auto bytes = netcdf::encode(*header);
+    local = file_->write_at(0, bytes.data(), bytes.size());
+  }
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+  header_ = std::move(header).value();
+  *env_.io = std::move(merged);
+  return ok_status();
+}
+
+Status SerialEngine::commit_step(uint64_t step) {
+  Status local = std::exchange(deferred_, Status());
+  if (!has_record_vars()) return local;
+  header_.numrecs = step + 1;
+  if (comm().rank() == 0 && local.ok()) {
+    ScopedTimer t(&profile().metadata_time);
+    // Data first, then numrecs: a reader (or a crash) never sees a half-written step.
+    if (env_.params.get("fsync") == "step") local = file_->sync();
+    if (local.ok()) local = ncfile::write_numrecs(*file_, header_, header_.numrecs);
+  }
+  return local;
+}
+
+Status SerialEngine::close_files() {
+  Status local = std::exchange(deferred_, Status());
+  if (comm().rank() != 0) return local;
+  const bool writing = env_.mode != OpenMode::kRead;
+  if (writing && local.ok() && env_.params.get_bool("fill")) {
+    for (size_t v = 0; v < header_.vars.size() && local.ok(); ++v)
+      if (!header_.is_record(header_.vars[v]) && !fixed_written_[v])
+        local = write_fill(static_cast<int>(v), 0);
+  }
+  if (writing && local.ok() && env_.params.get("fsync") != "never") local = file_->sync();
+  const Status closed = file_->close();
+  return local.ok() ? closed : local;
+}
+
+}  // namespace tapio

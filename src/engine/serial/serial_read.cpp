@@ -1,0 +1,123 @@
+// Serial engine, read path: rank 0 gathers every rank's requests, then per (variable, step)
+// reads the one span of the file they touch and scatters each rank's elements to it.
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "engine/serial/serial_engine.h"
+
+namespace tapio {
+namespace {
+
+bool covers(const plan::Request& req, uint32_t var, uint64_t step) {
+  return req.var == var && step >= req.step_start && step < req.step_start + req.step_count;
+}
+
+// The (variable, step) pairs that any request touches, sorted, flattened as var, step, ...
+std::vector<uint8_t> work_list(const std::vector<std::vector<plan::Request>>& all) {
+  std::vector<std::pair<uint64_t, uint64_t>> items;
+  for (const auto& rank_requests : all)
+    for (const auto& req : rank_requests)
+      for (uint64_t s = req.step_start; s < req.step_start + req.step_count; ++s)
+        items.emplace_back(req.var, s);
+  std::sort(items.begin(), items.end());
+  items.erase(std::unique(items.begin(), items.end()), items.end());
+  std::vector<uint8_t> bytes(items.size() * 16);
+  std::memcpy(bytes.data(), items.data(), bytes.size());
+  return bytes;
+}
+
+}  // namespace
+
+Status SerialEngine::read_and_pack(int var, uint64_t step,
+                                   const std::vector<std::vector<plan::Request>>& requests,
+                                   std::vector<uint8_t>* packed, std::vector<uint64_t>* counts) {
+  const VariableDef& def = io().vars[var];
+  const size_t esize = type_size(def.type);
+  const uint32_t v = static_cast<uint32_t>(var);
+  // The span of elements any rank wants: read once, whatever the overlap between ranks.
+  uint64_t lo = UINT64_MAX, hi = 0, total = 0;
+  counts->assign(requests.size(), 0);
+  for (size_t r = 0; r < requests.size(); ++r)
+    for (const auto& req : requests[r])
+      if (covers(req, v, step)) {
+        (*counts)[r] += req.sel.elements();
+        plan::for_each_run(req.sel, def.shape, [&](const plan::Run& run, uint64_t) {
+          lo = std::min(lo, run.offset);
+          hi = std::max(hi, run.offset + run.length);
+        });
+      }
+  for (uint64_t c : *counts) total += c;
+  packed->resize(total * esize);
+  if (hi <= lo || !deferred_.ok()) return ok_status();  // after an error: move zeros
+  std::vector<uint8_t> span((hi - lo) * esize);
+  {
+    ScopedTimer t(&profile().read_time);
+    const uint64_t offset = header_.data_offset(header_.vars[var], step) + lo * esize;
+    TAPIO_RETURN_IF_ERROR(file_->read_exact(offset, span.data(), span.size())
+                              .with_context(fmt::format("variable '{}', step {}", def.name, step)));
+  }
+  big_endian_to_host(span.data(), span.data(), hi - lo, esize);
+  uint64_t pos = 0;
+  for (const auto& rank_requests : requests)
+    for (const auto& req : rank_requests)
+      if (covers(req, v, step))
+        plan::for_each_run(req.sel, def.shape, [&](const plan::Run& run, uint64_t) {
+          std::memcpy(packed->data() + pos, span.data() + (run.offset - lo) * esize,
+                      run.length * esize);
+          pos += run.length * esize;
+        });
+  return ok_status();
+}
+
+Status SerialEngine::read_gets(const std::vector<GetOp>& gets) {
+  std::vector<plan::Request> mine;
+  for (const GetOp& g : gets)
+    mine.push_back(plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, g.sel});
+  std::vector<std::vector<plan::Request>> all;
+  TAPIO_RETURN_IF_ERROR(gather_requests(mine, &all));
+  std::vector<uint8_t> items;
+  if (comm().rank() == 0) items = work_list(all);
+  TAPIO_RETURN_IF_ERROR(comm().bcast_bytes(items, 0));
+
+  std::vector<uint64_t> list(items.size() / 8);
+  std::memcpy(list.data(), items.data(), items.size());
+  for (size_t i = 0; i < list.size(); i += 2) {
+    const int var = static_cast<int>(list[i]);
+    const uint64_t step = list[i + 1];
+    const size_t esize = type_size(io().vars[var].type);
+    uint64_t my_count = 0;
+    for (const auto& req : mine)
+      if (covers(req, static_cast<uint32_t>(var), step)) my_count += req.sel.elements();
+
+    std::vector<uint8_t> packed;
+    std::vector<uint64_t> counts, displs;
+    if (comm().rank() == 0) {
+      const Status st = read_and_pack(var, step, all, &packed, &counts);
+      if (deferred_.ok()) deferred_ = st;
+      displs.resize(counts.size());
+      for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    }
+    std::vector<uint8_t> received(my_count * esize);
+    {
+      ScopedTimer t(&profile().exchange_time);
+      TAPIO_RETURN_IF_ERROR(comm().scatterv(packed.data(), counts, displs, received.data(),
+                                            my_count, esize, 0));
+    }
+    profile().messages_received += 1;
+    profile().bytes_received += received.size();
+    uint64_t pos = 0;
+    for (const GetOp& g : gets) {
+      if (!covers(plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, {}},
+                  static_cast<uint32_t>(var), step))
+        continue;
+      const uint64_t bytes = g.elements * esize;
+      std::memcpy(static_cast<uint8_t*>(g.data) + (step - g.step_start) * bytes,
+                  received.data() + pos, bytes);
+      pos += bytes;
+    }
+  }
+  return std::exchange(deferred_, Status());
+}
+
+}  // namespace tapio

@@ -1,0 +1,169 @@
+// Serial engine, write path: per variable, one gather of every rank's pieces to rank 0, which
+// byte-swaps them into a file-order image and writes it with one request.
+#include <cstring>
+
+#include "engine/serial/serial_engine.h"
+#include "plan/coverage.h"
+
+namespace tapio {
+
+Status SerialEngine::gather_requests(const std::vector<plan::Request>& mine,
+                                     std::vector<std::vector<plan::Request>>* all) {
+  ScopedTimer t(&profile().exchange_time);
+  std::vector<uint8_t> bytes, gathered;
+  plan::encode_requests(mine, bytes);
+  std::vector<uint64_t> counts;
+  TAPIO_RETURN_IF_ERROR(comm().gather_bytes(bytes, 0, &gathered, &counts));
+  if (comm().rank() != 0) {
+    profile().messages_sent += 1;
+    profile().bytes_sent += bytes.size();
+    return ok_status();
+  }
+  profile().messages_received += comm().size() - 1;
+  profile().bytes_received += gathered.size() - bytes.size();
+  all->resize(comm().size());
+  uint64_t offset = 0;
+  for (int r = 0; r < comm().size(); ++r) {
+    auto decoded = plan::decode_requests(gathered.data() + offset, counts[r]);
+    if (!decoded.ok()) return decoded.status();
+    (*all)[r] = std::move(decoded).value();
+    offset += counts[r];
+  }
+  return ok_status();
+}
+
+Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
+  const size_t nvars = io().vars.size();
+  std::vector<plan::Request> mine;
+  std::vector<uint8_t> touched(nvars, 0);
+  for (const PutOp& p : puts) {
+    mine.push_back(plan::Request{static_cast<uint32_t>(p.var), step, 1, p.sel});
+    touched[p.var] = 1;
+  }
+  std::vector<std::vector<plan::Request>> all;
+  TAPIO_RETURN_IF_ERROR(gather_requests(mine, &all));
+  TAPIO_RETURN_IF_ERROR(comm().allreduce_max(touched.data(), static_cast<int>(nvars)));
+
+  const int P = comm().size();
+  for (size_t v = 0; v < nvars; ++v) {
+    if (!touched[v]) {
+      if (comm().rank() == 0 && deferred_.ok() && io().vars[v].record &&
+          env_.params.get_bool("fill"))
+        deferred_ = write_fill(static_cast<int>(v), step);
+      continue;
+    }
+    const size_t esize = type_size(io().vars[v].type);
+    // My pieces of v, in put order: sent straight from the user's buffer when there is one.
+    std::vector<const PutOp*> my_puts;
+    uint64_t my_elems = 0;
+    for (const PutOp& p : puts)
+      if (p.var == static_cast<int>(v)) {
+        my_puts.push_back(&p);
+        my_elems += p.elements;
+      }
+    std::vector<uint8_t> packed;
+    const void* send = my_puts.size() == 1 ? my_puts[0]->data : nullptr;
+    if (my_puts.size() > 1) {
+      packed.resize(my_elems * esize);
+      uint64_t pos = 0;
+      for (const PutOp* p : my_puts) {
+        std::memcpy(packed.data() + pos, p->data, p->elements * esize);
+        pos += p->elements * esize;
+      }
+      send = packed.data();
+    }
+    std::vector<uint64_t> counts(comm().rank() == 0 ? P : 0), displs(counts.size());
+    uint64_t total = 0;
+    for (size_t r = 0; r < counts.size(); ++r) {
+      for (const auto& req : all[r])
+        if (req.var == v) counts[r] += req.sel.elements();
+      displs[r] = total;
+      total += counts[r];
+    }
+    std::vector<uint8_t> staging(total * esize);
+    {
+      ScopedTimer t(&profile().exchange_time);
+      TAPIO_RETURN_IF_ERROR(
+          comm().gatherv(send, my_elems, staging.data(), counts, displs, esize, 0));
+    }
+    if (comm().rank() != 0) {
+      profile().messages_sent += 1;
+      profile().bytes_sent += my_elems * esize;
+    } else {
+      profile().messages_received += P - 1;
+      profile().bytes_received += (total - my_elems) * esize;
+      if (deferred_.ok()) deferred_ = write_variable(static_cast<int>(v), step, staging.data(), all);
+    }
+  }
+  return ok_status();
+}
+
+Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* staging,
+                                    const std::vector<std::vector<plan::Request>>& requests) {
+  const VariableDef& def = io().vars[var];
+  const netcdf::Var& nv = header_.vars[var];
+  const size_t esize = type_size(def.type);
+  const std::string ctx = fmt::format("{}, variable '{}', step {}", where(), def.name, step);
+
+  std::vector<plan::OwnedRun> owned;
+  for (size_t r = 0; r < requests.size(); ++r)
+    for (const auto& req : requests[r])
+      if (req.var == static_cast<uint32_t>(var))
+        for (const auto& run : plan::to_runs(req.sel, def.shape))
+          owned.push_back(plan::OwnedRun{run, static_cast<int>(r)});
+  auto covered = plan::covered_elements(owned);
+  TAPIO_RETURN_IF_ERROR(covered.status().with_context(ctx));
+  const uint64_t total = def.elements();
+  const bool complete = *covered == total;
+  const bool fill = env_.params.get_bool("fill");
+
+  std::vector<uint8_t> image(total * esize);
+  if (!complete && fill) {
+    uint8_t value[8];
+    netcdf::fill_value(nv, value);
+    for (uint64_t i = 0; i < total; ++i) std::memcpy(image.data() + i * esize, value, esize);
+    host_to_big_endian(image.data(), image.data(), total, esize);
+  }
+  uint64_t base = 0;  // element position of the current request in the staging buffer
+  for (const auto& rank_requests : requests) {
+    for (const auto& req : rank_requests) {
+      if (req.var != static_cast<uint32_t>(var)) continue;
+      plan::for_each_run(req.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
+        host_to_big_endian(image.data() + run.offset * esize, staging + (base + mem) * esize,
+                           run.length, esize);
+      });
+      base += req.sel.elements();
+    }
+  }
+  const uint64_t offset = header_.data_offset(nv, step);
+  if (!def.record) fixed_written_[var] = true;
+  ScopedTimer t(&profile().write_time);
+  if (complete || fill)
+    return file_->write_at(offset, image.data(), image.size()).with_context(ctx);
+  // Without fill, elements no rank wrote keep whatever the file holds: write covered runs only
+  // (owned is sorted by offset; touching runs merge into one request).
+  for (size_t i = 0; i < owned.size();) {
+    uint64_t start = owned[i].run.offset, end = start + owned[i].run.length;
+    for (++i; i < owned.size() && owned[i].run.offset == end; ++i) end += owned[i].run.length;
+    TAPIO_RETURN_IF_ERROR(file_->write_at(offset + start * esize, image.data() + start * esize,
+                                          (end - start) * esize)
+                              .with_context(ctx));
+  }
+  return ok_status();
+}
+
+Status SerialEngine::write_fill(int var, uint64_t step) {
+  const netcdf::Var& nv = header_.vars[var];
+  const size_t esize = netcdf::nc_type_size(nv.type);
+  const uint64_t total = header_.elements(nv);
+  uint8_t value[8];
+  netcdf::fill_value(nv, value);
+  std::vector<uint8_t> image(total * esize);
+  for (uint64_t i = 0; i < total; ++i) std::memcpy(image.data() + i * esize, value, esize);
+  host_to_big_endian(image.data(), image.data(), total, esize);
+  ScopedTimer t(&profile().write_time);
+  return file_->write_at(header_.data_offset(nv, step), image.data(), image.size())
+      .with_context(fmt::format("{}, variable '{}'", where(), nv.name));
+}
+
+}  // namespace tapio

@@ -1,0 +1,87 @@
+#include "format/netcdf/schema.h"
+
+namespace tapio::netcdf {
+namespace {
+
+Result<int32_t> dim_id(Header& h, const std::string& name, uint64_t length,
+                       const std::string& var) {
+  const int found = h.find_dim(name);
+  if (found < 0) {
+    h.dims.push_back(Dim{name, length});
+    return static_cast<int32_t>(h.dims.size() - 1);
+  }
+  if (h.dims[found].length != length)
+    return error(TAPIO_ERR_SHAPE,
+                 "dimension '{}' has length {} in variable '{}' but {} in an earlier variable",
+                 name, length, var, h.dims[found].length);
+  return static_cast<int32_t>(found);
+}
+
+Status check_type_fits(DataType t, int version, const std::string& what) {
+  const NcType nt = to_nc_type(t);
+  if (!nc_type_valid(nt, version))
+    return error(TAPIO_ERR_UNSUPPORTED, "{} has type {}, which CDF-{} cannot store (use CDF-5)",
+                 what, type_name(t), version);
+  return ok_status();
+}
+
+}  // namespace
+
+Attr to_nc_attr(const Attribute& a) { return Attr{a.name, to_nc_type(a.type), a.data}; }
+
+Attribute from_nc_attr(const Attr& a) { return Attribute{a.name, from_nc_type(a.type), a.values}; }
+
+Result<Header> header_from_io(const IoDef& io, int version) {
+  Header h;
+  h.version = version;
+  bool any_record = false;
+  for (const auto& v : io.vars) any_record |= v.record;
+  if (any_record) h.dims.push_back(Dim{kRecordDim, 0});
+  for (const auto& a : io.attrs) {
+    TAPIO_RETURN_IF_ERROR(check_type_fits(a.type, version, fmt::format("attribute '{}'", a.name)));
+    h.attrs.push_back(to_nc_attr(a));
+  }
+  for (const auto& v : io.vars) {
+    TAPIO_RETURN_IF_ERROR(validate_variable(v));
+    TAPIO_RETURN_IF_ERROR(check_type_fits(v.type, version, fmt::format("variable '{}'", v.name)));
+    Var nv;
+    nv.name = v.name;
+    nv.type = to_nc_type(v.type);
+    if (v.record) nv.dimids.push_back(0);
+    for (size_t d = 0; d < v.shape.size(); ++d) {
+      if (v.dim_names[d] == kRecordDim)
+        return error(TAPIO_ERR_ARG, "variable '{}': dimension name '{}' is reserved for steps",
+                     v.name, kRecordDim);
+      TAPIO_ASSIGN_OR_RETURN(int32_t id, dim_id(h, v.dim_names[d], v.shape[d], v.name));
+      nv.dimids.push_back(id);
+    }
+    for (const auto& a : v.attrs) {
+      TAPIO_RETURN_IF_ERROR(check_type_fits(
+          a.type, version, fmt::format("attribute '{}' of variable '{}'", a.name, v.name)));
+      nv.attrs.push_back(to_nc_attr(a));
+    }
+    h.vars.push_back(std::move(nv));
+  }
+  return h;
+}
+
+Result<IoDef> io_from_header(const Header& h, const std::string& io_name) {
+  IoDef io;
+  io.name = io_name;
+  for (const auto& a : h.attrs) io.attrs.push_back(from_nc_attr(a));
+  for (const auto& nv : h.vars) {
+    VariableDef v;
+    v.name = nv.name;
+    v.type = from_nc_type(nv.type);
+    v.record = h.is_record(nv);
+    for (size_t d = v.record ? 1 : 0; d < nv.dimids.size(); ++d) {
+      v.shape.push_back(h.dims[nv.dimids[d]].length);
+      v.dim_names.push_back(h.dims[nv.dimids[d]].name);
+    }
+    for (const auto& a : nv.attrs) v.attrs.push_back(from_nc_attr(a));
+    io.vars.push_back(std::move(v));
+  }
+  return io;
+}
+
+}  // namespace tapio::netcdf

@@ -1,0 +1,266 @@
+// The POSIX transport: pread/pwrite on one file descriptor, every call through syscalls() and
+// counted in the caller's Counters.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <limits>
+
+#include "io/file.h"
+#include "io/syscalls.h"
+
+namespace tapio::io {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// strerror_r is the GNU variant (returns char*) or the XSI one (returns int) depending on the
+// C library and feature macros; these overloads accept either. strerror is not thread-safe.
+[[maybe_unused]] const char* strerror_result(char* result, char*) { return result; }
+[[maybe_unused]] const char* strerror_result(int result, char* buf) {
+  return result == 0 ? buf : "Unknown error";
+}
+
+std::string errno_string(int err) {
+  char buf[256] = {};
+  return strerror_result(strerror_r(err, buf, sizeof buf), buf);
+}
+
+constexpr uint64_t kMaxOffset = static_cast<uint64_t>(std::numeric_limits<off_t>::max());
+
+// Largest request handed to one pread/pwrite: Linux transfers at most 0x7ffff000 bytes per call
+// anyway, and some systems (macOS) reject requests above INT_MAX with EINVAL.
+constexpr size_t kMaxChunk = 0x7ffff000;
+
+// True when [offset, offset + n) is addressable with off_t.
+bool fits_off_t(uint64_t offset, uint64_t n) {
+  return offset <= kMaxOffset && n <= kMaxOffset - offset;
+}
+
+// " after N bytes" when part of a request completed before it failed, else "".
+std::string progress(size_t done) {
+  return done == 0 ? std::string() : fmt::format(" after {} bytes", done);
+}
+
+class PosixFile final : public File {
+ public:
+  PosixFile(std::string path, int fd, Counters* counters)
+      : path_(std::move(path)), fd_(fd), counters_(counters) {}
+  ~PosixFile() override { (void)close(); }
+  PosixFile(const PosixFile&) = delete;
+  PosixFile& operator=(const PosixFile&) = delete;
+
+  Status write_at(uint64_t offset, const void* data, size_t n) override;
+  Status read_at(uint64_t offset, void* data, size_t n, size_t* got) override;
+  Status sync() override;
+  Status truncate(uint64_t size) override;
+  Result<uint64_t> size() override;
+  Status close() override;
+  const std::string& path() const override { return path_; }
+
+ private:
+  void add_meta_time(double seconds) {
+    if (counters_ != nullptr) counters_->meta_time += seconds;
+  }
+  Status closed_error(const std::string& what) const {
+    return error(TAPIO_ERR_STATE, "{} failed: '{}' is closed", what, path_);
+  }
+
+  std::string path_;
+  int fd_;
+  Counters* counters_;
+};
+
+Status PosixFile::write_at(uint64_t offset, const void* data, size_t n) {
+  auto what = [&] { return fmt::format("write of {} bytes at offset {} to '{}'", n, offset, path_); };
+  if (fd_ < 0) return closed_error(what());
+  if (!fits_off_t(offset, n)) {
+    return error(TAPIO_ERR_ARG, "{} failed: beyond the largest file offset {}", what(), kMaxOffset);
+  }
+  const char* bytes = static_cast<const char*>(data);
+  size_t done = 0;
+  while (done < n) {
+    const size_t request = std::min(n - done, kMaxChunk);
+    const uint64_t at = offset + done;
+    const Clock::time_point start = Clock::now();
+    const ssize_t r = syscalls().pwrite(fd_, bytes + done, request, static_cast<off_t>(at));
+    const int err = errno;
+    const double seconds = seconds_since(start);
+    if (r < 0) {
+      // A failed call is not a request the storage served (Darshan does not count it either),
+      // but the caller was blocked in it.
+      if (counters_ != nullptr) counters_->write_time += seconds;
+      if (err == EINTR) continue;
+      return error(TAPIO_ERR_IO, "{} failed{}: {}", what(), progress(done), errno_string(err));
+    }
+    // Every pwrite is counted once, with its own size: a write_at that takes 3 calls because
+    // of short writes counts 3 POSIX_WRITES, because that is what the storage saw.
+    if (counters_ != nullptr) counters_->record_write(at, static_cast<uint64_t>(r), seconds);
+    if (r == 0) {
+      // No progress and no errno: retrying would spin forever.
+      return error(TAPIO_ERR_IO, "{} failed{}: pwrite made no progress (wrote 0 of {} bytes)",
+                   what(), progress(done), request);
+    }
+    if (static_cast<size_t>(r) > request) {
+      return error(TAPIO_ERR_IO, "{} failed{}: pwrite reported {} bytes for a request of {}",
+                   what(), progress(done), r, request);
+    }
+    done += static_cast<size_t>(r);
+  }
+  return ok_status();
+}
+
+Status PosixFile::read_at(uint64_t offset, void* data, size_t n, size_t* got) {
+  size_t done = 0;
+  if (got != nullptr) *got = 0;
+  auto what = [&] { return fmt::format("read of {} bytes at offset {} from '{}'", n, offset, path_); };
+  if (fd_ < 0) return closed_error(what());
+  if (!fits_off_t(offset, n)) {
+    return error(TAPIO_ERR_ARG, "{} failed: beyond the largest file offset {}", what(), kMaxOffset);
+  }
+  char* bytes = static_cast<char*>(data);
+  while (done < n) {
+    const size_t request = std::min(n - done, kMaxChunk);
+    const uint64_t at = offset + done;
+    const Clock::time_point start = Clock::now();
+    const ssize_t r = syscalls().pread(fd_, bytes + done, request, static_cast<off_t>(at));
+    const int err = errno;
+    const double seconds = seconds_since(start);
+    if (r < 0) {
+      if (counters_ != nullptr) counters_->read_time += seconds;
+      if (err == EINTR) continue;
+      if (got != nullptr) *got = done;
+      return error(TAPIO_ERR_IO, "{} failed{}: {}", what(), progress(done), errno_string(err));
+    }
+    // As for writes, each pread is counted: the one that returns 0 at end of file too.
+    if (counters_ != nullptr) counters_->record_read(at, static_cast<uint64_t>(r), seconds);
+    if (r == 0) break;  // end of file
+    if (static_cast<size_t>(r) > request) {
+      if (got != nullptr) *got = done;
+      return error(TAPIO_ERR_IO, "{} failed{}: pread reported {} bytes for a request of {}",
+                   what(), progress(done), r, request);
+    }
+    done += static_cast<size_t>(r);
+  }
+  if (got != nullptr) *got = done;
+  return ok_status();
+}
+
+Status PosixFile::sync() {
+  if (fd_ < 0) return closed_error(fmt::format("fsync of '{}'", path_));
+  for (;;) {
+    const Clock::time_point start = Clock::now();
+    const int rc = syscalls().fsync(fd_);
+    const int err = errno;
+    add_meta_time(seconds_since(start));
+    if (rc == 0) {
+      if (counters_ != nullptr) counters_->fsyncs += 1;
+      return ok_status();
+    }
+    // Only EINTR is retried: after EIO, Linux may drop the dirty pages and a second fsync
+    // would report success for data that never reached the disk.
+    if (err == EINTR) continue;
+    return error(TAPIO_ERR_IO, "fsync of '{}' failed: {}", path_, errno_string(err));
+  }
+}
+
+Status PosixFile::truncate(uint64_t size) {
+  auto what = [&] { return fmt::format("truncate of '{}' to {} bytes", path_, size); };
+  if (fd_ < 0) return closed_error(what());
+  if (!fits_off_t(size, 0)) {
+    return error(TAPIO_ERR_ARG, "{} failed: beyond the largest file offset {}", what(), kMaxOffset);
+  }
+  for (;;) {
+    const Clock::time_point start = Clock::now();
+    const int rc = syscalls().ftruncate(fd_, static_cast<off_t>(size));
+    const int err = errno;
+    add_meta_time(seconds_since(start));
+    if (rc == 0) return ok_status();
+    if (err == EINTR) continue;
+    return error(TAPIO_ERR_IO, "{} failed: {}", what(), errno_string(err));
+  }
+}
+
+Result<uint64_t> PosixFile::size() {
+  if (fd_ < 0) return closed_error(fmt::format("stat of '{}'", path_));
+  struct stat st;
+  for (;;) {
+    const Clock::time_point start = Clock::now();
+    const int rc = syscalls().fstat(fd_, &st);
+    const int err = errno;
+    add_meta_time(seconds_since(start));
+    if (rc == 0) break;
+    if (err == EINTR) continue;
+    return error(TAPIO_ERR_IO, "stat of '{}' failed: {}", path_, errno_string(err));
+  }
+  return static_cast<uint64_t>(st.st_size);
+}
+
+Status PosixFile::close() {
+  if (fd_ < 0) return ok_status();
+  // The descriptor is given up whatever close returns; it must never be closed twice, since
+  // another thread may already have been handed the same number.
+  const int fd = fd_;
+  fd_ = -1;
+  const Clock::time_point start = Clock::now();
+  const int rc = syscalls().close(fd);
+  const int err = errno;
+  add_meta_time(seconds_since(start));
+  // EINTR is not an error here: Linux has released the descriptor, and retrying could close
+  // a descriptor another thread has just opened.
+  if (rc != 0 && err != EINTR) {
+    return error(TAPIO_ERR_IO, "close of '{}' failed: {}", path_, errno_string(err));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<File>> open_posix(const std::string& path, OpenMode mode,
+                                         Counters* counters) {
+  int flags = 0;
+  const char* purpose = "";
+  switch (mode) {
+    case OpenMode::kCreate:
+      flags = O_CREAT | O_TRUNC | O_RDWR;
+      purpose = "create";
+      break;
+    case OpenMode::kReadOnly:
+      flags = O_RDONLY;
+      purpose = "reading";
+      break;
+    case OpenMode::kReadWrite:
+      flags = O_RDWR;
+      purpose = "reading and writing";
+      break;
+    default:
+      return error(TAPIO_ERR_ARG, "open of '{}' failed: invalid open mode {}", path,
+                   static_cast<int>(mode));
+  }
+  flags |= O_CLOEXEC;  // never leak descriptors into a child process
+  // 0666 filtered by the process umask, as for any new file: 0644 under the usual umask 022.
+  constexpr mode_t kNewFileMode = 0666;
+  int fd = -1;
+  for (;;) {
+    const Clock::time_point start = Clock::now();
+    fd = syscalls().open(path.c_str(), flags, kNewFileMode);
+    const int err = errno;
+    if (counters != nullptr) counters->meta_time += seconds_since(start);
+    if (fd >= 0) break;
+    if (err == EINTR) continue;
+    return error(err == ENOENT ? TAPIO_ERR_NOT_FOUND : TAPIO_ERR_IO, "open of '{}' for {} failed: {}",
+                 path, purpose, errno_string(err));
+  }
+  if (counters != nullptr) counters->opens += 1;
+  return std::unique_ptr<File>(new PosixFile(path, fd, counters));
+}
+
+}  // namespace tapio::io

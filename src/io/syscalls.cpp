@@ -1,0 +1,37 @@
+// The syscall table: the real system calls, and the table in use (a copy tests may patch).
+#include "io/syscalls.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace tapio::io {
+namespace {
+
+// open(2) is variadic, so it needs a fixed-signature wrapper to sit in the table.
+int real_open(const char* path, int flags, mode_t mode) { return ::open(path, flags, mode); }
+ssize_t real_pread(int fd, void* buf, size_t n, off_t offset) {
+  return ::pread(fd, buf, n, offset);
+}
+ssize_t real_pwrite(int fd, const void* buf, size_t n, off_t offset) {
+  return ::pwrite(fd, buf, n, offset);
+}
+int real_fsync(int fd) { return ::fsync(fd); }
+int real_ftruncate(int fd, off_t length) { return ::ftruncate(fd, length); }
+int real_fstat(int fd, struct stat* st) { return ::fstat(fd, st); }
+int real_close(int fd) { return ::close(fd); }
+
+}  // namespace
+
+const Syscalls& default_syscalls() {
+  static const Syscalls table = {real_open,      real_pread,     real_pwrite, real_fsync,
+                                 real_ftruncate, real_fstat,     real_close};
+  return table;
+}
+
+Syscalls& syscalls() {
+  // Not synchronized: tests patch it only while no I/O is in flight.
+  static Syscalls table = default_syscalls();
+  return table;
+}
+
+}  // namespace tapio::io

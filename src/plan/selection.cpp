@@ -1,0 +1,129 @@
+#include "plan/selection.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace tapio::plan {
+
+Selection Selection::box(std::vector<uint64_t> start, std::vector<uint64_t> count) {
+  Selection s;
+  s.kind = Kind::kBox;
+  s.start = std::move(start);
+  s.count = std::move(count);
+  return s;
+}
+
+Selection Selection::offsets(const uint64_t* offsets, size_t n) {
+  std::vector<Run> runs;
+  for (size_t i = 0; i < n; ++i) {
+    if (!runs.empty() && runs.back().offset + runs.back().length == offsets[i]) {
+      ++runs.back().length;
+    } else {
+      runs.push_back(Run{offsets[i], 1});
+    }
+  }
+  Selection s;
+  s.kind = Kind::kRuns;
+  s.runs = std::move(runs);
+  return s;
+}
+
+Selection Selection::from_runs(std::vector<Run> in) {
+  Selection s;
+  s.kind = Kind::kRuns;
+  for (const Run& r : in) {
+    if (r.length == 0) continue;
+    if (!s.runs.empty() && s.runs.back().offset + s.runs.back().length == r.offset) {
+      s.runs.back().length += r.length;
+    } else {
+      s.runs.push_back(r);
+    }
+  }
+  return s;
+}
+
+uint64_t Selection::elements() const {
+  uint64_t n = 0;
+  if (kind == Kind::kRuns) {
+    for (const Run& r : runs) n += r.length;
+    return n;
+  }
+  n = 1;
+  for (uint64_t c : count) n *= c;
+  return n;
+}
+
+namespace detail {
+BoxRows box_rows(const std::vector<uint64_t>& count, const std::vector<uint64_t>& shape) {
+  BoxRows g;
+  const size_t nd = shape.size();
+  g.stride.assign(nd, 1);
+  for (size_t d = nd; d-- > 1;) g.stride[d - 1] = g.stride[d] * shape[d];
+  // Merge trailing dimensions while they are selected whole: the row then spans them.
+  size_t d = nd;
+  g.row_len = 1;
+  while (d > 0) {
+    g.row_len *= count[d - 1];
+    --d;
+    if (count[d] != shape[d]) break;
+  }
+  g.outer_dims = d;
+  return g;
+}
+}  // namespace detail
+
+Status validate(const Selection& sel, const std::vector<uint64_t>& shape) {
+  if (sel.kind == Selection::Kind::kBox) {
+    if (sel.start.size() != shape.size() || sel.count.size() != shape.size())
+      return error(TAPIO_ERR_SHAPE, "selection has {} start and {} count entries for {} dimensions",
+                   sel.start.size(), sel.count.size(), shape.size());
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (sel.start[d] > shape[d] || sel.count[d] > shape[d] - sel.start[d])
+        return error(TAPIO_ERR_SHAPE,
+                     "selection start {} + count {} exceeds the length {} of dimension {}",
+                     sel.start[d], sel.count[d], shape[d], d);
+    }
+    return ok_status();
+  }
+  uint64_t total = 1;
+  for (uint64_t n : shape) total *= n;
+  for (size_t i = 0; i < sel.runs.size(); ++i) {
+    const Run& r = sel.runs[i];
+    if (r.offset > total || r.length > total - r.offset)
+      return error(TAPIO_ERR_SHAPE,
+                   "run {} (offset {}, length {}) lies outside the variable's {} elements", i,
+                   r.offset, r.length, total);
+  }
+  return ok_status();
+}
+
+std::vector<Run> to_runs(const Selection& sel, const std::vector<uint64_t>& shape) {
+  std::vector<Run> out;
+  out.reserve(run_count(sel, shape));
+  for_each_run(sel, shape, [&](const Run& r, uint64_t) {
+    if (!out.empty() && out.back().offset + out.back().length == r.offset) {
+      out.back().length += r.length;
+    } else {
+      out.push_back(r);
+    }
+  });
+  return out;
+}
+
+uint64_t run_count(const Selection& sel, const std::vector<uint64_t>& shape) {
+  if (sel.kind == Selection::Kind::kRuns) return sel.runs.size();
+  if (sel.elements() == 0) return 0;
+  const detail::BoxRows g = detail::box_rows(sel.count, shape);
+  uint64_t rows = 1;
+  for (size_t d = 0; d < g.outer_dims; ++d) rows *= sel.count[d];
+  return rows;
+}
+
+std::string describe(const Selection& sel) {
+  if (sel.kind == Selection::Kind::kBox)
+    return fmt::format("start [{}] count [{}]", fmt::join(sel.start, ","),
+                       fmt::join(sel.count, ","));
+  return fmt::format("{} runs, {} elements", sel.runs.size(), sel.elements());
+}
+
+}  // namespace tapio::plan

@@ -1,0 +1,100 @@
+#include "plan/selection.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace tapio::plan {
+namespace {
+
+// Reference: enumerate every element of the box in C order and merge consecutive ones.
+std::vector<plan::Run> brute_force_runs(const Selection& s, const std::vector<uint64_t>& shape) {
+  std::vector<plan::Run> out;
+  const size_t nd = shape.size();
+  std::vector<uint64_t> idx(nd, 0);
+  if (s.elements() == 0) return out;
+  while (true) {
+    uint64_t off = 0;
+    for (size_t d = 0; d < nd; ++d) off = off * shape[d] + s.start[d] + idx[d];
+    if (!out.empty() && out.back().offset + out.back().length == off) {
+      ++out.back().length;
+    } else {
+      out.push_back(plan::Run{off, 1});
+    }
+    size_t d = nd;
+    while (d > 0) {
+      --d;
+      if (++idx[d] < s.count[d]) break;
+      idx[d] = 0;
+      if (d == 0) return out;
+    }
+    if (nd == 0) return out;
+  }
+}
+
+TEST(Selection, ZeroDimensional) {
+  Selection s = Selection::box({}, {});
+  EXPECT_EQ(s.elements(), 1u);
+  ASSERT_TRUE(validate(s, {}).ok());
+  EXPECT_EQ(to_runs(s, {}), (std::vector<plan::Run>{{0, 1}}));
+}
+
+TEST(Selection, BoxRowsAndMergedTrailingDims) {
+  // 4 x 6 array, rows 1..2, columns 2..4: two runs of 3.
+  Selection s = Selection::box({1, 2}, {2, 3});
+  EXPECT_EQ(to_runs(s, {4, 6}), (std::vector<plan::Run>{{8, 3}, {14, 3}}));
+  EXPECT_EQ(run_count(s, {4, 6}), 2u);
+  // Whole rows merge into one run.
+  Selection rows = Selection::box({1, 0}, {2, 6});
+  EXPECT_EQ(to_runs(rows, {4, 6}), (std::vector<plan::Run>{{6, 12}}));
+  EXPECT_EQ(run_count(rows, {4, 6}), 1u);
+}
+
+TEST(Selection, MatchesBruteForceOnRandomBoxes) {
+  std::mt19937_64 rng(42);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const size_t nd = rng() % 5;
+    std::vector<uint64_t> shape(nd), start(nd), count(nd);
+    for (size_t d = 0; d < nd; ++d) {
+      shape[d] = 1 + rng() % 5;
+      start[d] = rng() % shape[d];
+      count[d] = rng() % (shape[d] - start[d] + 1);
+    }
+    Selection s = Selection::box(start, count);
+    ASSERT_TRUE(validate(s, shape).ok());
+    const auto expected = brute_force_runs(s, shape);
+    EXPECT_EQ(to_runs(s, shape), expected) << describe(s);
+    uint64_t mem = 0;
+    for_each_run(s, shape, [&](const plan::Run& r, uint64_t m) {
+      EXPECT_EQ(m, mem);
+      mem += r.length;
+    });
+    EXPECT_EQ(mem, s.elements());
+  }
+}
+
+TEST(Selection, OffsetsMergeConsecutive) {
+  const uint64_t offsets[] = {5, 6, 7, 2, 3, 9};
+  Selection s = Selection::offsets(offsets, 6);
+  EXPECT_EQ(s.runs, (std::vector<plan::Run>{{5, 3}, {2, 2}, {9, 1}}));
+  EXPECT_EQ(s.elements(), 6u);
+  // Memory order follows the list, not the file order.
+  std::vector<uint64_t> mem;
+  for_each_run(s, {10}, [&](const plan::Run&, uint64_t m) { mem.push_back(m); });
+  EXPECT_EQ(mem, (std::vector<uint64_t>{0, 3, 5}));
+}
+
+TEST(Selection, ValidateRejectsOutOfBounds) {
+  Status st = validate(Selection::box({3, 0}, {2, 6}), {4, 6});
+  EXPECT_EQ(st.code(), TAPIO_ERR_SHAPE);
+  EXPECT_NE(st.message().find("dimension 0"), std::string::npos) << st.message();
+  EXPECT_EQ(validate(Selection::box({0}, {1}), {4, 6}).code(), TAPIO_ERR_SHAPE);
+  EXPECT_EQ(validate(Selection::from_runs({{20, 5}}), {4, 6}).code(), TAPIO_ERR_SHAPE);
+  EXPECT_TRUE(validate(Selection::from_runs({{20, 4}}), {4, 6}).ok());
+  // No overflow on huge values.
+  EXPECT_EQ(validate(Selection::box({UINT64_MAX}, {2}), {4}).code(), TAPIO_ERR_SHAPE);
+  EXPECT_EQ(validate(Selection::from_runs({{1, UINT64_MAX}}), {4}).code(), TAPIO_ERR_SHAPE);
+}
+
+}  // namespace
+}  // namespace tapio::plan

@@ -1,0 +1,30 @@
+// main() for MPI GoogleTest programs: every rank runs every test; rank 0 prints the report
+// (other ranks print only their failures); the exit code is non-zero if any rank failed.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    struct FailurePrinter : ::testing::EmptyTestEventListener {
+      int rank;
+      explicit FailurePrinter(int r) : rank(r) {}
+      void OnTestPartResult(const ::testing::TestPartResult& r) override {
+        if (r.failed())
+          fprintf(stderr, "[rank %d] %s:%d: %s\n", rank, r.file_name() ? r.file_name() : "?",
+                  r.line_number(), r.summary());
+      }
+    };
+    listeners.Append(new FailurePrinter(rank));
+  }
+  int failed = RUN_ALL_TESTS() != 0;
+  int any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any;
+}

@@ -1,0 +1,67 @@
+#include "test_util.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace tapio::test {
+
+int rank() {
+  int r;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int size() {
+  int s;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+TempDir::TempDir() {
+  char buf[4096] = {0};
+  if (rank() == 0) {
+    const char* base = std::getenv("TMPDIR");
+    std::string tmpl = std::string(base ? base : "/tmp") + "/tapio_test_XXXXXX";
+    std::snprintf(buf, sizeof buf, "%s", tmpl.c_str());
+    if (!mkdtemp(buf)) buf[0] = 0;
+  }
+  MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
+  path_ = buf;
+}
+
+TempDir::~TempDir() {
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank() == 0 && !path_.empty()) std::filesystem::remove_all(path_);
+}
+
+void split(uint64_t n, int parts, int p, uint64_t* start, uint64_t* count) {
+  *start = n * p / parts;
+  *count = n * (p + 1) / parts - *start;
+}
+
+std::vector<uint64_t> box_indices(const Dims& shape, const Dims& start, const Dims& count) {
+  std::vector<uint64_t> out;
+  uint64_t n = 1;
+  for (auto c : count) n *= c;
+  out.reserve(n);
+  if (n == 0) return out;
+  const size_t nd = shape.size();
+  std::vector<uint64_t> idx(nd, 0);
+  while (true) {
+    uint64_t g = 0;
+    for (size_t d = 0; d < nd; ++d) g = g * shape[d] + start[d] + idx[d];
+    out.push_back(g);
+    size_t d = nd;
+    while (d > 0) {
+      --d;
+      if (++idx[d] < count[d]) break;
+      idx[d] = 0;
+      if (d == 0) return out;
+    }
+    if (nd == 0) return out;
+  }
+}
+
+Outcome outcome(int code) { return Outcome{code, code == TAPIO_OK ? "" : tapio_last_error()}; }
+
+}  // namespace tapio::test

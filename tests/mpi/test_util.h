@@ -1,0 +1,47 @@
+// Helpers shared by the MPI tests.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tapio/tapio.hpp"
+
+namespace tapio::test {
+
+int rank();
+int size();
+
+// A fresh directory for this test, the same path on every rank (collective); removed with
+// its files when the object goes out of scope.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The benchmark contract's value: element g of variable v at step s.
+inline double value(int v, uint64_t s, uint64_t g) {
+  return static_cast<double>(g) + v / 4.0 + static_cast<double>(s) * 1048576.0;
+}
+
+// Split n into `parts` nearly equal pieces; piece p is [start, start + count).
+void split(uint64_t n, int parts, int p, uint64_t* start, uint64_t* count);
+
+// The global linear indices (C order) of a box of `shape`.
+std::vector<uint64_t> box_indices(const Dims& shape, const Dims& start, const Dims& count);
+
+// Call the C API and return its status and message (for error tests).
+struct Outcome {
+  int code;
+  std::string message;
+};
+Outcome outcome(int code);
+
+}  // namespace tapio::test

@@ -1,0 +1,141 @@
+// tapio ls: the header of a NetCDF file, like `ncdump -h`, as text or JSON.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "commands.h"
+#include "input.h"
+#include "print_values.h"
+
+namespace tapio::cli {
+namespace {
+
+using netcdf::Attr;
+using netcdf::Var;
+
+std::string format_label(int version) {
+  switch (version) {
+    case 1: return "CDF-1 (classic)";
+    case 2: return "CDF-2 (64-bit offset)";
+    default: return "CDF-5 (64-bit data)";
+  }
+}
+
+// Length of dimension `id`; the unlimited one counts the records.
+uint64_t dim_length(const Input& in, int32_t id) {
+  const uint64_t length = in.header.dims[size_t(id)].length;
+  return length == 0 ? in.steps : length;
+}
+
+std::string shape_text(const Input& in, const Var& v) {
+  if (v.dimids.empty()) return "scalar";
+  std::string out = "[";
+  for (size_t i = 0; i < v.dimids.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += fmt::format("{}={}", in.header.dims[size_t(v.dimids[i])].name, dim_length(in, v.dimids[i]));
+  }
+  return out + "]";
+}
+
+std::string steps_text(uint64_t steps) { return fmt::format("{} step{}", steps, steps == 1 ? "" : "s"); }
+
+void print_attrs(const std::vector<Attr>& attrs, const char* indent) {
+  for (const Attr& a : attrs)
+    fmt::print("{}{:<8} {} = {}\n", indent, type_name(a.type), a.name, attr_text(a));
+}
+
+void print_vars(const Input& in) {
+  size_t width = 0;
+  for (const Var& v : in.header.vars) width = std::max(width, v.name.size());
+  width = std::min<size_t>(width, 32);
+  fmt::print("variables:\n");
+  for (const Var& v : in.header.vars) {
+    std::string line = fmt::format("  {:<8} {:<{}}  {}", type_name(v.type), v.name, width,
+                                   shape_text(in, v));
+    if (in.header.is_record(v)) line += "  " + steps_text(in.steps);
+    fmt::print("{}\n", line);
+    print_attrs(v.attrs, "      ");
+  }
+}
+
+void print_text(const Input& in) {
+  const netcdf::Header& h = in.header;
+  fmt::print("file: {}\nformat: {}\n", in.path, format_label(h.version));
+  if (!h.dims.empty()) fmt::print("dimensions:\n");
+  for (const netcdf::Dim& d : h.dims) {
+    if (d.length == 0) {
+      fmt::print("  {} = UNLIMITED ({} currently)\n", d.name, in.steps);
+    } else {
+      fmt::print("  {} = {}\n", d.name, d.length);
+    }
+  }
+  if (!h.attrs.empty()) fmt::print("global attributes:\n");
+  print_attrs(h.attrs, "  ");
+  if (!h.vars.empty()) print_vars(in);
+}
+
+Json attrs_json(const std::vector<Attr>& attrs) {
+  Json j = Json::object();
+  for (const Attr& a : attrs) j[a.name] = attr_json(a);
+  return j;
+}
+
+Json var_json(const Input& in, const Var& v) {
+  Json names = Json::array(), shape = Json::array();
+  for (int32_t id : v.dimids) {
+    names.push_back(in.header.dims[size_t(id)].name);
+    shape.push_back(dim_length(in, id));
+  }
+  Json j = {{"type", type_name(v.type)}, {"dimensions", names}, {"shape", shape},
+            {"record", in.header.is_record(v)}};
+  if (in.header.is_record(v)) j["steps"] = in.steps;
+  j["begin"] = v.begin;
+  j["attributes"] = attrs_json(v.attrs);
+  return j;
+}
+
+Json to_json(const Input& in, bool truncated) {
+  const netcdf::Header& h = in.header;
+  Json dims = Json::object();
+  for (const netcdf::Dim& d : h.dims)
+    dims[d.name] = {{"length", d.length == 0 ? in.steps : d.length}, {"unlimited", d.length == 0}};
+  Json vars = Json::object();
+  for (const Var& v : h.vars) vars[v.name] = var_json(in, v);
+  return {{"file", in.path},          {"format", format_name(h.version)},
+          {"version", h.version},     {"numrecs", in.steps},
+          {"file_size", in.file_size}, {"truncated", truncated},
+          {"dimensions", dims},       {"attributes", attrs_json(h.attrs)},
+          {"variables", vars}};
+}
+
+// A warning if the data the header declares runs past the end of the file (the header itself
+// decoded fine, so the listing is still printed).
+std::string truncation_warning(const Input& in) {
+  for (const Var& v : in.header.vars) {
+    const Result<uint64_t> end = data_end(in, v);
+    if (!end.ok()) return end.status().message();
+    if (*end > in.file_size) {
+      return fmt::format("file '{}' is truncated: variable '{}' ends at byte {}, the file has {} "
+                         "bytes", in.path, v.name, *end, in.file_size);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+int run_ls(const LsOptions& options) {
+  Result<Input> in = open_input(options.path);
+  if (!in.ok()) return fail(in.status().message());
+  const std::string warning = truncation_warning(*in);
+  if (options.json) {
+    fmt::print("{}\n", to_json_text(to_json(*in, !warning.empty()), 2));
+  } else {
+    print_text(*in);
+  }
+  std::fflush(stdout);
+  if (!warning.empty()) fmt::print(stderr, "tapio: warning: {}\n", warning);
+  return 0;
+}
+
+}  // namespace tapio::cli
