@@ -26,6 +26,11 @@ Result<netcdf::Header> read_header(io::File& file) {
     if (header.ok()) return header;
     if (need_more <= got)
       return header.status().with_context(fmt::format("file '{}'", file.path()));
+    // A corrupt count inside a large file must not make us read the whole file.
+    constexpr size_t kMaxHeader = 256u << 20;
+    if (need_more > kMaxHeader)
+      return error(TAPIO_ERR_FORMAT, "file '{}': header claims more than {} MiB", file.path(),
+                   kMaxHeader >> 20);
     want = need_more;
   }
 }

@@ -27,12 +27,15 @@ uint64_t SerialEngine::available_steps() const {
 }
 
 uint64_t SerialEngine::data_end() const {
+  // The exact bytes of data (not vsize, which pads to 4: a file whose last variable has an odd
+  // size legitimately ends before the padding).
   uint64_t end = netcdf::header_extent(header_);
   for (const auto& v : header_.vars) {
+    const uint64_t bytes = header_.elements(v) * netcdf::nc_type_size(v.type);
     if (!header_.is_record(v)) {
-      end = std::max(end, v.begin + v.vsize);
+      end = std::max(end, v.begin + bytes);
     } else if (header_.numrecs > 0) {
-      end = std::max(end, header_.data_offset(v, header_.numrecs - 1) + v.vsize);
+      end = std::max(end, header_.data_offset(v, header_.numrecs - 1) + bytes);
     }
   }
   return end;

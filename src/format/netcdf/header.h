@@ -101,7 +101,7 @@ std::vector<uint8_t> encode(const Header& h);
 // file. Callers should still cap what they are willing to read. Each var's vsize is computed
 // from its shape (the stored field is redundant and may be 2^32-1 in CDF-2); header padding
 // bytes are not checked; numrecs STREAMING is kept as the all-ones value of its width.
-// All errors are TAPIO_ERR_FORMAT with the byte offset where the problem was found.
+// All errors are TAPIO_ERR_FORMAT; those about one field name its byte offset.
 Result<Header> decode(const uint8_t* data, size_t size, uint64_t file_size, size_t* need_more);
 
 // Offset in the file of the numrecs field (4 for every version), and its width (4 or 8).
