@@ -1,6 +1,7 @@
 // tapio dump: the values of one variable (whole, or a box; one step or all of them), read one
 // contiguous run at a time.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -67,7 +68,9 @@ std::vector<std::string> box_dim_names(const Input& in, const Var& v) {
 
 Result<std::vector<uint64_t>> parse_entries(const Input& in, const Var& v, const char* option,
                                             const std::string& text) {
-  TAPIO_ASSIGN_OR_RETURN(std::vector<uint64_t> values, parse_list(option, text));
+  Result<std::vector<uint64_t>> parsed = parse_list(option, text);
+  if (!parsed.ok()) return parsed.status().with_context(where(in, v));
+  std::vector<uint64_t> values = std::move(parsed).value();
   const std::vector<std::string> names = box_dim_names(in, v);
   if (values.size() == names.size()) return values;
   std::string expected = names.empty() ? "none" : fmt::format("{} ({})", names.size(),
@@ -86,8 +89,9 @@ Status check_box(const Input& in, const Var& v, const std::vector<uint64_t>& sha
                    where(in, v), start[d], names[d], shape[d]);
     }
     if (start[d] > shape[d] || count[d] > shape[d] - start[d]) {
-      return error(TAPIO_ERR_SHAPE, "{}: start {} + count {} is outside dimension '{}' of length {}",
-                   where(in, v), start[d], count[d], names[d], shape[d]);
+      return error(TAPIO_ERR_SHAPE,
+                   "{}: start {} + count {} is outside dimension '{}' of length {}", where(in, v),
+                   start[d], count[d], names[d], shape[d]);
     }
   }
   return ok_status();
@@ -195,14 +199,13 @@ Status write_step(const Input& in, const Request& r, uint64_t step, bool json) {
       status = read_run(*in.file, base + run.offset * elem_size, run.length, elem_size, buf, out);
   });
   out.finish();
-  return status.with_context(fmt::format("{}{}", where(in, *r.var),
-                                         in.header.is_record(*r.var) ? fmt::format(", step {}", step) : ""));
+  if (!in.header.is_record(*r.var)) return status.with_context(where(in, *r.var));
+  return status.with_context(fmt::format("{}, step {}", where(in, *r.var), step));
 }
 
 Status write_text(const Input& in, const Request& r) {
   for (uint64_t step = r.first; step < r.last; ++step) {
     if (r.all_steps) fmt::print("step {}:\n", step);
-    std::fflush(stdout);
     TAPIO_RETURN_IF_ERROR(write_step(in, r, step, false));
   }
   return ok_status();
@@ -222,7 +225,6 @@ Status write_json(const Input& in, const Request& r) {
   fmt::print("{},{}", text, record ? "\"steps\":[" : "\"values\":");
   for (uint64_t step = r.first; step < r.last; ++step) {
     if (record) fmt::print("{}{{\"step\":{},\"values\":", step == r.first ? "" : ",", step);
-    std::fflush(stdout);
     TAPIO_RETURN_IF_ERROR(write_step(in, r, step, true));
     if (record) fmt::print("}}");
   }

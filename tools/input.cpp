@@ -59,7 +59,9 @@ const std::string& nearest_name(const std::vector<netcdf::Var>& vars, const std:
   return best->name;
 }
 
-bool checked_add(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_add_overflow(a, b, out); }
+bool checked_add(uint64_t a, uint64_t b, uint64_t* out) {
+  return !__builtin_add_overflow(a, b, out);
+}
 
 }  // namespace
 

@@ -32,12 +32,15 @@ std::string shape_text(const Input& in, const Var& v) {
   std::string out = "[";
   for (size_t i = 0; i < v.dimids.size(); ++i) {
     if (i > 0) out += ", ";
-    out += fmt::format("{}={}", in.header.dims[size_t(v.dimids[i])].name, dim_length(in, v.dimids[i]));
+    const int32_t id = v.dimids[i];
+    out += fmt::format("{}={}", in.header.dims[size_t(id)].name, dim_length(in, id));
   }
   return out + "]";
 }
 
-std::string steps_text(uint64_t steps) { return fmt::format("{} step{}", steps, steps == 1 ? "" : "s"); }
+std::string steps_text(uint64_t steps) {
+  return fmt::format("{} step{}", steps, steps == 1 ? "" : "s");
+}
 
 void print_attrs(const std::vector<Attr>& attrs, const char* indent) {
   for (const Attr& a : attrs)

@@ -1,5 +1,6 @@
 #include "print_values.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iterator>
@@ -85,7 +86,8 @@ std::string quote(std::string_view s) {
 }
 
 std::string attr_text(const netcdf::Attr& a) {
-  if (a.type == netcdf::NC_CHAR) return quote(trim_nuls(as_chars(a.values.data(), a.values.size())));
+  const std::string_view chars = as_chars(a.values.data(), a.values.size());
+  if (a.type == netcdf::NC_CHAR) return quote(trim_nuls(chars));
   const size_t size = netcdf::nc_type_size(a.type);
   fmt::memory_buffer out;
   for (uint64_t i = 0; i < a.count(); ++i) {
@@ -155,7 +157,8 @@ void ValueWriter::begin_item() {
 
 void ValueWriter::add_string(std::string_view s) {
   begin_item();
-  const std::string text = json_ ? to_json_text(Json(std::string(trim_nuls(s)))) : quote(trim_nuls(s));
+  const std::string_view chars = trim_nuls(s);
+  const std::string text = json_ ? to_json_text(Json(std::string(chars))) : quote(chars);
   buf_.append(text.data(), text.data() + text.size());
   ++items_done_;
   flush_if_full();
@@ -204,7 +207,6 @@ void ValueWriter::finish() {
   }
   std::fwrite(buf_.data(), 1, buf_.size(), out_);
   buf_.clear();
-  std::fflush(out_);
 }
 
 void ValueWriter::flush_if_full() {

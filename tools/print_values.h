@@ -39,7 +39,7 @@ class ValueWriter {
  public:
   ValueWriter(std::FILE* out, netcdf::NcType type, const std::vector<uint64_t>& count, bool json);
   void add(const uint8_t* host_values, uint64_t n);
-  void finish();  // closes the JSON arrays or ends the last line; flushes
+  void finish();  // closes the JSON arrays or ends the last line
 
  private:
   void begin_item();

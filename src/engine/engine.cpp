@@ -147,6 +147,8 @@ Status Engine::close() {
   Status closing = agree(close_files());
   closed_ = true;
   if (st.ok()) st = closing;
+  profile_.total_time =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_).count();
   const std::string profile_path = env_.params.get("profile");
   if (!profile_path.empty()) {
     Status written = profile_.write_json(comm(), profile_path, env_.engine, env_.path);

@@ -99,6 +99,7 @@ class Engine {
   Status agree(const Status& local);
 
   Profile profile_;
+  std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
   bool in_step_ = false;
   bool closed_ = false;
   bool started_ = false;  // read mode: a first begin_step happened

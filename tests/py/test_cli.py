@@ -376,6 +376,26 @@ def test_dump_reads_one_run_at_a_time(files, tmp_path):
     assert all(line.endswith("= 64") for line in reads[1:]), reads  # 2 rows x 4 x 8 bytes
 
 
+def test_streaming_numrecs(files, tmp_path):
+    """numrecs = STREAMING (all ones): the records are counted from the file size."""
+    for kind, width in ((1, 4), (5, 8)):
+        data = bytearray(files[kind].read_bytes())
+        data[4:4 + width] = b"\xff" * width
+        path = tmp_path / f"streaming{kind}.nc"
+        path.write_bytes(bytes(data))
+        info = ls_json(path)
+        assert info["numrecs"] == 2 and info["variables"]["temp"]["shape"] == [2, 2, 3, 4]
+        assert dump_text(path, "t") == "step 0:\n1.5\nstep 1:\n2.5\n"
+
+
+def test_no_variables(tmp_path):
+    path = ncgen(1, "netcdf e {\n}\n", tmp_path / "e.nc")
+    info = ls_json(path)
+    assert (info["dimensions"], info["attributes"], info["variables"]) == ({}, {}, {})
+    assert tapio("ls", path).stdout.splitlines()[1] == "format: CDF-1 (classic)"
+    fails("dump", path, "x", contains=["no variable 'x'", "no variables"])
+
+
 # --- the E3SM-IO decomposition map (written by PnetCDF) -------------------------------------
 
 def ncdump_header_vars(path):
@@ -484,7 +504,7 @@ def test_box_errors(files):
           contains=["start 3 is outside dimension 'lat' of length 3"])
     fails("dump", path, "temp", "--start", "0,1,0", "--count", "1,3,1",
           contains=["start 1 + count 3 is outside dimension 'lat' of length 3"])
-    fails("dump", path, "temp", "--start", "0,a,0", contains=["--start", "'a'"])
+    fails("dump", path, "temp", "--start", "0,a,0", contains=["'temp'", "--start", "'a'"])
 
 
 def test_garbage_never_crashes(files, tmp_path):

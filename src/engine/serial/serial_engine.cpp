@@ -52,6 +52,7 @@ Status SerialEngine::create() {
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local.with_context(where())));
   TAPIO_ASSIGN_OR_RETURN(file_, ncfile::open_on_root(comm(), env_.path, io::OpenMode::kCreate,
                                                      &profile().io));
+  step_touched_.assign(header_.vars.size(), false);
   if (comm().rank() == 0) {
     ScopedTimer t(&profile().metadata_time);
     fixed_written_.assign(header_.vars.size(), false);
@@ -92,6 +93,7 @@ Status SerialEngine::open_existing() {
   }
   step_ = header_.numrecs;
   fixed_written_.assign(header_.vars.size(), true);
+  step_touched_.assign(header_.vars.size(), false);
   return merge_append_definitions(from_file);
 }
 
@@ -144,14 +146,27 @@ Status SerialEngine::merge_append_definitions(const IoDef& from_file) {
 
 Status SerialEngine::commit_step(uint64_t step) {
   Status local = std::exchange(deferred_, Status());
+  std::vector<bool> touched(header_.vars.size(), false);
+  std::swap(touched, step_touched_);
   if (!has_record_vars()) return local;
-  header_.numrecs = step + 1;
   if (comm().rank() == 0 && local.ok()) {
+    // Record variables nobody put in this step hold fill values, as in netCDF's fill mode.
+    if (env_.params.get_bool("fill"))
+      for (size_t v = 0; v < header_.vars.size() && local.ok(); ++v)
+        if (header_.is_record(header_.vars[v]) && !touched[v])
+          local = write_fill(static_cast<int>(v), step);
+    header_.numrecs = step + 1;
     ScopedTimer t(&profile().metadata_time);
+    // The file must reach the end of the new record even if its last variable was not written
+    // (fill = false), or readers would find it shorter than its header says.
+    auto size = file_->size();
+    if (local.ok()) local = size.status();
+    if (local.ok() && *size < data_end()) local = file_->truncate(data_end());
     // Data first, then numrecs: a reader (or a crash) never sees a half-written step.
-    if (env_.params.get("fsync") == "step") local = file_->sync();
+    if (local.ok() && env_.params.get("fsync") == "step") local = file_->sync();
     if (local.ok()) local = ncfile::write_numrecs(*file_, header_, header_.numrecs);
   }
+  header_.numrecs = step + 1;
   return local;
 }
 

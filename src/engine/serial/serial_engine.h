@@ -45,6 +45,7 @@ class SerialEngine final : public Engine {
   std::unique_ptr<io::File> file_;  // rank 0 only
   netcdf::Header header_;           // every rank
   std::vector<bool> fixed_written_; // rank 0: fixed vars written at least once
+  std::vector<bool> step_touched_;  // every rank: vars some rank put in the current step
   Status deferred_;                 // rank 0: first I/O error, reported at the next agreement
 };
 

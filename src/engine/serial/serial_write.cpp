@@ -46,12 +46,8 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
 
   const int P = comm().size();
   for (size_t v = 0; v < nvars; ++v) {
-    if (!touched[v]) {
-      if (comm().rank() == 0 && deferred_.ok() && io().vars[v].record &&
-          env_.params.get_bool("fill"))
-        deferred_ = write_fill(static_cast<int>(v), step);
-      continue;
-    }
+    if (!touched[v]) continue;
+    step_touched_[v] = true;
     const size_t esize = type_size(io().vars[v].type);
     // My pieces of v, in put order: sent straight from the user's buffer when there is one.
     std::vector<const PutOp*> my_puts;
