@@ -1,0 +1,49 @@
+"""`cmake --install` gives a usable package: find_package(tapio) and pkg-config both build a
+program against the installed library."""
+import os
+import subprocess
+
+from conftest import BUILD, MPI_ENV
+
+CONSUMER_C = """#include <stdio.h>
+#include "tapio/tapio.h"
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  tapio_context* ctx;
+  int rc = tapio_init(MPI_COMM_WORLD, NULL, &ctx);
+  printf("tapio %s %d\\n", tapio_version(), rc);
+  tapio_finalize(ctx);
+  MPI_Finalize();
+  return rc;
+}
+"""
+
+
+def run(cmd, **kw):
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
+    assert proc.returncode == 0, f"{cmd}:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def test_find_package_and_pkg_config(build, tmp_path):
+    prefix = tmp_path / "prefix"
+    run(["cmake", "--install", str(BUILD), "--prefix", str(prefix)])
+    src = tmp_path / "consumer"
+    src.mkdir()
+    (src / "main.c").write_text(CONSUMER_C)
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(consumer C)\n"
+        "find_package(tapio 0.1 REQUIRED)\nadd_executable(consumer main.c)\n"
+        "target_link_libraries(consumer tapio::tapio)\n")
+    run(["cmake", "-S", str(src), "-B", str(src / "build"), f"-DCMAKE_PREFIX_PATH={prefix}"])
+    run(["cmake", "--build", str(src / "build")])
+    env = dict(MPI_ENV, LD_LIBRARY_PATH=str(prefix / "lib"))
+    assert "tapio 0.1.0 0" in run([str(src / "build" / "consumer")], env=env)
+
+    pc = dict(os.environ, PKG_CONFIG_PATH=str(prefix / "lib" / "pkgconfig"))
+    flags = run(["pkg-config", "--cflags", "--libs", "tapio"], env=pc).split()
+    includes = [os.path.realpath(f[2:]) for f in flags if f.startswith("-I")]
+    assert os.path.realpath(prefix / "include") in includes, flags
+    exe = tmp_path / "pc_consumer"
+    run(["mpicc.openmpi", str(src / "main.c"), "-o", str(exe), *flags])
+    assert "tapio 0.1.0 0" in run([str(exe)], env=env)
