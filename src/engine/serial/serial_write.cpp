@@ -6,6 +6,20 @@
 #include "plan/coverage.h"
 
 namespace tapio {
+namespace {
+
+// `total` elements of v's fill value, big-endian, as they go to the file.
+std::vector<uint8_t> fill_image(const netcdf::Var& v, uint64_t total) {
+  const size_t esize = netcdf::nc_type_size(v.type);
+  uint8_t value[8];
+  netcdf::fill_value(v, value);
+  host_to_big_endian(value, value, 1, esize);
+  std::vector<uint8_t> image(total * esize);
+  for (uint64_t i = 0; i < total; ++i) std::memcpy(image.data() + i * esize, value, esize);
+  return image;
+}
+
+}  // namespace
 
 Status SerialEngine::gather_requests(const std::vector<plan::Request>& mine,
                                      std::vector<std::vector<plan::Request>>* all) {
@@ -113,13 +127,8 @@ Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* stagi
   const bool complete = *covered == total;
   const bool fill = env_.params.get_bool("fill");
 
-  std::vector<uint8_t> image(total * esize);
-  if (!complete && fill) {
-    uint8_t value[8];
-    netcdf::fill_value(nv, value);
-    for (uint64_t i = 0; i < total; ++i) std::memcpy(image.data() + i * esize, value, esize);
-    host_to_big_endian(image.data(), image.data(), total, esize);
-  }
+  std::vector<uint8_t> image =
+      !complete && fill ? fill_image(nv, total) : std::vector<uint8_t>(total * esize);
   uint64_t base = 0;  // element position of the current request in the staging buffer
   for (const auto& rank_requests : requests) {
     for (const auto& req : rank_requests) {
@@ -150,13 +159,7 @@ Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* stagi
 
 Status SerialEngine::write_fill(int var, uint64_t step) {
   const netcdf::Var& nv = header_.vars[var];
-  const size_t esize = netcdf::nc_type_size(nv.type);
-  const uint64_t total = header_.elements(nv);
-  uint8_t value[8];
-  netcdf::fill_value(nv, value);
-  std::vector<uint8_t> image(total * esize);
-  for (uint64_t i = 0; i < total; ++i) std::memcpy(image.data() + i * esize, value, esize);
-  host_to_big_endian(image.data(), image.data(), total, esize);
+  const std::vector<uint8_t> image = fill_image(nv, header_.elements(nv));
   ScopedTimer t(&profile().write_time);
   return file_->write_at(header_.data_offset(nv, step), image.data(), image.size())
       .with_context(fmt::format("{}, variable '{}'", where(), nv.name));
