@@ -6,21 +6,6 @@
 #include "plan/coverage.h"
 
 namespace tapio {
-namespace {
-
-// `total` elements of v's fill value, big-endian, as they go to the file.
-std::vector<uint8_t> fill_image(const netcdf::Var& v, uint64_t total) {
-  const size_t esize = netcdf::nc_type_size(v.type);
-  uint8_t value[8];
-  netcdf::fill_value(v, value);
-  host_to_big_endian(value, value, 1, esize);
-  std::vector<uint8_t> image(total * esize);
-  for (uint64_t i = 0; i < total; ++i) std::memcpy(image.data() + i * esize, value, esize);
-  return image;
-}
-
-}  // namespace
-
 Status SerialEngine::gather_requests(const std::vector<plan::Request>& mine,
                                      std::vector<std::vector<plan::Request>>* all) {
   ScopedTimer t(&profile().exchange_time);
@@ -49,19 +34,15 @@ Status SerialEngine::gather_requests(const std::vector<plan::Request>& mine,
 Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   const size_t nvars = io().vars.size();
   std::vector<plan::Request> mine;
-  std::vector<uint8_t> touched(nvars, 0);
-  for (const PutOp& p : puts) {
+  for (const PutOp& p : puts)
     mine.push_back(plan::Request{static_cast<uint32_t>(p.var), step, 1, p.sel});
-    touched[p.var] = 1;
-  }
   std::vector<std::vector<plan::Request>> all;
   TAPIO_RETURN_IF_ERROR(gather_requests(mine, &all));
-  TAPIO_RETURN_IF_ERROR(comm().allreduce_max(touched.data(), static_cast<int>(nvars)));
+  TAPIO_RETURN_IF_ERROR(note_puts(puts));
 
   const int P = comm().size();
   for (size_t v = 0; v < nvars; ++v) {
-    if (!touched[v]) continue;
-    step_touched_[v] = true;
+    if (!touched_now_[v]) continue;
     const size_t esize = type_size(io().vars[v].type);
     // My pieces of v, in put order: sent straight from the user's buffer when there is one.
     std::vector<const PutOp*> my_puts;
@@ -141,7 +122,6 @@ Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* stagi
     }
   }
   const uint64_t offset = header_.data_offset(nv, step);
-  if (!def.record) fixed_written_[var] = true;
   ScopedTimer t(&profile().write_time);
   if (complete || fill)
     return file_->write_at(offset, image.data(), image.size()).with_context(ctx);
@@ -155,14 +135,6 @@ Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* stagi
                               .with_context(ctx));
   }
   return ok_status();
-}
-
-Status SerialEngine::write_fill(int var, uint64_t step) {
-  const netcdf::Var& nv = header_.vars[var];
-  const std::vector<uint8_t> image = fill_image(nv, header_.elements(nv));
-  ScopedTimer t(&profile().write_time);
-  return file_->write_at(header_.data_offset(nv, step), image.data(), image.size())
-      .with_context(fmt::format("{}, variable '{}'", where(), nv.name));
 }
 
 }  // namespace tapio
