@@ -1,0 +1,51 @@
+#include "plan/exchange.h"
+
+#include <algorithm>
+
+namespace tapio::plan {
+
+Extent Layout::window(int agg, uint32_t r) const {
+  const Extent& d = domains[agg];
+  const uint64_t start = static_cast<uint64_t>(r) * round_bytes;
+  if (start >= d.length) return Extent{d.end(), 0};
+  return Extent{d.offset + start, std::min(round_bytes, d.length - start)};
+}
+
+Layout make_layout(uint64_t lo, uint64_t hi, int aggregators, uint64_t stripe_size,
+                   uint64_t round_bytes, uint32_t max_rounds) {
+  Layout l;
+  l.domains = file_domains(lo, hi, aggregators, stripe_size);
+  uint64_t largest = 0;
+  for (const Extent& d : l.domains) largest = std::max(largest, d.length);
+  l.round_bytes = std::max<uint64_t>(round_bytes, 1);
+  if (largest / l.round_bytes >= max_rounds) l.round_bytes = largest / max_rounds + 1;
+  l.rounds = static_cast<uint32_t>((largest + l.round_bytes - 1) / l.round_bytes);
+  return l;
+}
+
+std::vector<Routed> route(const std::vector<Piece>& pieces, const Layout& layout) {
+  std::vector<Routed> out;
+  for (const Piece& p : pieces) {
+    uint64_t off = p.file_offset, left = p.length, mem = p.mem;
+    while (left > 0) {
+      const int agg = owner_of(off, layout.domains);
+      if (agg < 0) break;  // outside [lo, hi): the caller's range was wrong; tests catch it
+      const Extent& d = layout.domains[agg];
+      const uint32_t r = static_cast<uint32_t>((off - d.offset) / layout.round_bytes);
+      const Extent w = layout.window(agg, r);
+      const uint64_t n = std::min(left, w.end() - off);
+      out.push_back(Routed{r, agg, Piece{off, n, mem}});
+      off += n;
+      mem += n;
+      left -= n;
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Routed& a, const Routed& b) {
+    if (a.round != b.round) return a.round < b.round;
+    if (a.agg != b.agg) return a.agg < b.agg;
+    return a.piece.file_offset < b.piece.file_offset;
+  });
+  return out;
+}
+
+}  // namespace tapio::plan
