@@ -136,6 +136,15 @@ Status Comm::gather_bytes(const std::vector<uint8_t>& mine, int root, std::vecto
   return ok_status();
 }
 
+Status Comm::reduce_scatter_sum(const std::vector<uint32_t>& send,
+                                const std::vector<int>& recv_counts,
+                                std::vector<uint32_t>* mine) const {
+  mine->assign(recv_counts[rank_], 0);
+  return mpi_status(MPI_Reduce_scatter(send.data(), mine->data(), recv_counts.data(),
+                                       MPI_UINT32_T, MPI_SUM, comm_),
+                    "MPI_Reduce_scatter");
+}
+
 Status Comm::gatherv(const void* send, uint64_t send_count, void* recv,
                      const std::vector<uint64_t>& counts, const std::vector<uint64_t>& displs,
                      size_t elem_size, int root) const {

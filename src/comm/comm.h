@@ -40,6 +40,10 @@ class Comm {
   // length (root only).
   Status gather_bytes(const std::vector<uint8_t>& mine, int root, std::vector<uint8_t>* all,
                       std::vector<uint64_t>* counts) const;
+  // MPI_Reduce_scatter of uint32 sums: rank r receives recv_counts[r] entries (the r-th slice
+  // of the element-wise sum of everyone's `send`, whose length is the sum of recv_counts).
+  Status reduce_scatter_sum(const std::vector<uint32_t>& send, const std::vector<int>& recv_counts,
+                            std::vector<uint32_t>* mine) const;
   // Gatherv / Scatterv in units of `elem_size`-byte elements (so counts reach 2^31 elements,
   // not 2^31 bytes). counts/displs (elements) are significant at root only.
   Status gatherv(const void* send, uint64_t send_count, void* recv,

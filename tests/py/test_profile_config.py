@@ -9,7 +9,8 @@ from conftest import MPI_ENV
 def test_profile_counts_every_request(build, tmp_path):
     profile = tmp_path / "profile.json"
     config = tmp_path / "tapio.toml"
-    config.write_text(f'[[rule]]\nio = "ocean_history"\nprofile = "{profile}"\nfsync = "never"\n')
+    config.write_text(f'[[rule]]\nio = "ocean_history"\nengine = "serial"\n'
+                      f'profile = "{profile}"\nfsync = "never"\n')
     env = dict(MPI_ENV, TAPIO_CONFIG=str(config))
     cmd = ["mpiexec.openmpi", "--oversubscribe", "-n", "4", str(build / "examples" / "licom_demo"),
            str(tmp_path / "p.nc"), "3"]

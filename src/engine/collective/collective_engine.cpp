@@ -1,0 +1,109 @@
+// Collective engine: opening (aggregator placement, data file), planning rounds, closing.
+// The write path is in collective_write.cpp, the read path in collective_read.cpp.
+#include "engine/collective/collective_engine.h"
+
+#include <algorithm>
+
+#include "plan/domains.h"
+
+namespace tapio {
+namespace {
+
+int aggregator_count(const EngineEnv& env) {
+  const int per_node = static_cast<int>(env.params.get_int("aggregators_per_node"));
+  const int64_t set = env.params.get_int("aggregators");  // 0 = auto
+  const int64_t n = set > 0 ? set : static_cast<int64_t>(env.topology.nodes) * per_node;
+  return static_cast<int>(std::clamp<int64_t>(n, 1, env.comm->size()));
+}
+
+}  // namespace
+
+CollectiveEngine::CollectiveEngine(EngineEnv env) : NetcdfEngine(std::move(env)) {
+  const plan::Placement placement = env_.params.get("placement") == "rank-order"
+                                        ? plan::Placement::kRankOrder
+                                        : plan::Placement::kSpread;
+  aggregators_ = plan::place_aggregators(env_.topology.node_of_rank, env_.topology.nodes,
+                                         aggregator_count(env_), placement);
+  const auto it = std::find(aggregators_.begin(), aggregators_.end(), comm().rank());
+  if (it != aggregators_.end()) my_agg_ = static_cast<int>(it - aggregators_.begin());
+}
+
+Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {
+  std::unique_ptr<CollectiveEngine> e(new CollectiveEngine(std::move(env)));
+  TAPIO_RETURN_IF_ERROR(e->open_file());
+  TAPIO_RETURN_IF_ERROR(e->open_data_file());
+  return std::unique_ptr<Engine>(std::move(e));
+}
+
+// Aggregators open the file rank 0 created (or found) for their own large requests.
+Status CollectiveEngine::open_data_file() {
+  Status local = ok_status();
+  if (my_agg_ >= 0) {
+    const io::OpenMode mode =
+        env_.mode == OpenMode::kRead ? io::OpenMode::kReadOnly : io::OpenMode::kReadWrite;
+    auto file = io::open_posix(env_.path, mode, &profile().io);
+    local = file.status();
+    if (local.ok()) data_file_ = std::move(file).value();
+    if (local.ok() && env_.mode != OpenMode::kRead && env_.params.get_bool("pipeline"))
+      writer_ = std::make_unique<io::WriteBehind>();
+  }
+  return comm::agree(comm(), local);
+}
+
+Status CollectiveEngine::close_files() {
+  Status local = std::exchange(deferred_, Status());
+  if (writer_) {
+    const Status st = writer_->drain();
+    if (local.ok()) local = st;
+  }
+  if (data_file_) {
+    if (local.ok() && env_.mode != OpenMode::kRead && env_.params.get("fsync") != "never")
+      local = data_file_->sync();
+    const Status closed = data_file_->close();
+    if (local.ok()) local = closed;
+  }
+  const Status base = NetcdfEngine::close_files();
+  return local.ok() ? base : local;
+}
+
+plan::Layout CollectiveEngine::layout_for(uint64_t lo, uint64_t hi) const {
+  // A round's message must fit an int count: at most 1 GiB per aggregator and round.
+  const uint64_t round_bytes = std::min<uint64_t>(env_.params.get_size("buffer_size"), 1u << 30);
+  return plan::make_layout(lo, hi, static_cast<int>(aggregators_.size()),
+                           env_.params.get_size("stripe_size"), round_bytes, 16000);
+}
+
+Status CollectiveEngine::expected_messages(const plan::Layout& layout,
+                                           const std::vector<plan::Routed>& routed,
+                                           std::vector<uint32_t>* expected) {
+  // One flag per (aggregator, round) this rank sends to, laid out in rank order of the
+  // aggregators as MPI_Reduce_scatter wants; each aggregator receives its per-round counts.
+  const uint32_t R = layout.rounds;
+  std::vector<int> by_rank(aggregators_.size());
+  for (size_t a = 0; a < by_rank.size(); ++a) by_rank[a] = static_cast<int>(a);
+  std::sort(by_rank.begin(), by_rank.end(),
+            [&](int x, int y) { return aggregators_[x] < aggregators_[y]; });
+  std::vector<size_t> slot(aggregators_.size());
+  for (size_t i = 0; i < by_rank.size(); ++i) slot[by_rank[i]] = i;
+  std::vector<uint32_t> flags(aggregators_.size() * R, 0);
+  for (const plan::Routed& x : routed) flags[slot[x.agg] * R + x.round] = 1;
+  std::vector<int> recv_counts(comm().size(), 0);
+  for (int rank : aggregators_) recv_counts[rank] = static_cast<int>(R);
+  return comm().reduce_scatter_sum(flags, recv_counts, expected);
+}
+
+std::vector<int> CollectiveEngine::send_order(const std::vector<plan::Routed>& routed,
+                                              size_t begin, size_t end) const {
+  std::vector<int> aggs;
+  for (size_t i = begin; i < end; ++i)
+    if (aggs.empty() || aggs.back() != routed[i].agg) aggs.push_back(routed[i].agg);
+  // Topology-aware order (seed 001): ranks of node n start with the n-th aggregator of the
+  // list, so that at any moment the aggregators drain different nodes, not all the same one.
+  if (env_.params.get("collect_order") == "topology" && !aggs.empty()) {
+    const int node = env_.topology.node(comm().rank());
+    std::rotate(aggs.begin(), aggs.begin() + node % aggs.size(), aggs.end());
+  }
+  return aggs;
+}
+
+}  // namespace tapio

@@ -1,0 +1,62 @@
+// The collective engine: two-phase I/O into one NetCDF file. All puts of a step are planned
+// together; aggregators own stripe-aligned file domains; each rank sends every aggregator one
+// packed message per round; aggregators write large aligned requests, pipelined behind the
+// next round's exchange. Reads are the mirror image, and a region several ranks want is read
+// from storage once.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "engine/netcdf_engine.h"
+#include "io/write_behind.h"
+#include "plan/exchange.h"
+
+namespace tapio {
+
+class CollectiveEngine final : public NetcdfEngine {
+ public:
+  static Result<std::unique_ptr<Engine>> open(EngineEnv env);
+
+ private:
+  explicit CollectiveEngine(EngineEnv env);
+  Status open_data_file();
+
+  Status write_puts(const std::vector<PutOp>& puts, uint64_t step) override;
+  Status read_gets(const std::vector<GetOp>& gets) override;
+  Status close_files() override;
+
+  // Domains over [lo, hi) for this engine's aggregators, rounds of buffer_size.
+  plan::Layout layout_for(uint64_t lo, uint64_t hi) const;
+  // For each round, how many messages this rank receives as an aggregator (collective: one
+  // reduce-scatter of one flag per aggregator and round).
+  Status expected_messages(const plan::Layout& layout, const std::vector<plan::Routed>& routed,
+                           std::vector<uint32_t>* expected);
+  // The aggregators this rank sends to in round r, in the collection order.
+  std::vector<int> send_order(const std::vector<plan::Routed>& routed, size_t begin,
+                              size_t end) const;
+  // A variable written in this batch: its bytes in the file this step, and its fill pattern.
+  struct Target {
+    int var;
+    plan::Extent extent;
+    uint8_t fill[8];
+    size_t esize;
+  };
+  std::vector<Target> batch_targets(uint64_t step) const;
+  Status check_overlap(const std::vector<plan::Extent>& extents, const std::vector<int>& sources,
+                       const std::vector<Target>& targets) const;
+  // Aggregator: assemble round r of a write into buf and queue its write requests.
+  Status receive_write_round(uint32_t r, const plan::Layout& layout, uint32_t expected,
+                             const std::vector<Target>& targets, std::vector<uint8_t>* buf);
+  // Aggregator: read what round r's requests ask for, once, and post the replies (their
+  // buffers and requests are kept in *replies / *reqs until the round ends).
+  Status serve_read_round(uint32_t r, const plan::Layout& layout, uint32_t expected,
+                          std::vector<std::vector<uint8_t>>* replies,
+                          std::vector<MPI_Request>* reqs);
+
+  std::vector<int> aggregators_;           // rank of each aggregator, in domain order
+  int my_agg_ = -1;                        // this rank's aggregator index, or -1
+  std::unique_ptr<io::File> data_file_;    // aggregators only
+  std::unique_ptr<io::WriteBehind> writer_;  // aggregators only, when pipelining
+};
+
+}  // namespace tapio

@@ -1,0 +1,189 @@
+// Collective engine, read path: each rank sends each aggregator one request list per round;
+// an aggregator reads the union of what its requesters want once (a region many ranks share
+// is read from storage once, as Cray FFIO's `global` layer did) and replies with one packed
+// message per requester; the requester byte-swaps into the user's buffers at the end.
+#include <algorithm>
+#include <cstring>
+
+#include "engine/collective/collective_engine.h"
+#include "engine/collective/messages.h"
+
+namespace tapio {
+namespace {
+
+struct Destination {
+  uint8_t* dst;
+  uint64_t mem;  // where the piece lands in the staging buffer
+  uint64_t bytes;
+  size_t esize;
+};
+
+struct Wanted {
+  std::vector<plan::Piece> pieces;  // mem = byte offset in the staging buffer
+  std::vector<Destination> dests;
+  uint64_t bytes = 0;
+};
+
+Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h) {
+  Wanted w;
+  for (const GetOp& g : gets) {
+    const VariableDef& def = io.vars[g.var];
+    const size_t esize = type_size(def.type);
+    auto* out = static_cast<uint8_t*>(g.data);
+    for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
+      const uint64_t base = h.data_offset(h.vars[g.var], s);
+      uint8_t* step_out = out + (s - g.step_start) * g.elements * esize;
+      plan::for_each_run(g.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
+        const uint64_t n = run.length * esize;
+        w.pieces.push_back(plan::Piece{base + run.offset * esize, n, w.bytes});
+        w.dests.push_back(Destination{step_out + mem * esize, w.bytes, n, esize});
+        w.bytes += n;
+      });
+    }
+  }
+  return w;
+}
+
+}  // namespace
+
+Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
+  const Wanted wanted = want(gets, io(), header_);
+  // The global range: the one step input no rank knows without asking.
+  uint64_t range[2] = {0, 0};  // {UINT64_MAX - lo, hi}: one MAX reduces both
+  for (const plan::Piece& p : wanted.pieces) {
+    range[0] = std::max(range[0], UINT64_MAX - p.file_offset);
+    range[1] = std::max(range[1], p.file_offset + p.length);
+  }
+  TAPIO_RETURN_IF_ERROR(comm::mpi_status(
+      MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_UINT64_T, MPI_MAX, comm().raw()),
+      "MPI_Allreduce"));
+  const uint64_t lo = UINT64_MAX - range[0], hi = range[1];
+  if (hi <= lo) return ok_status();  // nobody reads anything
+
+  const plan::Layout layout = layout_for(lo, hi);
+  const std::vector<plan::Routed> routed = plan::route(wanted.pieces, layout);
+  std::vector<uint32_t> expected;
+  TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
+
+  std::vector<uint8_t> staging(wanted.bytes);
+  Status local = ok_status();
+  size_t i = 0;
+  for (uint32_t r = 0; r < layout.rounds; ++r) {
+    size_t j = i;
+    while (j < routed.size() && routed[j].round == r) ++j;
+    // Ask every aggregator this round touches.
+    struct Asked {
+      int agg;
+      size_t first, last;
+    };
+    std::vector<Asked> asked;
+    std::vector<std::vector<uint8_t>> out_msgs, replies;
+    std::vector<MPI_Request> reqs;
+    for (int agg : send_order(routed, i, j)) {
+      size_t first = i;
+      while (routed[first].agg != agg) ++first;
+      size_t last = first;
+      while (last < j && routed[last].agg == agg) ++last;
+      asked.push_back(Asked{agg, first, last});
+      out_msgs.push_back(collective::pack(routed, first, last, nullptr));
+      reqs.emplace_back();
+      MPI_Isend(out_msgs.back().data(), static_cast<int>(out_msgs.back().size()), MPI_BYTE,
+                aggregators_[agg], static_cast<int>(2 * r), comm().raw(), &reqs.back());
+      profile().messages_sent += 1;
+      profile().bytes_sent += out_msgs.back().size();
+    }
+    if (my_agg_ >= 0) {
+      const Status st = serve_read_round(r, layout, expected[r], &replies, &reqs);
+      if (local.ok()) local = st;
+    }
+    // Collect the replies, straight into the staging buffer.
+    std::vector<uint8_t> reply;
+    for (const Asked& a : asked) {
+      MPI_Status status;
+      MPI_Probe(aggregators_[a.agg], static_cast<int>(2 * r + 1), comm().raw(), &status);
+      int n = 0;
+      MPI_Get_count(&status, MPI_BYTE, &n);
+      reply.resize(n);
+      MPI_Recv(reply.data(), n, MPI_BYTE, aggregators_[a.agg], static_cast<int>(2 * r + 1),
+               comm().raw(), MPI_STATUS_IGNORE);
+      profile().messages_received += 1;
+      profile().bytes_received += n;
+      uint64_t pos = 0;
+      for (size_t k = a.first; k < a.last; ++k) {
+        const plan::Piece& p = routed[k].piece;
+        if (pos + p.length > reply.size()) break;  // the aggregator failed; it reports why
+        std::memcpy(staging.data() + p.mem, reply.data() + pos, p.length);
+        pos += p.length;
+      }
+    }
+    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    i = j;
+  }
+  for (const Destination& d : wanted.dests)
+    big_endian_to_host(d.dst, staging.data() + d.mem, d.bytes / d.esize, d.esize);
+  return local;
+}
+
+Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout,
+                                          uint32_t expected,
+                                          std::vector<std::vector<uint8_t>>* replies,
+                                          std::vector<MPI_Request>* reqs) {
+  struct Requester {
+    int rank;
+    std::vector<plan::Extent> extents;
+  };
+  std::vector<Requester> requesters;
+  std::vector<plan::Extent> all;
+  std::vector<uint8_t> msg;
+  Status local = ok_status();
+  for (uint32_t k = 0; k < expected; ++k) {
+    MPI_Status status;
+    MPI_Probe(MPI_ANY_SOURCE, static_cast<int>(2 * r), comm().raw(), &status);
+    int n = 0;
+    MPI_Get_count(&status, MPI_BYTE, &n);
+    msg.resize(n);
+    MPI_Recv(msg.data(), n, MPI_BYTE, status.MPI_SOURCE, static_cast<int>(2 * r), comm().raw(),
+             MPI_STATUS_IGNORE);
+    profile().messages_received += 1;
+    profile().bytes_received += n;
+    collective::Unpacked u = collective::unpack(msg, false);
+    if (!u.ok) local = error(TAPIO_ERR_INTERNAL, "malformed request from rank {}", status.MPI_SOURCE);
+    all.insert(all.end(), u.extents.begin(), u.extents.end());
+    requesters.push_back(Requester{status.MPI_SOURCE, std::move(u.extents)});
+  }
+  // Read the union of the requests once.
+  const plan::Extent w = layout.window(my_agg_, r);
+  const std::vector<plan::Extent> reads = plan::coalesce(std::move(all));
+  std::vector<uint8_t> buf(w.length);
+  {
+    ScopedTimer t(&profile().read_time);
+    for (const plan::Extent& e : reads) {
+      if (!local.ok()) break;
+      if (e.offset < w.offset || e.end() > w.end()) {
+        local = error(TAPIO_ERR_INTERNAL, "round {}: request outside the aggregator's window", r);
+        break;
+      }
+      local = data_file_->read_exact(e.offset, buf.data() + (e.offset - w.offset), e.length);
+    }
+  }
+  // One reply per requester, its pieces in its order (zeros after an error: the error is
+  // reported by the agreement, and nobody waits forever).
+  for (const Requester& q : requesters) {
+    uint64_t bytes = 0;
+    for (const plan::Extent& e : q.extents) bytes += e.length;
+    replies->emplace_back(bytes);
+    uint8_t* out = replies->back().data();
+    for (const plan::Extent& e : q.extents) {
+      if (local.ok()) std::memcpy(out, buf.data() + (e.offset - w.offset), e.length);
+      out += e.length;
+    }
+    reqs->emplace_back();
+    MPI_Isend(replies->back().data(), static_cast<int>(bytes), MPI_BYTE, q.rank,
+              static_cast<int>(2 * r + 1), comm().raw(), &reqs->back());
+    profile().messages_sent += 1;
+    profile().bytes_sent += bytes;
+  }
+  return local;
+}
+
+}  // namespace tapio

@@ -1,0 +1,251 @@
+// Collective engine, write path: stage (byte-swap) this rank's pieces once, route them to
+// aggregator windows, then per round one packed message per aggregator; aggregators assemble
+// each round, fill what no rank wrote, and hand the round to the write-behind thread while
+// the next round arrives.
+#include <algorithm>
+#include <cstring>
+
+#include "engine/collective/collective_engine.h"
+#include "engine/collective/messages.h"
+
+namespace tapio {
+namespace {
+
+struct Staged {
+  std::vector<plan::Piece> pieces;  // mem = byte offset in data
+  std::vector<uint8_t> data;        // big-endian, as in the file
+};
+
+Staged stage(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
+             uint64_t step) {
+  Staged s;
+  uint64_t total = 0;
+  for (const PutOp& p : puts) total += p.elements * type_size(io.vars[p.var].type);
+  s.data.resize(total);
+  uint64_t pos = 0;
+  for (const PutOp& p : puts) {
+    const VariableDef& def = io.vars[p.var];
+    const size_t esize = type_size(def.type);
+    const uint64_t base = h.data_offset(h.vars[p.var], step);
+    const auto* src = static_cast<const uint8_t*>(p.data);
+    plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
+      s.pieces.push_back(plan::Piece{base + run.offset * esize, run.length * esize, pos});
+      host_to_big_endian(s.data.data() + pos, src + mem * esize, run.length, esize);
+      pos += run.length * esize;
+    });
+  }
+  return s;
+}
+
+// Write `extents` (file offsets) of a round buffer that starts at file offset `base`.
+Status write_extents(io::File* file, const std::vector<plan::Extent>& extents,
+                     const uint8_t* buf, uint64_t base) {
+  for (const plan::Extent& e : extents)
+    TAPIO_RETURN_IF_ERROR(file->write_at(e.offset, buf + (e.offset - base), e.length));
+  return ok_status();
+}
+
+// Fill [from, to) of a variable whose data starts at `var_start` with its fill pattern.
+void fill_bytes(uint8_t* dst, uint64_t var_start, uint64_t from, uint64_t to,
+                const uint8_t* pattern, size_t esize) {
+  for (uint64_t f = from; f < to;) {
+    const size_t phase = (f - var_start) % esize;
+    const size_t n = std::min<uint64_t>(esize - phase, to - f);
+    std::memcpy(dst + (f - from), pattern + phase, n);
+    f += n;
+  }
+}
+
+}  // namespace
+
+// Two ranks (or one rank twice) writing the same bytes is an error, as in the serial engine.
+Status CollectiveEngine::check_overlap(const std::vector<plan::Extent>& extents,
+                                       const std::vector<int>& sources,
+                                       const std::vector<Target>& targets) const {
+  std::vector<size_t> order(extents.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return extents[a].offset < extents[b].offset; });
+  for (size_t k = 1; k < order.size(); ++k) {
+    const plan::Extent& prev = extents[order[k - 1]];
+    const plan::Extent& cur = extents[order[k]];
+    if (prev.end() <= cur.offset) continue;
+    std::string var = "?";
+    for (const Target& t : targets)
+      if (cur.offset >= t.extent.offset && cur.offset < t.extent.end()) var = io().vars[t.var].name;
+    return error(TAPIO_ERR_SHAPE,
+                 "{}, variable '{}': blocks overlap: rank {} and rank {} both write file bytes "
+                 "[{}, {})",
+                 where(), var, sources[order[k - 1]], sources[order[k]], cur.offset,
+                 std::min(prev.end(), cur.end()));
+  }
+  return ok_status();
+}
+
+std::vector<CollectiveEngine::Target> CollectiveEngine::batch_targets(uint64_t step) const {
+  std::vector<Target> out;
+  for (size_t v = 0; v < header_.vars.size(); ++v) {
+    if (!touched_now_[v]) continue;
+    const netcdf::Var& nv = header_.vars[v];
+    Target t;
+    t.var = static_cast<int>(v);
+    t.esize = netcdf::nc_type_size(nv.type);
+    t.extent = plan::Extent{header_.data_offset(nv, step), header_.elements(nv) * t.esize};
+    const auto image = fill_image(nv, 1);
+    std::memcpy(t.fill, image.data(), t.esize);
+    out.push_back(t);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Target& a, const Target& b) { return a.extent.offset < b.extent.offset; });
+  return out;
+}
+
+Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
+  TAPIO_RETURN_IF_ERROR(note_puts(puts));
+  const std::vector<Target> targets = batch_targets(step);  // the same on every rank
+  if (targets.empty()) return ok_status();
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const Target& t : targets) {
+    lo = std::min(lo, t.extent.offset);
+    hi = std::max(hi, t.extent.end());
+  }
+  const plan::Layout layout = layout_for(lo, hi);
+  Staged staged;
+  std::vector<plan::Routed> routed;
+  {
+    ScopedTimer t(&profile().exchange_time);
+    staged = stage(puts, io(), header_, step);
+    routed = plan::route(staged.pieces, layout);
+  }
+  std::vector<uint32_t> expected;
+  TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
+
+  std::vector<uint8_t> round_bufs[2];
+  std::vector<std::vector<uint8_t>> messages[2];
+  std::vector<MPI_Request> requests[2];
+  Status local = ok_status();
+  size_t i = 0;
+  for (uint32_t r = 0; r < layout.rounds; ++r) {
+    const int slot = r % 2;
+    {
+      ScopedTimer t(&profile().exchange_time);
+      // The sends of round r-2 used this slot's buffers: wait for them before reusing them.
+      MPI_Waitall(static_cast<int>(requests[slot].size()), requests[slot].data(),
+                  MPI_STATUSES_IGNORE);
+      requests[slot].clear();
+      messages[slot].clear();
+      size_t j = i;
+      while (j < routed.size() && routed[j].round == r) ++j;
+      for (int agg : send_order(routed, i, j)) {
+        const auto first = std::find_if(routed.begin() + i, routed.begin() + j,
+                                        [&](const plan::Routed& x) { return x.agg == agg; });
+        auto last = first;
+        while (last != routed.begin() + j && last->agg == agg) ++last;
+        messages[slot].push_back(collective::pack(routed, first - routed.begin(),
+                                                  last - routed.begin(), staged.data.data()));
+        const auto& msg = messages[slot].back();
+        requests[slot].emplace_back();
+        MPI_Isend(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, aggregators_[agg],
+                  static_cast<int>(r), comm().raw(), &requests[slot].back());
+        profile().messages_sent += 1;
+        profile().bytes_sent += msg.size();
+      }
+      i = j;
+    }
+    if (my_agg_ >= 0) {
+      const Status st =
+          receive_write_round(r, layout, expected[r], targets, &round_bufs[slot]);
+      if (local.ok()) local = st;
+    }
+  }
+  for (auto& reqs : requests)
+    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  if (writer_) {
+    const Status st = writer_->drain();
+    if (local.ok()) local = st;
+  }
+  return local;
+}
+
+Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& layout,
+                                             uint32_t expected,
+                                             const std::vector<Target>& targets,
+                                             std::vector<uint8_t>* buf) {
+  const plan::Extent w = layout.window(my_agg_, r);
+  Status local = ok_status();
+  // This buffer was last used two rounds ago: at most one write (the previous round's) may
+  // still be in flight.
+  if (writer_) local = writer_->drain(1);
+  buf->resize(w.length);
+  std::vector<plan::Extent> covered;
+  std::vector<int> sources;  // the rank that sent each covered extent
+  std::vector<uint8_t> msg;
+  {
+    ScopedTimer t(&profile().exchange_time);
+    for (uint32_t k = 0; k < expected; ++k) {
+      MPI_Status status;
+      MPI_Probe(MPI_ANY_SOURCE, static_cast<int>(r), comm().raw(), &status);
+      int n = 0;
+      MPI_Get_count(&status, MPI_BYTE, &n);
+      msg.resize(n);
+      MPI_Recv(msg.data(), n, MPI_BYTE, status.MPI_SOURCE, static_cast<int>(r), comm().raw(),
+               MPI_STATUS_IGNORE);
+      profile().messages_received += 1;
+      profile().bytes_received += n;
+      const collective::Unpacked u = collective::unpack(msg, true);
+      const uint8_t* data = u.data;
+      for (const plan::Extent& e : u.extents) {
+        if (!u.ok || e.offset < w.offset || e.end() > w.end()) {
+          local = error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r,
+                        status.MPI_SOURCE);
+          break;
+        }
+        std::memcpy(buf->data() + (e.offset - w.offset), data, e.length);
+        data += e.length;
+        covered.push_back(e);
+        sources.push_back(status.MPI_SOURCE);
+      }
+    }
+  }
+  if (local.ok()) local = check_overlap(covered, sources, targets);
+  covered = plan::coalesce(std::move(covered));
+  // What to write: with fill, every written variable's bytes in this window, the gaps filled;
+  // without, only what the ranks sent (no read-modify-write either way).
+  std::vector<plan::Extent> writes;
+  if (env_.params.get_bool("fill")) {
+    for (const Target& t : targets) {
+      const uint64_t from = std::max(t.extent.offset, w.offset);
+      const uint64_t to = std::min(t.extent.end(), w.end());
+      if (from >= to) continue;
+      writes.push_back(plan::Extent{from, to - from});
+      uint64_t f = from;
+      for (const plan::Extent& c : covered) {  // fill the gaps between covered extents
+        if (c.end() <= f) continue;
+        if (c.offset >= to) break;
+        if (c.offset > f)
+          fill_bytes(buf->data() + (f - w.offset), t.extent.offset, f, c.offset, t.fill, t.esize);
+        f = std::max(f, c.end());
+      }
+      if (f < to) fill_bytes(buf->data() + (f - w.offset), t.extent.offset, f, to, t.fill, t.esize);
+    }
+    writes = plan::coalesce(std::move(writes));
+  } else {
+    writes = covered;
+  }
+  if (writes.empty() || !local.ok() || !deferred_.ok()) return local;
+  io::File* file = data_file_.get();
+  const uint8_t* data = buf->data();
+  const uint64_t base = w.offset;
+  double* write_time = &profile().write_time;
+  auto job = [file, writes, data, base, write_time] {
+    ScopedTimer t(write_time);
+    return write_extents(file, writes, data, base);
+  };
+  if (writer_) {
+    writer_->submit(job);
+    return local;
+  }
+  return job();
+}
+
+}  // namespace tapio

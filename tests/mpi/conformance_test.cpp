@@ -1,0 +1,306 @@
+// One conformance suite for the engines that write one NetCDF file: for every decomposition
+// the file an engine writes is byte-identical to the serial engine's, and reads with another
+// decomposition give back every value. New engines register in kEngines.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "e3sm_map.h"
+#include "test_util.h"
+
+namespace tapio::test {
+namespace {
+
+using Params = std::map<std::string, std::string>;
+using Scenario = std::function<void(IO&, Engine&, int step)>;  // defines nothing; puts one step
+using Define = std::function<void(IO&)>;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_file(const std::string& path, const std::string& engine, const Params& params,
+                const Define& define, const Scenario& step_puts, int steps) {
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("conformance");
+  io.set_engine(engine);
+  for (const auto& [k, v] : params) io.set_parameter(k, v);
+  define(io);
+  Engine out = io.open(path, TAPIO_MODE_WRITE);
+  EXPECT_EQ(out.engine_name(), engine);
+  for (int s = 0; s < steps; ++s) {
+    out.begin_step();
+    step_puts(io, out, s);
+    out.end_step();
+  }
+  out.close();
+}
+
+// Writes with `engine` and with serial (same parameters); the files must be identical byte
+// for byte.
+void expect_same_as_serial(const std::string& engine, const Params& params, const Define& define,
+                           const Scenario& step_puts, int steps, TempDir& dir,
+                           const std::string& name) {
+  const std::string a = dir.file(name + ".serial.nc"), b = dir.file(name + "." + engine + ".nc");
+  write_file(a, "serial", params, define, step_puts, steps);  // engines ignore what is not theirs
+  write_file(b, engine, params, define, step_puts, steps);
+  if (rank() == 0) {
+    const std::string sa = read_file(a), sb = read_file(b);
+    ASSERT_EQ(sa.size(), sb.size()) << name;
+    size_t first = 0;
+    while (first < sa.size() && sa[first] == sb[first]) ++first;
+    EXPECT_EQ(first, sa.size()) << name << ": first differing byte " << first;
+  }
+}
+
+// A LICOM-like set: 3-D and 2-D doubles on a 2-D process grid, an int field, a fixed
+// coordinate written by rank 0 only, and a 0-d scalar.
+struct Licom {
+  uint64_t nz = 5, ny = 13, nx = 17;
+  std::vector<std::vector<double>> keep;
+  std::vector<std::vector<int32_t>> keep_i;
+  void define(IO& io) {
+    io.define_variable<double>("temp", {nz, ny, nx}, {"depth", "lat", "lon"});
+    io.define_variable<double>("ssh", {ny, nx}, {"lat", "lon"});
+    io.define_variable<int32_t>("mask", {ny, nx}, {"lat", "lon"});
+    io.define_variable<double>("lat", {ny}, {"lat"}, TAPIO_VAR_FIXED);
+    io.define_variable<double>("total", {});
+  }
+  void put(IO& io, Engine& out, int s) {
+    int dims[2] = {0, 0};
+    MPI_Dims_create(size(), 2, dims);
+    uint64_t r0, nr, c0, nc;
+    split(ny, dims[0], rank() / dims[1], &r0, &nr);
+    split(nx, dims[1], rank() % dims[1], &c0, &nc);
+    keep.assign(3, {});
+    keep_i.assign(1, {});
+    Variable temp = io.inquire_variable("temp"), ssh = io.inquire_variable("ssh");
+    Variable mask = io.inquire_variable("mask"), lat = io.inquire_variable("lat");
+    Variable total = io.inquire_variable("total");
+    for (uint64_t g : box_indices({nz, ny, nx}, {0, r0, c0}, {nz, nr, nc})) keep[0].push_back(value(0, s, g));
+    for (uint64_t g : box_indices({ny, nx}, {r0, c0}, {nr, nc})) {
+      keep[1].push_back(value(1, s, g));
+      keep_i[0].push_back(static_cast<int32_t>(g * 3 + s));
+    }
+    temp.set_selection({0, r0, c0}, {nz, nr, nc});
+    out.put(temp, keep[0]);
+    ssh.set_selection({r0, c0}, {nr, nc});
+    out.put(ssh, keep[1]);
+    mask.set_selection({r0, c0}, {nr, nc});
+    out.put(mask, keep_i[0]);
+    if (rank() == 0) {
+      for (uint64_t j = 0; j < ny; ++j) keep[2].push_back(-90.0 + j);
+      keep[2].push_back(42.0 + s);
+      if (s == 0) out.put(lat, keep[2].data());
+      out.put(total, keep[2].data() + ny);
+    }
+  }
+};
+
+class Conformance : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Conformance, LicomBlocksAcrossParameterSets) {
+  TempDir dir;
+  const std::vector<Params> sets = {
+      {},
+      {{"buffer_size", "4096"}, {"stripe_size", "1024"}},  // many rounds, many domains
+      {{"ranks_per_node", "1"}, {"aggregators", "3"}, {"buffer_size", "3000"},
+       {"stripe_size", "512"}, {"placement", "rank-order"}, {"collect_order", "rank"}},
+      {{"ranks_per_node", "2"}, {"node_layout", "cyclic"}, {"pipeline", "false"},
+       {"buffer_size", "8192"}, {"stripe_size", "4096"}},
+  };
+  int k = 0;
+  for (const Params& p : sets) {
+    Licom licom;
+    expect_same_as_serial(
+        GetParam(), p, [&](IO& io) { licom.define(io); },
+        [&](IO& io, Engine& out, int s) { licom.put(io, out, s); }, 3, dir,
+        "licom" + std::to_string(k++));
+  }
+}
+
+TEST_P(Conformance, ShuffledOffsetsMultiplePutsAndFill) {
+  TempDir dir;
+  const uint64_t n = 97;
+  std::vector<uint64_t> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  std::mt19937_64 rng(11);
+  std::shuffle(all.begin(), all.end(), rng);
+  std::vector<uint64_t> mine;
+  for (uint64_t i = rank(); i < n; i += size()) mine.push_back(all[i]);
+  std::vector<int64_t> data;
+  std::vector<float> half;
+  auto define = [&](IO& io) {
+    io.define_variable<int64_t>("shuffled", {n});
+    io.define_variable<float>("half", {static_cast<uint64_t>(8 * size())});  // half unwritten
+    io.define_variable<int16_t>("odd", {3});  // odd byte size: record padding
+  };
+  auto puts = [&](IO& io, Engine& out, int s) {
+    Variable v = io.inquire_variable("shuffled"), h = io.inquire_variable("half");
+    data.clear();
+    for (uint64_t g : mine) data.push_back(static_cast<int64_t>(g * 100 + s));
+    // Two puts per rank: the first and second half of its offsets.
+    const size_t m = mine.size() / 2;
+    v.set_offsets(std::vector<uint64_t>(mine.begin(), mine.begin() + m));
+    out.put(v, data.data());
+    v.set_offsets(std::vector<uint64_t>(mine.begin() + m, mine.end()));
+    out.put(v, data.data() + m);
+    half.assign(4, 1.5f + s);
+    h.set_selection({8 * static_cast<uint64_t>(rank()) + 2}, {4});
+    out.put(h, half);
+  };
+  expect_same_as_serial(GetParam(), {{"buffer_size", "100"}, {"stripe_size", "64"}}, define, puts,
+                        2, dir, "shuffled");
+  expect_same_as_serial(GetParam(), {{"fill", "false"}}, define, puts, 2, dir, "nofill");
+}
+
+TEST_P(Conformance, E3smMapsWrittenAndRead) {
+  TempDir dir;
+  for (const char* name : {"map_f_case_16p.nc", "map_g_case_16p.nc", "map_i_case_16p.nc"}) {
+    const std::string map = std::string(TAPIO_SHARED_DIR) + "/data/e3sm-io/" + name;
+    std::vector<e3sm::Decomposition> decomps;
+    {
+      Context ctx(MPI_COMM_WORLD);
+      decomps = e3sm::read_maps(ctx, map, MPI_COMM_WORLD);
+    }
+    std::vector<std::vector<double>> data(decomps.size());
+    auto define = [&](IO& io) {
+      for (const auto& d : decomps) {
+        std::vector<std::string> dims;
+        for (size_t k = 0; k < d.dims.size(); ++k) dims.push_back(d.name + "_" + std::to_string(k));
+        io.define_variable<double>(d.name, d.dims, dims);
+      }
+    };
+    auto puts = [&](IO& io, Engine& out, int s) {
+      for (size_t k = 0; k < decomps.size(); ++k) {
+        data[k].clear();
+        for (size_t i = 0; i < decomps[k].offsets.size(); ++i)
+          for (uint64_t e = 0; e < decomps[k].lengths[i]; ++e)
+            data[k].push_back(value(static_cast<int>(k), s, decomps[k].offsets[i] + e));
+        Variable v = io.inquire_variable(decomps[k].name);
+        v.set_runs(decomps[k].offsets, decomps[k].lengths);
+        out.put(v, data[k]);
+      }
+    };
+    const Params params = {{"buffer_size", "65536"}, {"stripe_size", "4096"}};
+    expect_same_as_serial(GetParam(), params, define, puts, 2, dir, name);
+    // Read back with the engine, the writer's own irregular decomposition, both steps at once.
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("read");
+    io.set_engine(GetParam());
+    for (const auto& [k, v] : params) io.set_parameter(k, v);
+    Engine in = io.open(dir.file(std::string(name) + "." + GetParam() + ".nc"), TAPIO_MODE_READ);
+    std::vector<std::vector<double>> got(decomps.size());
+    for (size_t k = 0; k < decomps.size(); ++k) {
+      Variable v = io.inquire_variable(decomps[k].name);
+      v.set_runs(decomps[k].offsets, decomps[k].lengths);
+      v.set_step_selection(0, 2);
+      got[k].resize(2 * decomps[k].elements());
+      in.get(v, got[k]);
+    }
+    in.perform_gets();
+    for (size_t k = 0; k < decomps.size(); ++k) {
+      size_t pos = 0;
+      for (int s = 0; s < 2; ++s)
+        for (size_t i = 0; i < decomps[k].offsets.size(); ++i)
+          for (uint64_t e = 0; e < decomps[k].lengths[i]; ++e)
+            ASSERT_EQ(got[k][pos++], value(static_cast<int>(k), s, decomps[k].offsets[i] + e))
+                << name << " " << decomps[k].name;
+    }
+    in.close();
+  }
+}
+
+// Every rank reads the same whole variable: the aggregators read it from storage once.
+TEST_P(Conformance, SharedReadIsReadOnce) {
+  TempDir dir;
+  const std::string path = dir.file("shared.nc"), profile = dir.file("read_profile.json");
+  const uint64_t n = 4096;
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("shared");
+    Variable v = io.define_variable<double>("x", {n});
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    out.begin_step();
+    std::vector<double> data(n);
+    for (uint64_t g = 0; g < n; ++g) data[g] = value(0, 0, g);
+    if (rank() == 0) out.put(v, data);
+    out.end_step();
+    out.close();
+  }
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("shared_read");
+  io.set_engine(GetParam());
+  io.set_parameter("profile", profile);
+  io.set_parameter("buffer_size", "8192");
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  Variable v = io.inquire_variable("x");
+  std::vector<double> got(n);
+  in.begin_step();
+  in.get(v, got);
+  in.end_step();
+  in.close();
+  for (uint64_t g = 0; g < n; ++g) ASSERT_EQ(got[g], value(0, 0, g));
+  if (rank() == 0 && GetParam() == "collective") {
+    const auto j = nlohmann::json::parse(read_file(profile));
+    const double header_bytes = j["counters"]["POSIX_BYTES_READ"]["max"].get<double>();
+    // n doubles once in all (plus rank 0's header read), not once per rank.
+    EXPECT_LE(j["counters"]["POSIX_BYTES_READ"]["sum"].get<double>(), n * 8 + header_bytes)
+        << j.dump(1);
+  }
+}
+
+// An aggregator issues at most ceil(domain bytes / buffer_size) data writes per step.
+TEST_P(Conformance, WriteRequestsPerAggregatorAreBounded) {
+  if (GetParam() != "collective") GTEST_SKIP() << "the bound is the collective engine's";
+  TempDir dir;
+  const std::string path = dir.file("bound.nc"), profile = dir.file("profile.json");
+  const uint64_t rows = 64, cols = 1000;
+  const uint64_t buffer = 65536;
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("bound");
+    io.set_engine("collective");
+    io.set_parameter("buffer_size", std::to_string(buffer));
+    io.set_parameter("stripe_size", "4096");
+    io.set_parameter("ranks_per_node", "1");
+    io.set_parameter("profile", profile);
+    Variable v = io.define_variable<double>("x", {rows, cols});
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    // Rows dealt cyclically: every rank's pieces are spread over the whole file.
+    std::vector<double> data;
+    std::vector<uint64_t> offsets;
+    for (uint64_t r = rank(); r < rows; r += size())
+      for (uint64_t c = 0; c < cols; ++c) {
+        offsets.push_back(r * cols + c);
+        data.push_back(value(0, 0, r * cols + c));
+      }
+    out.begin_step();
+    v.set_offsets(offsets);
+    out.put(v, data);
+    out.end_step();
+    out.close();
+  }
+  if (rank() == 0) {
+    const auto j = nlohmann::json::parse(read_file(profile));
+    const uint64_t bytes = rows * cols * 8;
+    const uint64_t aggs = static_cast<uint64_t>(size());  // one per virtual node
+    const uint64_t domain = (bytes + aggs - 1) / aggs + 4096;  // at most one stripe over even
+    const uint64_t bound = (domain + buffer - 1) / buffer;
+    // Rank 0 also writes the header once and numrecs once.
+    EXPECT_LE(j["counters"]["POSIX_WRITES"]["max"].get<double>(), bound + 2) << j.dump(1);
+    EXPECT_GE(j["counters"]["POSIX_WRITES"]["sum"].get<double>(), bytes / buffer);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, Conformance, ::testing::Values("collective"));
+
+}  // namespace
+}  // namespace tapio::test
