@@ -3,7 +3,7 @@
  * Ranks form a 2-D process grid over (lat, lon); each owns a block of every 3-D
  * (depth x lat x lon) and 2-D (lat x lon) double field. The demo writes several steps, reads
  * the file back with a different decomposition (whole latitude bands), checks every value and
- * prints what it did. The engine comes from the path and TAPIO_CONFIG (serial by default).
+ * prints what it did. The engine comes from the path and TAPIO_CONFIG (collective for .nc).
  *
  *   mpiexec -n 4 licom_demo [output.nc] [steps]
  *

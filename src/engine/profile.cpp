@@ -23,6 +23,7 @@ Named flatten(const Profile& p) {
   n.add("bytes_sent", static_cast<double>(p.bytes_sent));
   n.add("messages_received", static_cast<double>(p.messages_received));
   n.add("bytes_received", static_cast<double>(p.bytes_received));
+  n.add("rounds", static_cast<double>(p.rounds));
   n.add("time_exchange", p.exchange_time);
   n.add("time_write", p.write_time);
   n.add("time_read", p.read_time);

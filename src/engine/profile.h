@@ -16,6 +16,7 @@ struct Profile {
   uint64_t messages_received = 0;
   uint64_t bytes_received = 0;
   uint64_t steps = 0;
+  uint64_t rounds = 0;        // two-phase rounds (collective engine)
   double exchange_time = 0;   // moving data between ranks
   double write_time = 0;      // in write calls (including waiting for them)
   double read_time = 0;

@@ -64,6 +64,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   const std::vector<plan::Routed> routed = plan::route(wanted.pieces, layout);
   std::vector<uint32_t> expected;
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
+  profile().rounds += layout.rounds;
 
   std::vector<uint8_t> staging(wanted.bytes);
   Status local = ok_status();

@@ -119,6 +119,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   }
   std::vector<uint32_t> expected;
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
+  profile().rounds += layout.rounds;
 
   std::vector<uint8_t> round_bufs[2];
   std::vector<std::vector<uint8_t>> messages[2];
