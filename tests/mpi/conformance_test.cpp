@@ -300,7 +300,7 @@ TEST_P(Conformance, WriteRequestsPerAggregatorAreBounded) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Conformance, ::testing::Values("collective"));
+INSTANTIATE_TEST_SUITE_P(Engines, Conformance, ::testing::Values("collective", "mpiio"));
 
 }  // namespace
 }  // namespace tapio::test

@@ -1,0 +1,325 @@
+#include "format/subfile/records.h"
+
+#include <xxhash.h>
+
+#include "format/subfile/le_bytes.h"
+
+namespace tapio::subfile {
+namespace {
+
+constexpr uint32_t kStepMagic = 0x50455453;    // "STEP"
+constexpr uint32_t kRecordMagic = 0x4352444d;  // "MDRC"
+constexpr char kIndexMagic[8] = {'T', 'A', 'P', 'I', 'O', 'I', 'D', 'X'};
+
+// Block flags.
+constexpr uint8_t kBox = 0, kRuns = 1;
+constexpr uint8_t kSameGeometry = 1;  // block list flag
+
+Status corrupt(const char* what) {
+  return error(TAPIO_ERR_FORMAT, "malformed {}", what);
+}
+
+void encode_selection(LeWriter& w, const plan::Selection& sel) {
+  if (sel.kind == plan::Selection::Kind::kBox) {
+    w.u8(kBox);
+    w.u8(static_cast<uint8_t>(sel.start.size()));
+    for (size_t d = 0; d < sel.start.size(); ++d) {
+      w.u64(sel.start[d]);
+      w.u64(sel.count[d]);
+    }
+  } else {
+    w.u8(kRuns);
+    w.u64(sel.runs.size());
+    for (const auto& r : sel.runs) {
+      w.u64(r.offset);
+      w.u64(r.length);
+    }
+  }
+}
+
+bool decode_selection(LeReader& r, plan::Selection* sel) {
+  const uint8_t kind = r.u8();
+  if (kind == kBox) {
+    const uint8_t nd = r.u8();
+    sel->kind = plan::Selection::Kind::kBox;
+    sel->start.resize(nd);
+    sel->count.resize(nd);
+    for (size_t d = 0; d < nd; ++d) {
+      sel->start[d] = r.u64();
+      sel->count[d] = r.u64();
+    }
+    return r.ok();
+  }
+  if (kind != kRuns) return false;
+  const uint64_t n = r.count(16);
+  sel->kind = plan::Selection::Kind::kRuns;
+  sel->runs.resize(n);
+  for (auto& run : sel->runs) {
+    run.offset = r.u64();
+    run.length = r.u64();
+  }
+  return r.ok();
+}
+
+void encode_attrs(LeWriter& w, const std::vector<Attribute>& attrs) {
+  w.u64(attrs.size());
+  for (const auto& a : attrs) {
+    w.str(a.name);
+    w.u32(a.type);
+    w.u64(a.data.size());
+    w.bytes(a.data.data(), a.data.size());
+  }
+}
+
+bool decode_attrs(LeReader& r, std::vector<Attribute>* attrs) {
+  const uint64_t n = r.count(20);
+  attrs->resize(n);
+  for (auto& a : *attrs) {
+    a.name = r.str();
+    a.type = static_cast<DataType>(r.u32());
+    const uint64_t bytes = r.count(1);
+    a.data.resize(bytes);
+    if (!r.bytes(a.data.data(), bytes) || !type_is_valid(a.type) ||
+        bytes % type_size(a.type) != 0)
+      return false;
+  }
+  return r.ok();
+}
+
+}  // namespace
+
+std::string data_name(uint32_t generation, uint32_t subfile) {
+  return "data." + std::to_string(generation) + "." + std::to_string(subfile);
+}
+
+uint64_t checksum(const void* data, size_t size) { return XXH3_64bits(data, size); }
+
+// index header = magic[8] version u32 flags u32 chunk u64 reserved[32] xxh u64
+std::vector<uint8_t> encode_index_header() {
+  std::vector<uint8_t> out;
+  LeWriter w(out);
+  w.bytes(kIndexMagic, 8);
+  w.u32(kVersion);
+  w.u32(0);
+  w.u64(kChecksumChunk);
+  out.resize(56, 0);
+  w.u64(checksum(out.data(), 56));
+  return out;
+}
+
+Status check_index_header(const uint8_t* data, size_t size) {
+  if (size < kIndexHeaderSize || std::memcmp(data, kIndexMagic, 8) != 0)
+    return error(TAPIO_ERR_FORMAT, "not a tapio dataset index (bad magic)");
+  LeReader r(data + 8, 56);
+  const uint32_t version = r.u32();
+  r.u32();
+  const uint64_t chunk = r.u64();
+  LeReader tail(data + 56, 8);
+  if (tail.u64() != checksum(data, 56))
+    return error(TAPIO_ERR_CHECKSUM, "index header checksum mismatch");
+  if (version != kVersion)
+    return error(TAPIO_ERR_UNSUPPORTED, "index version {} (this tapio reads {})", version, kVersion);
+  if (chunk != kChecksumChunk)
+    return error(TAPIO_ERR_UNSUPPORTED, "checksum chunk {} is not {}", chunk, kChecksumChunk);
+  return ok_status();
+}
+
+// step record = magic u32 kind u32 step u64 md_offset u64 md_length u64 md_xxh u64
+//               generation u32 md_align u32 reserved u64 xxh u64
+std::vector<uint8_t> encode_step(const StepRecord& s) {
+  std::vector<uint8_t> out;
+  LeWriter w(out);
+  w.u32(kStepMagic);
+  w.u32(static_cast<uint32_t>(s.kind));
+  w.u64(s.step);
+  w.u64(s.md_offset);
+  w.u64(s.md_length);
+  w.u64(s.md_checksum);
+  w.u32(s.generation);
+  w.u32(s.md_align);
+  w.u64(0);
+  w.u64(checksum(out.data(), 56));
+  return out;
+}
+
+Result<StepRecord> decode_step(const uint8_t* data, size_t size) {
+  if (size < kStepRecordSize) return error(TAPIO_ERR_CHECKSUM, "torn step record");
+  LeReader r(data, kStepRecordSize);
+  StepRecord s;
+  const uint32_t magic = r.u32();
+  s.kind = static_cast<StepKind>(r.u32());
+  s.step = r.u64();
+  s.md_offset = r.u64();
+  s.md_length = r.u64();
+  s.md_checksum = r.u64();
+  s.generation = r.u32();
+  s.md_align = r.u32();
+  r.u64();
+  const uint64_t sum = r.u64();
+  if (magic != kStepMagic || sum != checksum(data, 56))
+    return error(TAPIO_ERR_CHECKSUM, "step record checksum mismatch");
+  if (s.kind != StepKind::kStep && s.kind != StepKind::kEnd)
+    return error(TAPIO_ERR_FORMAT, "unknown step record kind {}", static_cast<uint32_t>(s.kind));
+  return s;
+}
+
+std::vector<uint8_t> encode_record(RecordKind kind, const std::vector<uint8_t>& payload) {
+  std::vector<uint8_t> out;
+  out.reserve(kRecordHeaderSize + payload.size());
+  LeWriter w(out);
+  w.u32(kRecordMagic);
+  w.u32(static_cast<uint32_t>(kind));
+  w.u64(payload.size());
+  w.u64(checksum(payload.data(), payload.size()));
+  w.bytes(payload.data(), payload.size());
+  return out;
+}
+
+Result<std::vector<Record>> split_records(const uint8_t* data, size_t size, uint32_t align) {
+  std::vector<Record> out;
+  size_t pos = 0;
+  while (pos < size) {
+    LeReader r(data + pos, size - pos);
+    const uint32_t magic = r.u32();
+    if (magic == 0 && align > 0) {  // padding up to the next aligned record
+      pos = (pos / align + 1) * align;
+      continue;
+    }
+    const uint32_t kind = r.u32();
+    const uint64_t length = r.u64();
+    const uint64_t sum = r.u64();
+    if (!r.ok() || magic != kRecordMagic || length > r.left())
+      return error(TAPIO_ERR_FORMAT, "malformed metadata record at byte {} of the step", pos);
+    if (checksum(r.here(), length) != sum)
+      return error(TAPIO_ERR_CHECKSUM, "metadata record checksum mismatch at byte {} of the step",
+                   pos);
+    out.push_back(Record{static_cast<RecordKind>(kind), r.here(), length});
+    pos += kRecordHeaderSize + length;
+  }
+  return out;
+}
+
+std::vector<uint8_t> encode_definitions(const IoDef& io) {
+  std::vector<uint8_t> out;
+  LeWriter w(out);
+  encode_attrs(w, io.attrs);
+  w.u64(io.vars.size());
+  for (const auto& v : io.vars) {
+    w.str(v.name);
+    w.u32(v.type);
+    w.u8(v.record ? 1 : 0);
+    w.u64(v.shape.size());
+    for (size_t d = 0; d < v.shape.size(); ++d) {
+      w.u64(v.shape[d]);
+      w.str(v.dim_names[d]);
+    }
+    encode_attrs(w, v.attrs);
+  }
+  return out;
+}
+
+Result<IoDef> decode_definitions(const uint8_t* data, size_t size) {
+  LeReader r(data, size);
+  IoDef io;
+  if (!decode_attrs(r, &io.attrs)) return corrupt("definitions (attributes)");
+  const uint64_t n = r.count(30);
+  io.vars.resize(n);
+  for (auto& v : io.vars) {
+    v.name = r.str();
+    v.type = static_cast<DataType>(r.u32());
+    v.record = r.u8() != 0;
+    const uint64_t nd = r.count(16);
+    v.shape.resize(nd);
+    v.dim_names.resize(nd);
+    for (size_t d = 0; d < nd; ++d) {
+      v.shape[d] = r.u64();
+      v.dim_names[d] = r.str();
+    }
+    if (!r.ok() || !type_is_valid(v.type) || !decode_attrs(r, &v.attrs))
+      return corrupt("definitions (variables)");
+  }
+  if (!r.ok() || r.left() != 0) return corrupt("definitions");
+  return io;
+}
+
+static bool same_geometry(const BlockList& a, const BlockList* b) {
+  if (!b || a.blocks.size() != b->blocks.size()) return false;
+  for (size_t i = 0; i < a.blocks.size(); ++i) {
+    const plan::Selection& x = a.blocks[i].sel;
+    const plan::Selection& y = b->blocks[i].sel;
+    if (a.blocks[i].var != b->blocks[i].var || x.kind != y.kind || x.start != y.start ||
+        x.count != y.count || !(x.runs == y.runs))
+      return false;
+  }
+  return true;
+}
+
+// blocks = writer u32 flags u8 count u64, then per block:
+//   [var u32 selection] (only without kSameGeometry) subfile u32 offset u64 length u64
+//   min[8] max[8] nchunks u64 chunk_xxh u64 × nchunks
+std::vector<uint8_t> encode_blocks(const BlockList& list, const BlockList* previous) {
+  std::vector<uint8_t> out;
+  LeWriter w(out);
+  const bool same = same_geometry(list, previous);
+  w.u32(list.writer);
+  w.u8(same ? kSameGeometry : 0);
+  w.u64(list.blocks.size());
+  for (const Block& b : list.blocks) {
+    if (!same) {
+      w.u32(b.var);
+      encode_selection(w, b.sel);
+    }
+    w.u32(b.subfile);
+    w.u64(b.offset);
+    w.u64(b.length);
+    w.bytes(b.min, 8);
+    w.bytes(b.max, 8);
+    w.u64(b.chunk_checksums.size());
+    for (uint64_t c : b.chunk_checksums) w.u64(c);
+  }
+  return out;
+}
+
+Result<uint32_t> peek_writer(const uint8_t* data, size_t size) {
+  LeReader r(data, size);
+  const uint32_t writer = r.u32();
+  if (!r.ok()) return corrupt("block list");
+  return writer;
+}
+
+Result<BlockList> decode_blocks(const uint8_t* data, size_t size, const BlockList* previous) {
+  LeReader r(data, size);
+  BlockList list;
+  list.writer = r.u32();
+  const bool same = (r.u8() & kSameGeometry) != 0;
+  const uint64_t n = r.count(36);
+  if (!r.ok()) return corrupt("block list");
+  if (same && (!previous || previous->blocks.size() != n))
+    return error(TAPIO_ERR_FORMAT,
+                 "block list of writer {} repeats a previous step's geometry that is missing",
+                 list.writer);
+  list.blocks.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    Block& b = list.blocks[i];
+    if (same) {
+      b.var = previous->blocks[i].var;
+      b.sel = previous->blocks[i].sel;
+    } else {
+      b.var = r.u32();
+      if (!decode_selection(r, &b.sel)) return corrupt("block selection");
+    }
+    b.subfile = r.u32();
+    b.offset = r.u64();
+    b.length = r.u64();
+    r.bytes(b.min, 8);
+    r.bytes(b.max, 8);
+    const uint64_t chunks = r.count(8);
+    b.chunk_checksums.resize(chunks);
+    for (auto& c : b.chunk_checksums) c = r.u64();
+    if (!r.ok()) return corrupt("block");
+  }
+  if (r.left() != 0) return corrupt("block list (trailing bytes)");
+  return list;
+}
+
+}  // namespace tapio::subfile

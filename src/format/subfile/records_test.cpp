@@ -1,0 +1,118 @@
+#include "format/subfile/records.h"
+
+#include <gtest/gtest.h>
+
+namespace tapio::subfile {
+namespace {
+
+Block make_block(uint32_t var, plan::Selection sel, uint64_t offset) {
+  Block b;
+  b.var = var;
+  b.sel = std::move(sel);
+  b.subfile = 3;
+  b.offset = offset;
+  b.length = 80;
+  b.min[0] = 1;
+  b.max[0] = 9;
+  b.chunk_checksums = {0x1234};
+  return b;
+}
+
+TEST(SubfileRecords, IndexHeaderAndStepRoundTrip) {
+  const auto header = encode_index_header();
+  ASSERT_EQ(header.size(), kIndexHeaderSize);
+  EXPECT_TRUE(check_index_header(header.data(), header.size()).ok());
+  StepRecord s;
+  s.step = 7;
+  s.md_offset = 1000;
+  s.md_length = 200;
+  s.md_checksum = 42;
+  s.generation = 2;
+  s.md_align = 4096;
+  const auto bytes = encode_step(s);
+  ASSERT_EQ(bytes.size(), kStepRecordSize);
+  auto back = decode_step(bytes.data(), bytes.size());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->step, 7u);
+  EXPECT_EQ(back->md_offset, 1000u);
+  EXPECT_EQ(back->generation, 2u);
+  EXPECT_EQ(back->md_align, 4096u);
+  // Any flipped byte, and any torn length, is detected.
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    auto bad = bytes;
+    bad[i] ^= 0x40;
+    EXPECT_FALSE(decode_step(bad.data(), bad.size()).ok()) << i;
+  }
+  EXPECT_EQ(decode_step(bytes.data(), 63).status().code(), TAPIO_ERR_CHECKSUM);
+  auto bad_header = header;
+  bad_header[20] ^= 1;
+  EXPECT_EQ(check_index_header(bad_header.data(), bad_header.size()).code(), TAPIO_ERR_CHECKSUM);
+}
+
+TEST(SubfileRecords, DefinitionsRoundTrip) {
+  IoDef io;
+  io.attrs.push_back(Attribute{"title", TAPIO_CHAR, {'h', 'i'}});
+  VariableDef v;
+  v.name = "temp";
+  v.type = TAPIO_FLOAT32;
+  v.shape = {3, 4};
+  v.dim_names = {"y", "x"};
+  v.record = true;
+  v.attrs.push_back(Attribute{"scale", TAPIO_FLOAT64, std::vector<uint8_t>(8, 1)});
+  io.vars.push_back(v);
+  const auto bytes = encode_definitions(io);
+  auto back = decode_definitions(bytes.data(), bytes.size());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->vars.size(), 1u);
+  EXPECT_EQ(back->vars[0].name, "temp");
+  EXPECT_EQ(back->vars[0].shape, v.shape);
+  EXPECT_EQ(back->vars[0].dim_names, v.dim_names);
+  EXPECT_EQ(back->vars[0].attrs[0].data, v.attrs[0].data);
+  EXPECT_EQ(back->attrs[0].as_string(), "hi");
+  for (size_t n = 0; n < bytes.size(); ++n)
+    EXPECT_FALSE(decode_definitions(bytes.data(), n).ok()) << n;
+}
+
+TEST(SubfileRecords, BlockListsRepeatGeometryCompactly) {
+  BlockList first;
+  first.writer = 5;
+  first.blocks.push_back(make_block(0, plan::Selection::box({0, 2}, {4, 2}), 0));
+  first.blocks.push_back(make_block(1, plan::Selection::from_runs({{3, 4}, {20, 6}}), 4096));
+  const auto full = encode_blocks(first, nullptr);
+  BlockList second = first;
+  second.blocks[0].offset = 8192;
+  second.blocks[1].offset = 12288;
+  const auto repeat = encode_blocks(second, &first);
+  EXPECT_LT(repeat.size(), full.size());
+  // Per block per step: subfile 4, offset 8, length 8, min/max 16, 1 checksum (8 + 8).
+  EXPECT_EQ(repeat.size(), 13u + 2 * 52u);
+  auto back = decode_blocks(repeat.data(), repeat.size(), &first);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->writer, 5u);
+  EXPECT_EQ(back->blocks[1].sel.runs, first.blocks[1].sel.runs);
+  EXPECT_EQ(back->blocks[1].offset, 12288u);
+  EXPECT_FALSE(decode_blocks(repeat.data(), repeat.size(), nullptr).ok());
+  auto full_back = decode_blocks(full.data(), full.size(), nullptr);
+  ASSERT_TRUE(full_back.ok());
+  EXPECT_EQ(full_back->blocks[0].sel.start, first.blocks[0].sel.start);
+  for (size_t n = 0; n < full.size(); ++n) EXPECT_FALSE(decode_blocks(full.data(), n, nullptr).ok());
+}
+
+TEST(SubfileRecords, SplitRecordsWithAlignmentAndChecksums) {
+  std::vector<uint8_t> region;
+  const auto a = encode_record(RecordKind::kBlocks, {1, 2, 3});
+  const auto b = encode_record(RecordKind::kDefinitions, {4, 5});
+  region.insert(region.end(), a.begin(), a.end());
+  region.resize(64, 0);  // aligned to 64
+  region.insert(region.end(), b.begin(), b.end());
+  auto records = split_records(region.data(), region.size(), 64);
+  ASSERT_TRUE(records.ok()) << records.status().message();
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ((*records)[0].length, 3u);
+  EXPECT_EQ((*records)[1].kind, RecordKind::kDefinitions);
+  region[64 + kRecordHeaderSize] ^= 1;  // flip a payload byte of the second record
+  EXPECT_EQ(split_records(region.data(), region.size(), 64).status().code(), TAPIO_ERR_CHECKSUM);
+}
+
+}  // namespace
+}  // namespace tapio::subfile
