@@ -179,7 +179,7 @@ TEST(ConfigErrors, BadSize) {
 
 TEST(ConfigErrors, BadIntegerAndBoolean) {
   EXPECT_EQ(parse_error("[[rule]]\naggregators = 'many'\n"),
-            "config file 'tapio.toml', line 2: 'aggregators' must be an integer or 'auto' (got "
+            "config file 'tapio.toml', line 2: 'aggregators' must be an integer, 'auto' or 'all' (got "
             "'many')");
   EXPECT_EQ(parse_error("[[rule]]\nranks_per_node = -2\n"),
             "config file 'tapio.toml', line 2: 'ranks_per_node' must be at least 0 (got '-2')");

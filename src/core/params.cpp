@@ -48,8 +48,9 @@ const std::vector<ParamDef> kRegistry = {
      "the file had.",
      kNoMin, false},
     // Collective engine.
-    {"aggregators", K::kInteger, "auto", "", {"auto"}, "collective",
-     "Number of aggregator ranks; auto lets the engine choose from the node layout.", 1, false},
+    {"aggregators", K::kInteger, "auto", "", {"auto", "all"}, "collective,subfile",
+     "Number of aggregator ranks; auto: one per node (times aggregators_per_node); all: every "
+     "rank (subfile: file per process).", 1, false},
     {"aggregators_per_node", K::kInteger, "1", "", {}, "collective",
      "Number of aggregators placed on each node.", 1, false},
     {"placement", K::kEnum, "spread", "", {"spread", "rank-order"}, "collective",
@@ -299,7 +300,12 @@ std::string param_expected(const ParamDef& def) {
     default: break;
   }
   std::string base = def.kind == K::kSize ? "a size like 16MiB" : "an integer";
-  return def.choices.empty() ? base : base + " or " + join(def.choices, true);
+  if (def.choices.empty()) return base;
+  std::string words;  // "'auto'" or "'auto' or 'all'"
+  for (size_t i = 0; i < def.choices.size(); ++i)
+    words += (i == 0 ? "" : i + 1 == def.choices.size() ? " or " : ", ") +
+             std::string("'") + std::string(def.choices[i]) + "'";
+  return base + (def.choices.size() == 1 ? " or " : ", ") + words;
 }
 
 std::string nearest(std::string_view word, const std::vector<std::string_view>& candidates) {

@@ -38,7 +38,7 @@ const Expected kExpected[] = {
     {"header_pad", ParamKind::kSize, "4096", "all"},
     {"netcdf_version", ParamKind::kEnum, "5", "all"},
     {"fill", ParamKind::kBoolean, "true", "all"},
-    {"aggregators", ParamKind::kInteger, "auto", "collective"},
+    {"aggregators", ParamKind::kInteger, "auto", "collective,subfile"},
     {"aggregators_per_node", ParamKind::kInteger, "1", "collective"},
     {"placement", ParamKind::kEnum, "spread", "collective"},
     {"collect_order", ParamKind::kEnum, "topology", "collective"},
@@ -73,7 +73,7 @@ TEST(Registry, EnumChoices) {
   EXPECT_EQ(find_param("collect_order")->choices, (V{"topology", "rank"}));
   EXPECT_EQ(find_param("metadata")->choices, (V{"gather", "log", "aligned"}));
   EXPECT_EQ(find_param("metadata_read")->choices, (V{"delegate", "all"}));
-  EXPECT_EQ(find_param("aggregators")->choices, (V{"auto"}));
+  EXPECT_EQ(find_param("aggregators")->choices, (V{"auto", "all"}));
 }
 
 TEST(Registry, EveryEntryIsWellFormed) {
@@ -110,7 +110,7 @@ TEST(Registry, KindNamesAndExpectations) {
   EXPECT_EQ(param_kind_name(ParamKind::kString), "string");
   EXPECT_EQ(param_expected(*find_param("fsync")), "one of never, step, close");
   EXPECT_EQ(param_expected(*find_param("buffer_size")), "a size like 16MiB");
-  EXPECT_EQ(param_expected(*find_param("aggregators")), "an integer or 'auto'");
+  EXPECT_EQ(param_expected(*find_param("aggregators")), "an integer, 'auto' or 'all'");
   EXPECT_EQ(param_expected(*find_param("ranks_per_node")), "an integer");
   EXPECT_EQ(param_expected(*find_param("fill")), "true or false");
   EXPECT_EQ(param_expected(*find_param("profile")), "a string");
@@ -300,7 +300,7 @@ TEST(Normalize, IntegerWithExtraWord) {
   EXPECT_EQ(norm("aggregators", "8"), "8");
   EXPECT_EQ(norm("aggregators", "0"), "ERROR: 'aggregators' must be at least 1 (got '0')");
   EXPECT_EQ(norm("aggregators", "many"),
-            "ERROR: 'aggregators' must be an integer or 'auto' (got 'many')");
+            "ERROR: 'aggregators' must be an integer, 'auto' or 'all' (got 'many')");
 }
 
 TEST(Normalize, Size) {
