@@ -7,7 +7,7 @@ MPIEXEC ?= mpiexec.openmpi
 export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 
-.PHONY: setup build demo test unit-mpi pytest install clean
+.PHONY: setup build demo test unit-mpi pytest install clean bench
 
 setup:
 	bash scripts/setup.sh
@@ -23,6 +23,9 @@ demo: build
 test: build
 	cd $(BUILD) && ctest -j2 --output-on-failure
 	TAPIO_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/py
+
+bench:
+	BUILD=$(BUILD) NP=$(NP) MPIEXEC=$(MPIEXEC) bash scripts/bench.sh
 
 install: build
 	cmake --install $(BUILD)

@@ -28,3 +28,7 @@ if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c "import netCDF4, numpy, 
   .venv/bin/pip install -q --upgrade pip
   .venv/bin/pip install -q -r python/requirements-test.txt
 fi
+
+if [[ "${1:-}" == "--bench" ]] && ! .venv/bin/python -c "import matplotlib" 2>/dev/null; then
+  .venv/bin/pip install -q -r python/requirements-bench.txt
+fi

@@ -1,0 +1,122 @@
+// tapio-bench: the shared types. A Pattern says what every rank writes and reads (variables,
+// steps, this rank's runs of elements); a Method moves those bytes one way (raw, a tapio engine,
+// MPI-IO, PnetCDF ...). Patterns and methods each live in one file and register in registry.cpp.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace bench {
+
+using Dims = std::vector<uint64_t>;
+using json = nlohmann::ordered_json;
+
+// One variable of a pattern: double elements, a record variable (one record per step).
+struct Var {
+  std::string name;
+  Dims shape;                      // without the record dimension
+  std::vector<std::string> dims;   // dimension names, same length as shape
+  uint64_t elements() const;
+};
+
+// This rank's part of one variable, in one step: runs of consecutive elements of the flattened
+// (row-major) variable, ascending, and where each run sits in the rank's memory buffer.
+struct Piece {
+  std::optional<std::pair<Dims, Dims>> box;  // (start, count) when the piece is one box
+  std::vector<uint64_t> offsets, lengths;    // global element offset and length of each run
+  std::vector<uint64_t> mem_offsets;         // element offset of each run in the buffer
+  uint64_t mem_elements = 0;                 // buffer length in elements (>= elements)
+  uint64_t elements = 0;                     // sum of lengths
+  bool mem_contiguous() const { return mem_elements == elements; }
+  void add_run(uint64_t offset, uint64_t length, uint64_t mem_gap = 0);
+  static Piece from_box(const Dims& shape, const Dims& start, const Dims& count);
+};
+
+// The contract's data value: element g of variable v at step s.
+inline double value(int v, uint64_t s, uint64_t g) {
+  return static_cast<double>(g) + v / 4.0 + static_cast<double>(s) * 1048576.0;
+}
+void fill(const Piece& p, int v, uint64_t s, double* buf);
+uint64_t count_wrong(const Piece& p, int v, uint64_t s, const double* buf);
+// Copy the runs of a (possibly gapped) buffer into a contiguous one, in run order.
+void pack(const Piece& p, const double* buf, double* out);
+
+class Pattern {
+ public:
+  virtual ~Pattern() = default;
+  virtual std::string name() const = 0;
+  virtual json params() const = 0;
+  virtual const std::vector<Var>& vars() const = 0;
+  virtual uint64_t steps() const = 0;
+  virtual const Piece& write_piece(int v) const = 0;  // same in every step
+  virtual const Piece& read_piece(int v) const { return write_piece(v); }
+  // Bytes all ranks together move in one write / one read of the whole pattern.
+  uint64_t write_bytes(MPI_Comm comm) const;
+  uint64_t read_bytes(MPI_Comm comm) const;
+};
+
+// Storage and network counters of one operation; missing = not known ("n/a").
+struct Counters {
+  std::optional<double> requests, bytes, messages;
+};
+
+struct RunConfig {
+  std::string dir;
+  bool fsync = true;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, size = 1;
+};
+
+// Data of every step of every variable, in each piece's memory layout: data[s][v].
+using StepData = std::vector<std::vector<std::vector<double>>>;
+
+struct Availability {
+  enum Kind { kAvailable, kUnavailable, kNotBuilt } kind = kAvailable;
+  std::string reason;
+};
+
+class Method {
+ public:
+  virtual ~Method() = default;
+  virtual std::string name() const = 0;
+  // Collective; the same answer on every rank.
+  virtual Availability available(const RunConfig& cfg) = 0;
+  // Collective: write every step (open to close, fsync at close when cfg.fsync); counters of
+  // what the storage saw, summed over ranks (valid on rank 0).
+  virtual Counters write(const RunConfig& cfg, const Pattern& p, const StepData& data) = 0;
+  // Collective: read every step back with the pattern's read pieces and check every value;
+  // *wrong = number of wrong elements on this rank.
+  virtual Counters read_verify(const RunConfig& cfg, const Pattern& p, uint64_t* wrong) = 0;
+  // Collective: remove the method's files.
+  virtual void remove(const RunConfig& cfg, const Pattern& p) = 0;
+
+ protected:
+  std::string path(const RunConfig& cfg, const Pattern& p, const std::string& suffix) const {
+    return cfg.dir + "/" + p.name() + "." + name() + suffix;
+  }
+};
+
+// Errors a method or pattern reports (on every rank alike where collective).
+struct BenchError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace bench
+
+namespace bench {
+// The same runs with the buffer made contiguous (how readers deliver data).
+Piece packed(const Piece& p);
+// Split a run of a variable into boxes that stay within one row of the last dimension.
+void run_boxes(const Dims& shape, uint64_t offset, uint64_t length,
+               const std::function<void(const Dims& start, const Dims& count)>& each);
+// Sum a value over ranks (valid everywhere).
+double sum_over_ranks(MPI_Comm comm, double mine);
+}  // namespace bench

@@ -1,0 +1,40 @@
+#include "registry.h"
+
+namespace bench {
+
+const std::vector<PatternEntry>& patterns() {
+  static const std::vector<PatternEntry> list = {
+      {"licom", "LICOM ocean history: 3-D and 2-D doubles on a 2-D process grid, many steps",
+       setup_licom},
+      {"hpio", "HPIO regions: count x size bytes, spacing, contiguous or not in memory and file",
+       setup_hpio},
+      {"matrix", "seed 003 case IV: a rows x cols double matrix by block or block-cyclic columns",
+       setup_matrix},
+      {"shared-read", "seed 003 case III: every rank reads the same variable", setup_shared_read},
+      {"e3sm", "E3SM F/G/I cases with their real decomposition maps (not yet implemented)", {}},
+      {"metadata", "PerfMetaData-like many-variable, many-block metadata (not yet implemented)", {}},
+  };
+  return list;
+}
+
+std::vector<std::unique_ptr<Method>> all_methods() {
+  std::vector<std::unique_ptr<Method>> m;
+  m.push_back(make_raw());
+  m.push_back(make_tapio("serial"));
+  m.push_back(make_tapio("mpiio"));
+  m.push_back(make_tapio("collective"));
+  m.push_back(make_mpiio("romio321"));
+  m.push_back(make_mpiio("ompio"));
+  m.push_back(make_pnetcdf(false));
+  m.push_back(make_pnetcdf(true));
+  m.push_back(make_not_built("phdf5", "the parallel HDF5 method is later work"));
+  m.push_back(make_not_built("adios1", "the ADIOS 1 method is later work"));
+  return m;
+}
+
+bool is_peer(const std::string& m) {
+  return m.rfind("mpiio-", 0) == 0 || m.rfind("pnetcdf", 0) == 0 || m == "phdf5" ||
+         m == "adios1";
+}
+
+}  // namespace bench

@@ -1,0 +1,36 @@
+// The registry: every pattern and method tapio-bench knows, in report order.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "bench.h"
+
+namespace bench {
+
+// A pattern adds its options to its subcommand and returns the builder that makes it once the
+// command line is parsed. A pattern not yet implemented has no setup.
+using PatternBuilder = std::function<std::unique_ptr<Pattern>(int rank, int size)>;
+struct PatternEntry {
+  std::string name;
+  std::string help;
+  std::function<PatternBuilder(CLI::App*)> setup;  // empty: not yet implemented
+};
+const std::vector<PatternEntry>& patterns();
+
+// Methods, including the ones this build lacks (they report themselves as not built).
+std::vector<std::unique_ptr<Method>> all_methods();
+// Peers: the libraries tapio is compared with (for "ratio to the best peer").
+bool is_peer(const std::string& method);
+
+// One factory per file in patterns/ and methods/.
+PatternBuilder setup_licom(CLI::App*);
+PatternBuilder setup_hpio(CLI::App*);
+PatternBuilder setup_matrix(CLI::App*);
+PatternBuilder setup_shared_read(CLI::App*);
+std::unique_ptr<Method> make_raw();
+std::unique_ptr<Method> make_tapio(const std::string& engine);
+std::unique_ptr<Method> make_mpiio(const std::string& component);
+std::unique_ptr<Method> make_pnetcdf(bool nonblocking);
+std::unique_ptr<Method> make_not_built(const std::string& name, const std::string& why);
+
+}  // namespace bench

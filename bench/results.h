@@ -1,0 +1,41 @@
+// What one run measured, per method, and how it is printed (report.cpp) and saved (json.cpp).
+#pragma once
+#include "bench.h"
+
+namespace bench {
+
+struct Stats {
+  double median = 0, min = 0, max = 0;
+};
+Stats stats(std::vector<double> v);
+
+struct MethodResult {
+  std::string name;
+  Availability avail;
+  std::string error;             // set when the method failed (tapio error)
+  std::vector<double> write_mib_s, read_mib_s;
+  Counters write, read;          // of the last repetition
+  double peak_rss_mib = 0;       // max over ranks and repetitions
+  uint64_t wrong = 0;            // wrong elements over all ranks and repetitions
+  bool ran() const { return avail.kind == Availability::kAvailable && error.empty() && !write_mib_s.empty(); }
+  bool verified() const { return ran() && wrong == 0; }
+  std::string status() const;
+};
+
+struct RunInfo {
+  std::string pattern;
+  int ranks = 0, reps = 0;
+  json params, machine;
+  uint64_t write_bytes = 0, read_bytes = 0;
+  bool timed_read = false, fsync = true;
+  std::string dir;
+};
+
+json machine_description(MPI_Comm comm, const std::string& dir);  // collective
+json to_json(const RunInfo& info, const std::vector<MethodResult>& results);
+void print_table(const RunInfo& info, const std::vector<MethodResult>& results);
+// Ratio of a method's median write bandwidth to the best verified peer's / to raw's.
+std::optional<double> ratio_to_best_peer(const MethodResult& m, const std::vector<MethodResult>& all);
+std::optional<double> ratio_to_raw(const MethodResult& m, const std::vector<MethodResult>& all);
+
+}  // namespace bench

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# make bench: the standard set of tapio-bench runs at NP ranks, on disk (/tmp) and in memory
+# (/dev/shm), JSON into $BUILD/bench/, then docs/benchmarks.md and docs/img/*.png regenerated.
+# Open MPI picks its MPI-IO component once per process (OMPI_MCA_io, read at MPI_Init), so each
+# case runs twice: every method under the default component (ompio), then raw + mpiio-romio
+# under OMPI_MCA_io=romio321; the report merges the two (raw is in both as the reference).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+NP=${NP:-4}
+REPS=${REPS:-3}
+MPIEXEC=${MPIEXEC:-mpiexec.openmpi}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+bash scripts/setup.sh --bench
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD" --target tapio-bench -j2
+BIN="$BUILD/bench/tapio-bench"
+OUT="$BUILD/bench"
+mkdir -p "$OUT"
+rm -f "$OUT"/*.json
+
+# label | pattern and parameters (sized to finish in minutes on 2 cores)
+CASES=(
+  "licom|licom --grid 144x96x30 --vars3d 4 --vars2d 2 --steps 5"
+  "hpio-noncontig|hpio --count 8192 --size 256 --spacing 256 --mem noncontig --file noncontig"
+  "hpio-contig|hpio --count 8192 --size 256 --spacing 0 --mem contig --file contig"
+  "matrix-block|matrix --rows 70400 --cols 200 --dist block"
+  "matrix-cyclic|matrix --rows 70400 --cols 200 --dist cyclic --nb 16"
+  "shared-read|shared-read --mib 64"
+)
+for dir in /tmp /dev/shm; do
+  tag=$([[ $dir == /dev/shm ]] && echo shm || echo disk)
+  for c in "${CASES[@]}"; do
+    label=${c%%|*}; args=${c#*|}
+    echo "== $label on $dir"
+    # shellcheck disable=SC2086
+    "$MPIEXEC" --oversubscribe -n "$NP" "$BIN" $args --reps "$REPS" --read --dir "$dir" \
+      --json "$OUT/$label.$tag.json" || echo "tapio-bench $label failed (exit $?)"
+    # shellcheck disable=SC2086
+    OMPI_MCA_io=romio321 "$MPIEXEC" -x OMPI_MCA_io --oversubscribe -n "$NP" "$BIN" $args \
+      --methods raw,mpiio-romio --reps "$REPS" --read --dir "$dir" \
+      --json "$OUT/$label.$tag.romio.json" >/dev/null || echo "romio run of $label failed"
+  done
+done
+.venv/bin/python bench/bench_report.py "$OUT" docs/benchmarks.md docs/img
+echo "wrote docs/benchmarks.md and docs/img/bench_*.png from $OUT"
