@@ -52,6 +52,24 @@ Result<Comm> Comm::duplicate(MPI_Comm comm) {
   return c;
 }
 
+Result<Comm> Comm::split(const Comm& parent, int color, int key) {
+  Comm c;
+  TAPIO_RETURN_IF_ERROR(
+      mpi_status(MPI_Comm_split(parent.comm_, color, key, &c.comm_), "MPI_Comm_split"));
+  MPI_Comm_set_errhandler(c.comm_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(c.comm_, &c.rank_);
+  MPI_Comm_size(c.comm_, &c.size_);
+  return c;
+}
+
+Status Comm::exscan_sum(uint64_t value, uint64_t* before) const {
+  *before = 0;
+  TAPIO_RETURN_IF_ERROR(
+      mpi_status(MPI_Exscan(&value, before, 1, MPI_UINT64_T, MPI_SUM, comm_), "MPI_Exscan"));
+  if (rank_ == 0) *before = 0;  // MPI leaves rank 0's result undefined
+  return ok_status();
+}
+
 Comm::Comm(Comm&& other) noexcept { *this = std::move(other); }
 
 Comm& Comm::operator=(Comm&& other) noexcept {

@@ -16,6 +16,8 @@ class Comm {
   // Duplicates `comm` (tapio's messages never mix with the application's) and makes MPI
   // errors return codes on it instead of aborting.
   static Result<Comm> duplicate(MPI_Comm comm);
+  // Collective over `parent`: ranks with the same color form a new communicator (owned).
+  static Result<Comm> split(const Comm& parent, int color, int key);
   Comm() = default;
   Comm(Comm&& other) noexcept;
   Comm& operator=(Comm&& other) noexcept;
@@ -33,6 +35,8 @@ class Comm {
   Status allreduce_max(uint64_t* value) const;
   Status allreduce_max(uint8_t* values, int n) const;  // element-wise, e.g. flags
   Status allreduce_sum(uint64_t* value) const;
+  // Sum of `value` over the ranks before this one (0 on rank 0).
+  Status exscan_sum(uint64_t value, uint64_t* before) const;
   Status allreduce_sum(double* values, int n) const;
   Status allreduce_min(double* values, int n) const;
   Status allreduce_max(double* values, int n) const;

@@ -47,7 +47,7 @@ Status Engine::begin_step(StepStatus* status) {
     const uint64_t next = started_ ? step_ + 1 : step_;
     if (local.ok() && next >= available_steps()) {
       TAPIO_RETURN_IF_ERROR(agree(local));
-      *status = StepStatus::kEndOfStream;
+      *status = stream_may_grow() ? StepStatus::kNotReady : StepStatus::kEndOfStream;
       return ok_status();
     }
     if (local.ok()) {

@@ -83,6 +83,9 @@ class Engine {
   virtual uint64_t available_steps() const = 0;
   // Read mode only: look for steps that appeared since open (read while writing).
   virtual Status refresh_steps() { return ok_status(); }
+  // Read mode only: true while a writer may still add steps (begin_step then answers
+  // kNotReady instead of kEndOfStream).
+  virtual bool stream_may_grow() const { return false; }
 
   const comm::Comm& comm() const { return *env_.comm; }
   const IoDef& io() const { return *env_.io; }

@@ -3,19 +3,20 @@
 #include "engine/engine.h"
 #include "engine/mpiio/mpiio_engine.h"
 #include "engine/serial/serial_engine.h"
+#include "engine/subfile/subfile_engine.h"
 
 namespace tapio {
 
 std::string default_engine_for_path(const std::string& path) {
-  // One standard NetCDF file for `.nc` paths; the subfile engine (not built yet) will take
-  // the others.
+  // One standard NetCDF file for `.nc` paths, a subfile dataset (a directory) otherwise.
   const bool netcdf = path.size() >= 3 && path.compare(path.size() - 3, 3, ".nc") == 0;
-  return netcdf ? "collective" : "serial";
+  return netcdf ? "collective" : "subfile";
 }
 
 Result<std::unique_ptr<Engine>> open_engine(EngineEnv env) {
   if (env.engine == "serial") return SerialEngine::open(std::move(env));
   if (env.engine == "collective") return CollectiveEngine::open(std::move(env));
+  if (env.engine == "subfile") return SubfileEngine::open(std::move(env));
   if (env.engine == "mpiio") return MpiioEngine::open(std::move(env));
   // The name was validated against engine_names(); this build does not have it yet.
   return error(TAPIO_ERR_UNSUPPORTED, "file '{}': engine '{}' is not available in this build",

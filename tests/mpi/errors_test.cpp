@@ -121,15 +121,15 @@ TEST(Errors, UnknownEngineAndParameterSuggest) {
   EXPECT_TRUE(contains(o.message, "fsync")) << o.message;
 }
 
-TEST(Errors, EngineNotBuiltFailsOnEveryRank) {
+TEST(Errors, NotADatasetFailsOnEveryRank) {
   TempDir dir;
   Fixture f;
   ASSERT_EQ(tapio_io_set_engine(f.io, "subfile"), TAPIO_OK);
   tapio_engine* e = nullptr;
-  const Outcome o = outcome(tapio_open(f.io, dir.file("x.bp").c_str(), TAPIO_MODE_WRITE, &e));
+  const Outcome o = outcome(tapio_open(f.io, dir.path().c_str(), TAPIO_MODE_READ, &e));
   expect_same_everywhere(o.code);
-  EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED);
-  EXPECT_TRUE(contains(o.message, "subfile")) << o.message;
+  EXPECT_EQ(o.code, TAPIO_ERR_NOT_FOUND);
+  EXPECT_TRUE(contains(o.message, "tapio.idx")) << o.message;
 }
 
 TEST(Errors, BadConfigFileNamesFileAndLine) {

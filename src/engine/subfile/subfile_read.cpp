@@ -1,0 +1,238 @@
+// Subfile engine, read side: the index and metadata are fetched by rank 0 and broadcast
+// (metadata_read = delegate) or read by every rank (all), in metadata_prefetch-sized reads;
+// each reader then finds the blocks its selection meets through the catalog's per-step
+// interval index, reads only the 1 MiB checksum chunks it needs, verifies them, and copies
+// the overlapping elements.
+#include <algorithm>
+#include <cstring>
+
+#include "engine/subfile/block_stats.h"
+#include "engine/subfile/subfile_engine.h"
+#include "format/netcdf/header.h"
+#include "plan/intersect.h"
+
+namespace tapio {
+namespace {
+
+void put_u64(std::vector<uint8_t>& out, uint64_t v) {
+  const size_t at = out.size();
+  out.resize(at + 8);
+  std::memcpy(out.data() + at, &v, 8);
+}
+
+uint64_t get_u64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+enum : uint64_t { kNoNews = 0, kStillOpen = 1, kEnded = 2 };
+
+}  // namespace
+
+Status SubfileEngine::open_read() {
+  Status local = ok_status();
+  if (comm().rank() == 0 || !delegate_reads_) {
+    auto index = io::open_posix(file_path(subfile::kIndexName), io::OpenMode::kReadOnly,
+                                &profile().io);
+    local = index.status();
+    if (local.ok()) {
+      index_ = std::move(index).value();
+      auto md = io::open_posix(file_path(subfile::kMetadataName), io::OpenMode::kReadOnly,
+                               &profile().io);
+      local = md.status();
+      if (local.ok()) md_ = std::move(md).value();
+    }
+  }
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+  TAPIO_RETURN_IF_ERROR(load_metadata());
+  if (!catalog_.has_definitions())
+    return error(TAPIO_ERR_FORMAT, "the dataset has no committed step yet");
+  return ok_status();
+}
+
+// New index records since the last call and the metadata regions they name, as one blob:
+//   news u64, count u64, count x 64-byte records, md_base u64, md_length u64, md bytes
+Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
+  ScopedTimer t(&profile().metadata_time);
+  TAPIO_ASSIGN_OR_RETURN(const uint64_t size, index_->size());
+  if (index_end_ == 0) {
+    uint8_t header[subfile::kIndexHeaderSize];
+    TAPIO_RETURN_IF_ERROR(index_->read_exact(0, header, sizeof header));
+    TAPIO_RETURN_IF_ERROR(subfile::check_index_header(header, sizeof header)
+                              .with_context(fmt::format("file '{}'", index_->path())));
+    index_end_ = sizeof header;
+  }
+  const uint64_t complete = (size - index_end_) / subfile::kStepRecordSize;
+  std::vector<uint8_t> raw(complete * subfile::kStepRecordSize);
+  if (!raw.empty()) TAPIO_RETURN_IF_ERROR(index_->read_exact(index_end_, raw.data(), raw.size()));
+  std::vector<subfile::StepRecord> steps;
+  uint64_t news = kNoNews, used = 0;
+  for (uint64_t i = 0; i < complete; ++i) {
+    auto r = subfile::decode_step(raw.data() + i * subfile::kStepRecordSize,
+                                  subfile::kStepRecordSize);
+    if (!r.ok()) {
+      if (i + 1 == complete) break;  // a record being written (or torn by a crash): not yet
+      return error(TAPIO_ERR_CHECKSUM, "file '{}': index record {} is corrupt",
+                   index_->path(), i + index_end_ / subfile::kStepRecordSize - 1);
+    }
+    used = i + 1;
+    news = r->kind == subfile::StepKind::kEnd ? kEnded : kStillOpen;
+    if (r->kind == subfile::StepKind::kStep) steps.push_back(*r);
+  }
+  index_end_ += used * subfile::kStepRecordSize;
+  std::vector<uint8_t> blob;
+  put_u64(blob, news);
+  put_u64(blob, steps.size());
+  for (const auto& s : steps) {
+    const auto bytes = subfile::encode_step(s);
+    blob.insert(blob.end(), bytes.begin(), bytes.end());
+  }
+  const uint64_t base = steps.empty() ? 0 : steps.front().md_offset;
+  const uint64_t end = steps.empty() ? 0 : steps.back().md_offset + steps.back().md_length;
+  put_u64(blob, base);
+  put_u64(blob, end - base);
+  const size_t at = blob.size();
+  blob.resize(at + (end - base));
+  // Read ahead in metadata_prefetch pieces (at least 64 KiB).
+  const uint64_t piece = std::max<uint64_t>(env_.params.get_size("metadata_prefetch"), 65536);
+  for (uint64_t off = base; off < end; off += piece)
+    TAPIO_RETURN_IF_ERROR(md_->read_exact(off, blob.data() + at + (off - base),
+                                          std::min(piece, end - off)));
+  return blob;
+}
+
+Status SubfileEngine::load_metadata() {
+  std::vector<uint8_t> blob;
+  Status local = ok_status();
+  if (comm().rank() == 0 || !delegate_reads_) {
+    auto fetched = fetch_new_metadata();
+    local = fetched.status();
+    if (local.ok()) blob = std::move(fetched).value();
+  }
+  if (delegate_reads_) {
+    TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+    TAPIO_RETURN_IF_ERROR(comm().bcast_bytes(blob, 0));
+  } else {
+    TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+  }
+  const uint64_t news = get_u64(blob.data());
+  const uint64_t n = get_u64(blob.data() + 8);
+  const uint8_t* records = blob.data() + 16;
+  const uint8_t* tail = records + n * subfile::kStepRecordSize;
+  const uint64_t base = get_u64(tail);
+  const uint8_t* md = tail + 16;
+  for (uint64_t i = 0; i < n; ++i) {
+    auto r = subfile::decode_step(records + i * subfile::kStepRecordSize, subfile::kStepRecordSize);
+    TAPIO_RETURN_IF_ERROR(r.status());
+    TAPIO_RETURN_IF_ERROR(catalog_.add_step(*r, md + (r->md_offset - base), r->md_length)
+                              .with_context(fmt::format("file '{}'", file_path(subfile::kMetadataName))));
+    md_end_ = std::max(md_end_, r->md_offset + r->md_length);
+  }
+  if (news != kNoNews) catalog_.mark_ended(news == kEnded);
+  if (env_.mode == OpenMode::kRead && catalog_.has_definitions()) {
+    IoDef defs = catalog_.definitions();
+    defs.name = io().name;
+    defs.engine = io().engine;
+    defs.params = io().params;
+    *env_.io = std::move(defs);
+  }
+  return ok_status();
+}
+
+Result<io::File*> SubfileEngine::data_file(uint32_t generation, uint32_t subfile) {
+  auto& f = data_files_[{generation, subfile}];
+  if (!f) {
+    TAPIO_ASSIGN_OR_RETURN(f, io::open_posix(file_path(subfile::data_name(generation, subfile)),
+                                             io::OpenMode::kReadOnly, &profile().io));
+  }
+  return f.get();
+}
+
+namespace {
+
+struct Need {
+  const subfile::Entry* entry;
+  uint64_t step;
+  uint64_t pos;    // byte position in the block
+  uint64_t bytes;
+  uint8_t* dst;
+};
+
+}  // namespace
+
+Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
+  std::vector<Need> needs;
+  for (const GetOp& g : gets) {
+    const VariableDef& def = io().vars[g.var];
+    const size_t esize = type_size(def.type);
+    uint64_t lo, hi;
+    plan::first_dim_bounds(g.sel, def.shape, &lo, &hi);
+    for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
+      uint8_t* base = static_cast<uint8_t*>(g.data) + (s - g.step_start) * g.elements * esize;
+      // A fixed variable's blocks are those of the last step that wrote it.
+      uint64_t t = s;
+      if (!def.record) {
+        t = catalog_.steps();
+        while (t > 0 && catalog_.query(t - 1, static_cast<uint32_t>(g.var), 0, UINT64_MAX).empty()) --t;
+        if (t > 0) --t;
+      }
+      uint64_t covered = 0;
+      if (t < catalog_.steps())
+        for (const subfile::Entry* e : catalog_.query(t, static_cast<uint32_t>(g.var), lo, hi))
+          for (const plan::Overlap& o : plan::intersect(e->block.sel, g.sel, def.shape)) {
+            needs.push_back(Need{e, t, o.a_mem * esize, o.length * esize, base + o.b_mem * esize});
+            covered += o.length;
+          }
+      if (covered < g.elements) {  // what no block holds reads as the NetCDF fill value
+        uint8_t fill[8];
+        netcdf::default_fill(netcdf::to_nc_type(def.type), fill);
+        for (uint64_t i = 0; i < g.elements; ++i) std::memcpy(base + i * esize, fill, esize);
+      }
+    }
+  }
+  // Read per block only the checksum chunks the needs touch, verify them, copy.
+  std::stable_sort(needs.begin(), needs.end(), [](const Need& a, const Need& b) {
+    return a.entry != b.entry ? a.entry < b.entry : a.pos < b.pos;
+  });
+  std::vector<uint8_t> buf;
+  for (size_t i = 0; i < needs.size();) {
+    const subfile::Entry* e = needs[i].entry;
+    size_t j = i;
+    while (j < needs.size() && needs[j].entry == e) ++j;
+    const subfile::Block& b = e->block;
+    const std::string name = subfile::data_name(e->generation, b.subfile);
+    TAPIO_ASSIGN_OR_RETURN(io::File * file, data_file(e->generation, b.subfile));
+    size_t k = i;
+    while (k < j) {
+      const uint64_t C = subfile::kChecksumChunk;
+      uint64_t c0 = needs[k].pos / C, c1 = (needs[k].pos + needs[k].bytes + C - 1) / C;
+      size_t m = k + 1;  // extend over needs whose chunks touch this run
+      while (m < j && needs[m].pos / C <= c1) {
+        c1 = std::max(c1, (needs[m].pos + needs[m].bytes + C - 1) / C);
+        ++m;
+      }
+      const uint64_t from = c0 * C, to = std::min(c1 * C, b.length);
+      buf.resize(to - from);
+      {
+        ScopedTimer t(&profile().read_time);
+        TAPIO_RETURN_IF_ERROR(file->read_exact(b.offset + from, buf.data(), buf.size()));
+      }
+      for (uint64_t c = c0; c < c1; ++c) {
+        const uint64_t at = c * C, len = std::min(C, b.length - at);
+        if (c >= b.chunk_checksums.size() ||
+            subfile::checksum(buf.data() + (at - from), len) != b.chunk_checksums[c])
+          return error(TAPIO_ERR_CHECKSUM,
+                       "file '{}', step {}, variable '{}': data checksum mismatch in bytes "
+                       "[{}, {}) (the data is corrupt)",
+                       file_path(name), needs[k].step, io().vars[b.var].name, b.offset + at,
+                       b.offset + at + len);
+      }
+      for (; k < m; ++k) std::memcpy(needs[k].dst, buf.data() + (needs[k].pos - from), needs[k].bytes);
+    }
+    i = j;
+  }
+  return ok_status();
+}
+
+}  // namespace tapio

@@ -1,0 +1,283 @@
+// The subfile engine: round trips with blocks and irregular maps, reader count != writer
+// count, every aggregation and metadata backend, append from another rank count, checksums,
+// and reading while a writer is still writing.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "e3sm_map.h"
+#include "test_util.h"
+
+namespace tapio::test {
+namespace {
+
+using Params = std::map<std::string, std::string>;
+const Dims kShape = {6, 10, 12};  // depth, lat, lon
+
+int comm_rank(MPI_Comm c) { int r; MPI_Comm_rank(c, &r); return r; }
+int comm_size(MPI_Comm c) { int s; MPI_Comm_size(c, &s); return s; }
+
+// Writes steps [first, first + count) of "temp" (3-D) and "ssh" (2-D) split by latitude.
+void write_grid(MPI_Comm comm, const std::string& path, tapio_mode mode, const Params& params,
+                uint64_t first, uint64_t count) {
+  Context ctx(comm);
+  IO io = ctx.declare_io("grid");
+  io.set_engine("subfile");
+  for (const auto& [k, v] : params) io.set_parameter(k, v);
+  Variable temp = io.define_variable<double>("temp", kShape, {"depth", "lat", "lon"});
+  Variable ssh = io.define_variable<float>("ssh", {kShape[1], kShape[2]}, {"lat", "lon"});
+  io.define_attribute("title", std::string("subfile test"));
+  Engine out = io.open(path, mode);
+  EXPECT_EQ(out.current_step(), first);
+  uint64_t r0, nr;
+  split(kShape[1], comm_size(comm), comm_rank(comm), &r0, &nr);
+  for (uint64_t s = first; s < first + count; ++s) {
+    out.begin_step();
+    std::vector<double> t;
+    std::vector<float> h;
+    for (uint64_t g : box_indices(kShape, {0, r0, 0}, {kShape[0], nr, kShape[2]})) t.push_back(value(0, s, g));
+    for (uint64_t g : box_indices({kShape[1], kShape[2]}, {r0, 0}, {nr, kShape[2]}))
+      h.push_back(static_cast<float>(value(1, s, g)));
+    temp.set_selection({0, r0, 0}, {kShape[0], nr, kShape[2]});
+    out.put(temp, t);
+    ssh.set_selection({r0, 0}, {nr, kShape[2]});
+    out.put(ssh, h);
+    out.end_step();
+  }
+  out.close();
+}
+
+// Every rank reads a longitude band of every step at once and checks it.
+void check_grid(const std::string& path, const Params& params, uint64_t steps) {
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("grid_read");
+  io.set_engine("subfile");
+  for (const auto& [k, v] : params) io.set_parameter(k, v);
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  ASSERT_EQ(in.steps(), steps);
+  EXPECT_EQ(io.read_string_attribute("title"), "subfile test");
+  uint64_t c0, nc;
+  split(kShape[2], size(), rank(), &c0, &nc);
+  Variable temp = io.inquire_variable("temp");
+  Variable ssh = io.inquire_variable("ssh");
+  temp.set_selection({0, 0, c0}, {kShape[0], kShape[1], nc});
+  temp.set_step_selection(0, steps);
+  ssh.set_selection({0, c0}, {kShape[1], nc});
+  ssh.set_step_selection(0, steps);
+  std::vector<double> t(steps * kShape[0] * kShape[1] * nc);
+  std::vector<float> h(steps * kShape[1] * nc);
+  in.get(temp, t);
+  in.get(ssh, h);
+  in.perform_gets();
+  const auto ti = box_indices(kShape, {0, 0, c0}, {kShape[0], kShape[1], nc});
+  const auto hi = box_indices({kShape[1], kShape[2]}, {0, c0}, {kShape[1], nc});
+  for (uint64_t s = 0; s < steps; ++s) {
+    for (size_t i = 0; i < ti.size(); ++i) ASSERT_EQ(t[s * ti.size() + i], value(0, s, ti[i])) << s;
+    for (size_t i = 0; i < hi.size(); ++i)
+      ASSERT_EQ(h[s * hi.size() + i], static_cast<float>(value(1, s, hi[i]))) << s;
+  }
+  in.close();
+}
+
+class SubfileParams : public ::testing::TestWithParam<Params> {};
+
+TEST_P(SubfileParams, RoundTripWithOtherReaders) {
+  TempDir dir;
+  const std::string path = dir.file("grid.tapio");
+  write_grid(MPI_COMM_WORLD, path, TAPIO_MODE_WRITE, GetParam(), 0, 3);
+  check_grid(path, GetParam(), 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backends, SubfileParams,
+    ::testing::Values(Params{}, Params{{"aggregators", "all"}},
+                      Params{{"aggregators", "2"}, {"metadata", "log"}},
+                      Params{{"ranks_per_node", "1"}, {"metadata", "aligned"},
+                             {"metadata_chunk", "512"}, {"metadata_read", "all"}},
+                      Params{{"ranks_per_node", "2"}, {"block_align", "1"},
+                             {"metadata_prefetch", "0"}, {"fsync", "step"}}));
+
+TEST(Subfile, FewerWritersThanReadersAndAppendFromAnotherCount) {
+  TempDir dir;
+  const std::string path = dir.file("append.tapio");
+  // Steps 0-1 from the first half of the ranks, steps 2-3 appended by everyone.
+  MPI_Comm half;
+  const bool in_half = rank() < (size() + 1) / 2;
+  MPI_Comm_split(MPI_COMM_WORLD, in_half ? 0 : MPI_UNDEFINED, rank(), &half);
+  if (in_half) {
+    write_grid(half, path, TAPIO_MODE_WRITE, {{"aggregators", "all"}}, 0, 2);
+    MPI_Comm_free(&half);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  write_grid(MPI_COMM_WORLD, path, TAPIO_MODE_APPEND, {{"metadata", "log"}}, 2, 2);
+  check_grid(path, {}, 4);
+}
+
+TEST(Subfile, E3smMapsRoundTrip) {
+  TempDir dir;
+  for (const char* name : {"map_f_case_16p.nc", "map_i_case_16p.nc"}) {
+    const std::string map = std::string(TAPIO_SHARED_DIR) + "/data/e3sm-io/" + name;
+    const std::string path = dir.file(std::string(name) + ".tapio");
+    Context ctx(MPI_COMM_WORLD);
+    const auto decomps = e3sm::read_maps(ctx, map, MPI_COMM_WORLD);
+    std::vector<std::vector<double>> data(decomps.size());
+    {
+      IO io = ctx.declare_io(std::string("w") + name);
+      Engine out = io.open(path, TAPIO_MODE_WRITE);  // a path without .nc: subfile by default
+      EXPECT_EQ(out.engine_name(), "subfile");
+      std::vector<Variable> vars;
+      for (const auto& d : decomps) {
+        std::vector<std::string> dims;
+        for (size_t k = 0; k < d.dims.size(); ++k) dims.push_back(d.name + "_" + std::to_string(k));
+        vars.push_back(io.define_variable<double>(d.name, d.dims, dims));
+      }
+      out.begin_step();
+      for (size_t k = 0; k < decomps.size(); ++k) {
+        for (size_t i = 0; i < decomps[k].offsets.size(); ++i)
+          for (uint64_t e = 0; e < decomps[k].lengths[i]; ++e)
+            data[k].push_back(value(static_cast<int>(k), 0, decomps[k].offsets[i] + e));
+        vars[k].set_runs(decomps[k].offsets, decomps[k].lengths);
+        out.put(vars[k], data[k]);
+      }
+      out.end_step();
+      out.close();
+    }
+    // Read everything on every rank: holes (I case) read as the fill value.
+    IO io = ctx.declare_io(std::string("r") + name);
+    Engine in = io.open(path, TAPIO_MODE_READ);
+    in.begin_step();
+    std::vector<std::vector<double>> whole(decomps.size());
+    for (size_t k = 0; k < decomps.size(); ++k) {
+      Variable v = io.inquire_variable(decomps[k].name);
+      whole[k].resize(v.selection_size());
+      in.get(v, whole[k]);
+    }
+    in.end_step();
+    for (size_t k = 0; k < decomps.size(); ++k) {
+      std::vector<uint8_t> covered(whole[k].size(), 0);
+      for (size_t i = 0; i < decomps[k].offsets.size(); ++i)
+        std::fill_n(covered.begin() + decomps[k].offsets[i], decomps[k].lengths[i], 1);
+      MPI_Allreduce(MPI_IN_PLACE, covered.data(), static_cast<int>(covered.size()), MPI_UINT8_T,
+                    MPI_MAX, MPI_COMM_WORLD);
+      for (uint64_t g = 0; g < whole[k].size(); ++g)
+        ASSERT_EQ(whole[k][g], covered[g] ? value(static_cast<int>(k), 0, g) : 9.9692099683868690e+36)
+            << name << " " << decomps[k].name << " " << g;
+    }
+    in.close();
+  }
+}
+
+// One flipped byte in the data or in the metadata is a checksum error naming file and step.
+TEST(Subfile, FlippedBytesAreChecksumErrors) {
+  TempDir dir;
+  const std::string path = dir.file("flip.tapio");
+  write_grid(MPI_COMM_WORLD, path, TAPIO_MODE_WRITE, {}, 0, 2);
+  auto flip = [&](const std::string& file, uint64_t offset) {
+    if (rank() == 0) {
+      std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(offset);
+      char c;
+      f.get(c);
+      f.seekp(offset);
+      f.put(static_cast<char>(c ^ 0x10));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  };
+  auto read_all = [&]() -> Outcome {
+    tapio_context* ctx;
+    tapio_init(MPI_COMM_WORLD, nullptr, &ctx);
+    tapio_io* io;
+    tapio_declare_io(ctx, "flip", &io);
+    tapio_engine* e = nullptr;
+    Outcome o = outcome(tapio_open(io, path.c_str(), TAPIO_MODE_READ, &e));
+    if (o.code == TAPIO_OK) {
+      tapio_var *v, *h;
+      tapio_inquire_variable(io, "temp", &v);
+      tapio_inquire_variable(io, "ssh", &h);
+      tapio_var_set_step_selection(v, 0, 2);
+      tapio_var_set_step_selection(h, 0, 2);
+      std::vector<double> buf(2 * kShape[0] * kShape[1] * kShape[2]);
+      std::vector<float> hbuf(2 * kShape[1] * kShape[2]);
+      tapio_get(e, v, TAPIO_FLOAT64, buf.data());
+      tapio_get(e, h, TAPIO_FLOAT32, hbuf.data());
+      o = outcome(tapio_perform_gets(e));
+      tapio_close(e);
+    }
+    tapio_finalize(ctx);
+    return o;
+  };
+  ASSERT_EQ(read_all().code, TAPIO_OK);
+  // The subfile's last byte: the last rank's ssh block of step 1 (default aggregation: one
+  // writer, one subfile).
+  std::error_code ec;
+  const uint64_t last = std::filesystem::file_size(path + "/data.0.0", ec) - 1;
+  flip(path + "/data.0.0", last);
+  Outcome o = read_all();
+  EXPECT_EQ(o.code, TAPIO_ERR_CHECKSUM) << o.message;
+  EXPECT_TRUE(o.message.find("data.0.0") != std::string::npos) << o.message;
+  EXPECT_TRUE(o.message.find("step 1") != std::string::npos) << o.message;
+  flip(path + "/data.0.0", last);  // repair
+  ASSERT_EQ(read_all().code, TAPIO_OK);
+  flip(path + "/tapio.md", 40);
+  o = read_all();
+  EXPECT_EQ(o.code, TAPIO_ERR_CHECKSUM) << o.message;
+  EXPECT_TRUE(o.message.find("tapio.md") != std::string::npos) << o.message;
+  EXPECT_TRUE(o.message.find("step 0") != std::string::npos) << o.message;
+}
+
+// Rank 0 writes steps one by one; the other ranks read as they appear: they see a growing,
+// consistent prefix, then the end of the stream.
+TEST(Subfile, ReadWhileWriting) {
+  if (size() < 2) GTEST_SKIP() << "needs a writer and a reader";
+  TempDir dir;
+  const std::string path = dir.file("live.tapio");
+  const uint64_t steps = 4;
+  MPI_Comm side;
+  MPI_Comm_split(MPI_COMM_WORLD, rank() == 0 ? 0 : 1, rank(), &side);
+  if (rank() == 0) {
+    write_grid(side, path, TAPIO_MODE_WRITE, {}, 0, 1);
+    MPI_Barrier(MPI_COMM_WORLD);  // the dataset exists with one step
+    for (uint64_t s = 1; s < steps; ++s) {
+      usleep(20000);
+      write_grid(side, path, TAPIO_MODE_APPEND, {}, s, 1);
+    }
+  } else {
+    MPI_Barrier(MPI_COMM_WORLD);
+    Context ctx(side);
+    IO io = ctx.declare_io("live");
+    io.set_engine("subfile");
+    Engine in = io.open(path, TAPIO_MODE_READ);
+    uint64_t seen = 0;
+    int waits = 0;
+    while (waits < 2000) {
+      const tapio_step_status st = in.begin_step();
+      if (st == TAPIO_STEP_NOT_READY) {
+        ++waits;
+        usleep(5000);
+        continue;
+      }
+      if (st == TAPIO_STEP_END_OF_STREAM) {
+        if (seen == steps) break;
+        ++waits;  // a close between appends also ends the stream for a moment
+        usleep(5000);
+        continue;
+      }
+      EXPECT_EQ(in.current_step(), seen);
+      Variable v = io.inquire_variable("ssh");
+      std::vector<float> h(kShape[1] * kShape[2]);
+      in.get(v, h);
+      in.end_step();
+      for (uint64_t g = 0; g < h.size(); ++g) ASSERT_EQ(h[g], static_cast<float>(value(1, seen, g)));
+      ++seen;
+    }
+    EXPECT_EQ(seen, steps);
+    in.close();
+  }
+  MPI_Comm_free(&side);
+}
+
+}  // namespace
+}  // namespace tapio::test
