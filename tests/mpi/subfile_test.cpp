@@ -8,6 +8,8 @@
 #include <fstream>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "e3sm_map.h"
 #include "test_util.h"
 
@@ -277,6 +279,35 @@ TEST(Subfile, ReadWhileWriting) {
     in.close();
   }
   MPI_Comm_free(&side);
+}
+
+// Every rank reads the whole dataset: each subfile's bytes come from storage once in all.
+TEST(Subfile, SharedReadsAreMerged) {
+  TempDir dir;
+  const std::string path = dir.file("shared.tapio"), profile = dir.file("profile.json");
+  write_grid(MPI_COMM_WORLD, path, TAPIO_MODE_WRITE, {{"ranks_per_node", "2"}}, 0, 2);
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("shared");
+    io.set_parameter("profile", profile);
+    Engine in = io.open(path, TAPIO_MODE_READ);
+    Variable temp = io.inquire_variable("temp");
+    temp.set_step_selection(0, 2);
+    std::vector<double> t(2 * kShape[0] * kShape[1] * kShape[2]);
+    in.get(temp, t);
+    in.perform_gets();
+    in.close();
+    const auto idx = box_indices(kShape, {0, 0, 0}, kShape);
+    for (uint64_t s = 0; s < 2; ++s)
+      for (size_t i = 0; i < idx.size(); ++i) ASSERT_EQ(t[s * idx.size() + i], value(0, s, idx[i]));
+  }
+  if (rank() == 0) {
+    uint64_t dataset_bytes = 0;
+    for (const auto& f : std::filesystem::directory_iterator(path)) dataset_bytes += f.file_size();
+    std::ifstream in(profile);
+    const auto j = nlohmann::json::parse(in);
+    EXPECT_LE(j["counters"]["POSIX_BYTES_READ"]["sum"].get<double>(), dataset_bytes) << j.dump(1);
+  }
 }
 
 }  // namespace

@@ -58,13 +58,13 @@ void Catalog::build_index(Step& s) {
   s.indexed = true;
 }
 
-std::vector<const Entry*> Catalog::query(uint64_t step, uint32_t var, uint64_t lo, uint64_t hi) {
-  std::vector<const Entry*> out;
+std::vector<uint32_t> Catalog::query(uint64_t step, uint32_t var, uint64_t lo, uint64_t hi) {
+  std::vector<uint32_t> out;
   Step& s = steps_[step];
   if (!s.indexed) build_index(s);
   const auto it = s.by_var.find(var);
   if (it == s.by_var.end()) return out;
-  it->second.query(lo, hi, [&](uint32_t i) { out.push_back(&s.entries[i]); });
+  it->second.query(lo, hi, [&](uint32_t i) { out.push_back(i); });
   return out;
 }
 

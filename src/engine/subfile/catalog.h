@@ -31,8 +31,11 @@ class Catalog {
   const IoDef& definitions() const { return definitions_; }
   uint32_t max_generation() const { return max_generation_; }
 
-  // Blocks of `var` at `step` whose first-dimension interval meets [lo, hi).
-  std::vector<const Entry*> query(uint64_t step, uint32_t var, uint64_t lo, uint64_t hi);
+  // Blocks of `var` at `step` whose first-dimension interval meets [lo, hi), as indices into
+  // the step's entries (the same on every rank that loaded the same metadata).
+  std::vector<uint32_t> query(uint64_t step, uint32_t var, uint64_t lo, uint64_t hi);
+  const Entry& entry(uint64_t step, uint32_t index) const { return steps_[step].entries[index]; }
+  size_t entries(uint64_t step) const { return steps_[step].entries.size(); }
   // Metadata bytes per block per step, averaged (reported by the metadata benchmark).
   double metadata_bytes_per_block() const;
 

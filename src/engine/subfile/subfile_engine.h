@@ -39,6 +39,20 @@ class SubfileEngine final : public Engine {
   Status load_metadata();  // collective: new index records and their metadata
   Result<std::vector<uint8_t>> fetch_new_metadata();  // the bytes load_metadata decodes
   Status read_gets(const std::vector<GetOp>& gets) override;
+  // Bytes [from, to) of block `entry` of `step` (from and to on checksum chunk boundaries).
+  struct ChunkRequest {
+    uint64_t step;
+    uint32_t entry;
+    uint64_t from, to;
+  };
+  // Collective (subfile_fetch.cpp): every subfile is served by one rank, which reads the union
+  // of all readers' requests once, verifies the chunks and replies; replies[i] answers
+  // requests[i].
+  Status fetch_chunks(const std::vector<ChunkRequest>& requests,
+                      std::vector<std::vector<uint8_t>>* replies);
+  Status serve_chunks(uint32_t expected, std::vector<std::vector<uint8_t>>* out,
+                      std::vector<MPI_Request>* sends);
+  int server_of(uint32_t generation, uint32_t subfile) const;
   Result<io::File*> data_file(uint32_t generation, uint32_t subfile);
   Status refresh_steps() override;
   bool stream_may_grow() const override;
@@ -66,6 +80,7 @@ class SubfileEngine final : public Engine {
 
   // Readers.
   subfile::Catalog catalog_;
+  Status deferred_read_error_;  // a served read failed: reported after the exchange
   std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<io::File>> data_files_;
 };
 

@@ -151,9 +151,10 @@ Result<io::File*> SubfileEngine::data_file(uint32_t generation, uint32_t subfile
 
 namespace {
 
+// An element range a get needs from a stored block.
 struct Need {
-  const subfile::Entry* entry;
   uint64_t step;
+  uint32_t entry;  // index among the step's blocks
   uint64_t pos;    // byte position in the block
   uint64_t bytes;
   uint8_t* dst;
@@ -166,6 +167,7 @@ Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
   for (const GetOp& g : gets) {
     const VariableDef& def = io().vars[g.var];
     const size_t esize = type_size(def.type);
+    const auto var = static_cast<uint32_t>(g.var);
     uint64_t lo, hi;
     plan::first_dim_bounds(g.sel, def.shape, &lo, &hi);
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
@@ -174,14 +176,15 @@ Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
       uint64_t t = s;
       if (!def.record) {
         t = catalog_.steps();
-        while (t > 0 && catalog_.query(t - 1, static_cast<uint32_t>(g.var), 0, UINT64_MAX).empty()) --t;
+        while (t > 0 && catalog_.query(t - 1, var, 0, UINT64_MAX).empty()) --t;
         if (t > 0) --t;
       }
       uint64_t covered = 0;
       if (t < catalog_.steps())
-        for (const subfile::Entry* e : catalog_.query(t, static_cast<uint32_t>(g.var), lo, hi))
-          for (const plan::Overlap& o : plan::intersect(e->block.sel, g.sel, def.shape)) {
-            needs.push_back(Need{e, t, o.a_mem * esize, o.length * esize, base + o.b_mem * esize});
+        for (uint32_t i : catalog_.query(t, var, lo, hi))
+          for (const plan::Overlap& o :
+               plan::intersect(catalog_.entry(t, i).block.sel, g.sel, def.shape)) {
+            needs.push_back(Need{t, i, o.a_mem * esize, o.length * esize, base + o.b_mem * esize});
             covered += o.length;
           }
       if (covered < g.elements) {  // what no block holds reads as the NetCDF fill value
@@ -191,48 +194,36 @@ Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
       }
     }
   }
-  // Read per block only the checksum chunks the needs touch, verify them, copy.
+  // Per block, the checksum chunks the needs touch become one request (step, entry, from, to).
   std::stable_sort(needs.begin(), needs.end(), [](const Need& a, const Need& b) {
+    if (a.step != b.step) return a.step < b.step;
     return a.entry != b.entry ? a.entry < b.entry : a.pos < b.pos;
   });
-  std::vector<uint8_t> buf;
-  for (size_t i = 0; i < needs.size();) {
-    const subfile::Entry* e = needs[i].entry;
-    size_t j = i;
-    while (j < needs.size() && needs[j].entry == e) ++j;
-    const subfile::Block& b = e->block;
-    const std::string name = subfile::data_name(e->generation, b.subfile);
-    TAPIO_ASSIGN_OR_RETURN(io::File * file, data_file(e->generation, b.subfile));
-    size_t k = i;
-    while (k < j) {
-      const uint64_t C = subfile::kChecksumChunk;
-      uint64_t c0 = needs[k].pos / C, c1 = (needs[k].pos + needs[k].bytes + C - 1) / C;
-      size_t m = k + 1;  // extend over needs whose chunks touch this run
-      while (m < j && needs[m].pos / C <= c1) {
-        c1 = std::max(c1, (needs[m].pos + needs[m].bytes + C - 1) / C);
-        ++m;
-      }
-      const uint64_t from = c0 * C, to = std::min(c1 * C, b.length);
-      buf.resize(to - from);
-      {
-        ScopedTimer t(&profile().read_time);
-        TAPIO_RETURN_IF_ERROR(file->read_exact(b.offset + from, buf.data(), buf.size()));
-      }
-      for (uint64_t c = c0; c < c1; ++c) {
-        const uint64_t at = c * C, len = std::min(C, b.length - at);
-        if (c >= b.chunk_checksums.size() ||
-            subfile::checksum(buf.data() + (at - from), len) != b.chunk_checksums[c])
-          return error(TAPIO_ERR_CHECKSUM,
-                       "file '{}', step {}, variable '{}': data checksum mismatch in bytes "
-                       "[{}, {}) (the data is corrupt)",
-                       file_path(name), needs[k].step, io().vars[b.var].name, b.offset + at,
-                       b.offset + at + len);
-      }
-      for (; k < m; ++k) std::memcpy(needs[k].dst, buf.data() + (needs[k].pos - from), needs[k].bytes);
+  std::vector<ChunkRequest> requests;
+  std::vector<size_t> first_need;  // requests[i] serves needs [first_need[i], first_need[i+1])
+  const uint64_t C = subfile::kChecksumChunk;
+  for (size_t k = 0; k < needs.size();) {
+    const subfile::Block& b = catalog_.entry(needs[k].step, needs[k].entry).block;
+    uint64_t c1 = (needs[k].pos + needs[k].bytes + C - 1) / C;
+    size_t m = k + 1;
+    while (m < needs.size() && needs[m].step == needs[k].step && needs[m].entry == needs[k].entry &&
+           needs[m].pos / C <= c1) {
+      c1 = std::max(c1, (needs[m].pos + needs[m].bytes + C - 1) / C);
+      ++m;
     }
-    i = j;
+    requests.push_back(ChunkRequest{needs[k].step, needs[k].entry, needs[k].pos / C * C,
+                                    std::min(c1 * C, b.length)});
+    first_need.push_back(k);
+    k = m;
   }
-  return ok_status();
+  first_need.push_back(needs.size());
+  std::vector<std::vector<uint8_t>> replies;
+  TAPIO_RETURN_IF_ERROR(fetch_chunks(requests, &replies));
+  for (size_t r = 0; r < requests.size(); ++r)
+    for (size_t k = first_need[r]; k < first_need[r + 1]; ++k)
+      std::memcpy(needs[k].dst, replies[r].data() + (needs[k].pos - requests[r].from),
+                  needs[k].bytes);
+  return deferred_read_error_.ok() ? ok_status() : std::exchange(deferred_read_error_, Status());
 }
 
 }  // namespace tapio

@@ -1,0 +1,171 @@
+// Subfile engine, merged reads: each subfile is served by one rank. Readers send the server
+// their chunk requests in one message; the server reads the union of everybody's requests —
+// what several readers need is read from storage once, and neighbouring requests become one
+// read — verifies the checksums and answers each reader with one message.
+#include <algorithm>
+#include <cstring>
+
+#include "engine/subfile/subfile_engine.h"
+#include "plan/domains.h"
+
+namespace tapio {
+namespace {
+
+constexpr int kRequestTag = 7001, kReplyTag = 7002;
+constexpr uint64_t kMergeGap = 64 * 1024;  // read through holes this small (data sieving)
+
+struct Wire {  // a ChunkRequest on the wire
+  uint64_t step, entry, from, to;
+};
+
+}  // namespace
+
+int SubfileEngine::server_of(uint32_t generation, uint32_t subfile) const {
+  return static_cast<int>((static_cast<uint64_t>(generation) * 7919 + subfile) % comm().size());
+}
+
+Status SubfileEngine::fetch_chunks(const std::vector<ChunkRequest>& requests,
+                                   std::vector<std::vector<uint8_t>>* replies) {
+  const int P = comm().size();
+  // Group my requests by server; one message each.
+  std::vector<std::vector<size_t>> by_server(P);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const subfile::Entry& e = catalog_.entry(requests[i].step, requests[i].entry);
+    by_server[server_of(e.generation, e.block.subfile)].push_back(i);
+  }
+  std::vector<uint32_t> flags(P, 0);
+  for (int s = 0; s < P; ++s) flags[s] = by_server[s].empty() ? 0 : 1;
+  std::vector<uint32_t> expected;
+  TAPIO_RETURN_IF_ERROR(comm().reduce_scatter_sum(flags, std::vector<int>(P, 1), &expected));
+
+  std::vector<std::vector<Wire>> outgoing;
+  std::vector<MPI_Request> sends;
+  sends.reserve(2 * P);
+  for (int s = 0; s < P; ++s) {
+    if (by_server[s].empty()) continue;
+    outgoing.emplace_back();
+    for (size_t i : by_server[s])
+      outgoing.back().push_back(
+          Wire{requests[i].step, requests[i].entry, requests[i].from, requests[i].to});
+    sends.emplace_back();
+    MPI_Isend(outgoing.back().data(), static_cast<int>(outgoing.back().size() * sizeof(Wire)),
+              MPI_BYTE, s, kRequestTag, comm().raw(), &sends.back());
+    profile().messages_sent += 1;
+    profile().bytes_sent += outgoing.back().size() * sizeof(Wire);
+  }
+  std::vector<std::vector<uint8_t>> served;
+  TAPIO_RETURN_IF_ERROR(serve_chunks(expected[0], &served, &sends));
+  replies->assign(requests.size(), {});
+  std::vector<uint8_t> msg;
+  for (int s = 0; s < P; ++s) {
+    if (by_server[s].empty()) continue;
+    MPI_Status status;
+    MPI_Probe(s, kReplyTag, comm().raw(), &status);
+    int n = 0;
+    MPI_Get_count(&status, MPI_BYTE, &n);
+    msg.resize(n);
+    MPI_Recv(msg.data(), n, MPI_BYTE, s, kReplyTag, comm().raw(), MPI_STATUS_IGNORE);
+    profile().messages_received += 1;
+    profile().bytes_received += n;
+    uint64_t pos = 0;
+    for (size_t i : by_server[s]) {
+      const uint64_t len = requests[i].to - requests[i].from;
+      (*replies)[i].assign(len, 0);
+      if (pos + len <= msg.size()) std::memcpy((*replies)[i].data(), msg.data() + pos, len);
+      pos += len;
+    }
+  }
+  MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+  return ok_status();
+}
+
+Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<uint8_t>>* out,
+                                   std::vector<MPI_Request>* sends) {
+  struct Asker {
+    int rank;
+    std::vector<Wire> wants;
+  };
+  std::vector<Asker> askers;
+  for (uint32_t k = 0; k < expected; ++k) {
+    MPI_Status status;
+    MPI_Probe(MPI_ANY_SOURCE, kRequestTag, comm().raw(), &status);
+    int n = 0;
+    MPI_Get_count(&status, MPI_BYTE, &n);
+    Asker a{status.MPI_SOURCE, std::vector<Wire>(n / sizeof(Wire))};
+    MPI_Recv(a.wants.data(), n, MPI_BYTE, a.rank, kRequestTag, comm().raw(), MPI_STATUS_IGNORE);
+    profile().messages_received += 1;
+    profile().bytes_received += n;
+    askers.push_back(std::move(a));
+  }
+  // Every file byte range wanted, per subfile, merged.
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<plan::Extent>> ranges;
+  for (const Asker& a : askers)
+    for (const Wire& w : a.wants) {
+      const subfile::Entry& e = catalog_.entry(w.step, static_cast<uint32_t>(w.entry));
+      ranges[{e.generation, e.block.subfile}].push_back(
+          plan::Extent{e.block.offset + w.from, w.to - w.from});
+    }
+  // Read each merged range once; keep them by file for lookup.
+  struct Span {
+    uint64_t offset;
+    std::vector<uint8_t> bytes;
+  };
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<Span>> spans;
+  Status local = ok_status();
+  for (auto& [file_key, list] : ranges) {
+    for (auto& x : list) x.length += kMergeGap;  // merge across small holes...
+    std::vector<plan::Extent> merged = plan::coalesce(std::move(list));
+    auto file = data_file(file_key.first, file_key.second);
+    for (plan::Extent& m : merged) {
+      m.length -= kMergeGap;  // ...but read only to the last wanted byte
+      Span span{m.offset, std::vector<uint8_t>(m.length)};
+      if (local.ok()) local = file.status();
+      if (local.ok()) {
+        ScopedTimer t(&profile().read_time);
+        local = (*file)->read_exact(m.offset, span.bytes.data(), m.length);
+      }
+      spans[file_key].push_back(std::move(span));
+    }
+  }
+  // Answer each asker: its requests' bytes in order, every chunk verified.
+  for (const Asker& a : askers) {
+    out->emplace_back();
+    std::vector<uint8_t>& reply = out->back();
+    for (const Wire& w : a.wants) {
+      const subfile::Entry& e = catalog_.entry(w.step, static_cast<uint32_t>(w.entry));
+      const subfile::Block& b = e.block;
+      const auto& list = spans[{e.generation, b.subfile}];
+      const uint64_t at = b.offset + w.from;
+      auto it = std::upper_bound(list.begin(), list.end(), at,
+                                 [](uint64_t x, const Span& s) { return x < s.offset; });
+      const size_t start = reply.size();
+      reply.resize(start + (w.to - w.from), 0);
+      if (!local.ok() || it == list.begin()) continue;
+      --it;
+      const uint8_t* src = it->bytes.data() + (at - it->offset);
+      std::memcpy(reply.data() + start, src, w.to - w.from);
+      for (uint64_t c = w.from / subfile::kChecksumChunk; c * subfile::kChecksumChunk < w.to; ++c) {
+        const uint64_t from = c * subfile::kChecksumChunk;
+        const uint64_t len = std::min(subfile::kChecksumChunk, b.length - from);
+        if (c < b.chunk_checksums.size() &&
+            subfile::checksum(src + (from - w.from), len) == b.chunk_checksums[c])
+          continue;
+        local = error(TAPIO_ERR_CHECKSUM,
+                      "file '{}', step {}, variable '{}': data checksum mismatch in bytes "
+                      "[{}, {}) (the data is corrupt)",
+                      file_path(subfile::data_name(e.generation, b.subfile)), w.step,
+                      io().vars[b.var].name, b.offset + from, b.offset + from + len);
+        break;
+      }
+    }
+    sends->emplace_back();
+    MPI_Isend(reply.data(), static_cast<int>(reply.size()), MPI_BYTE, a.rank, kReplyTag,
+              comm().raw(), &sends->back());
+    profile().messages_sent += 1;
+    profile().bytes_sent += reply.size();
+  }
+  if (!local.ok() && deferred_read_error_.ok()) deferred_read_error_ = local;
+  return ok_status();
+}
+
+}  // namespace tapio
