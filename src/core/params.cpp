@@ -51,12 +51,13 @@ const std::vector<ParamDef> kRegistry = {
     {"aggregators", K::kInteger, "auto", "", {"auto", "all"}, "collective,subfile",
      "Number of aggregator ranks; auto: one per node (times aggregators_per_node); all: every "
      "rank (subfile: file per process).", 1, false},
-    {"aggregators_per_node", K::kInteger, "1", "", {}, "collective",
-     "Number of aggregators placed on each node.", 1, false},
+    {"aggregators_per_node", K::kInteger, "1", "", {}, "collective,subfile",
+     "Aggregators per node when aggregators = auto.", 1, false},
     {"placement", K::kEnum, "spread", "", {"spread", "rank-order"}, "collective",
      "Which ranks become aggregators: spread over the nodes, or in rank order.", kNoMin, false},
     {"collect_order", K::kEnum, "topology", "", {"topology", "rank"}, "collective",
-     "Order in which aggregators collect data: by topology (node-local ranks first) or by rank.",
+     "Send order: topology (the ranks of node n start with their n-th aggregator, so aggregators "
+     "drain different nodes at once) or rank (every rank in aggregator order).",
      kNoMin, false},
     {"stripe_size", K::kSize, "1MiB", "bytes", {}, "collective",
      "Unit in which the file is divided among aggregators; match the file system stripe size.",
@@ -68,14 +69,15 @@ const std::vector<ParamDef> kRegistry = {
      "Alignment of each block written to a subfile (match the file system block size).", 1,
      false},
     {"metadata", K::kEnum, "gather", "", {"gather", "log", "aligned"}, "subfile",
-     "How block metadata is stored: gather (collected into one index), log (appended by each "
-     "rank) or aligned (in fixed, aligned chunks).",
+     "Metadata backend: gather (rank 0 collects every writer's records and writes them), log "
+     "(each writer writes its records at its offset, in parallel) or aligned (as log, each "
+     "writer's records at a metadata_chunk boundary).",
      kNoMin, false},
     {"metadata_chunk", K::kSize, "4096", "bytes", {}, "subfile",
-     "Size of each metadata chunk.", 1, false},
+     "Alignment of each writer's metadata records when metadata = aligned.", 1, false},
     {"metadata_read", K::kEnum, "delegate", "", {"delegate", "all"}, "subfile",
-     "Who reads metadata when a file is opened for reading: delegate (one rank per node reads "
-     "and shares it) or all (every rank reads).",
+     "Who reads the metadata of a dataset opened for reading: delegate (rank 0 reads and "
+     "broadcasts it) or all (every rank reads it).",
      kNoMin, false},
     {"metadata_prefetch", K::kSize, "1MiB", "bytes", {}, "subfile",
      "Bytes of metadata read ahead in one request when opening for reading.", 0, false},

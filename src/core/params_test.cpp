@@ -39,7 +39,7 @@ const Expected kExpected[] = {
     {"netcdf_version", ParamKind::kEnum, "5", "all"},
     {"fill", ParamKind::kBoolean, "true", "all"},
     {"aggregators", ParamKind::kInteger, "auto", "collective,subfile"},
-    {"aggregators_per_node", ParamKind::kInteger, "1", "collective"},
+    {"aggregators_per_node", ParamKind::kInteger, "1", "collective,subfile"},
     {"placement", ParamKind::kEnum, "spread", "collective"},
     {"collect_order", ParamKind::kEnum, "topology", "collective"},
     {"stripe_size", ParamKind::kSize, "1MiB", "collective"},
