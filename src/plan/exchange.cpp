@@ -23,12 +23,19 @@ Layout make_layout(uint64_t lo, uint64_t hi, int aggregators, uint64_t stripe_si
   return l;
 }
 
+// Pieces are cut in input order, the owner looked up only when a piece leaves the last owner's
+// domain. Sorted by file offset (the usual case: a step's runs come in file order, and the
+// check is O(n)), the cut pieces come grouped by window in (aggregator, round) order; only the
+// groups are then reordered to (round, aggregator). Unsorted input is sorted once by offset.
 std::vector<Routed> route(const std::vector<Piece>& pieces, const Layout& layout) {
   std::vector<Routed> out;
+  out.reserve(pieces.size());
+  int agg = -1;
   for (const Piece& p : pieces) {
     uint64_t off = p.file_offset, left = p.length, mem = p.mem;
     while (left > 0) {
-      const int agg = owner_of(off, layout.domains);
+      if (agg < 0 || off < layout.domains[agg].offset || off >= layout.domains[agg].end())
+        agg = owner_of(off, layout.domains);
       if (agg < 0) break;  // outside [lo, hi): the caller's range was wrong; tests catch it
       const Extent& d = layout.domains[agg];
       const uint32_t r = static_cast<uint32_t>((off - d.offset) / layout.round_bytes);
@@ -40,12 +47,33 @@ std::vector<Routed> route(const std::vector<Piece>& pieces, const Layout& layout
       left -= n;
     }
   }
-  std::sort(out.begin(), out.end(), [](const Routed& a, const Routed& b) {
-    if (a.round != b.round) return a.round < b.round;
-    if (a.agg != b.agg) return a.agg < b.agg;
+  const auto by_offset = [](const Routed& a, const Routed& b) {
     return a.piece.file_offset < b.piece.file_offset;
-  });
-  return out;
+  };
+  if (!std::is_sorted(out.begin(), out.end(), by_offset))
+    std::sort(out.begin(), out.end(), by_offset);
+  // Groups of one window each, in (aggregator, round) order since windows are in file order.
+  struct Group {
+    uint32_t round;
+    int agg;
+    size_t begin, end;
+  };
+  std::vector<Group> groups;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (groups.empty() || groups.back().round != out[i].round || groups.back().agg != out[i].agg)
+      groups.push_back(Group{out[i].round, out[i].agg, i, i});
+    groups.back().end = i + 1;
+  }
+  const auto by_window = [](const Group& a, const Group& b) {
+    return a.round != b.round ? a.round < b.round : a.agg < b.agg;
+  };
+  if (std::is_sorted(groups.begin(), groups.end(), by_window)) return out;
+  std::stable_sort(groups.begin(), groups.end(), by_window);
+  std::vector<Routed> sorted;
+  sorted.reserve(out.size());
+  for (const Group& g : groups)
+    sorted.insert(sorted.end(), out.begin() + g.begin, out.begin() + g.end);
+  return sorted;
 }
 
 }  // namespace tapio::plan

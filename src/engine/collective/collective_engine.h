@@ -10,6 +10,7 @@
 #include "engine/netcdf_engine.h"
 #include "io/write_behind.h"
 #include "plan/exchange.h"
+#include "plan/segments.h"
 
 namespace tapio {
 
@@ -57,6 +58,7 @@ class CollectiveEngine final : public NetcdfEngine {
   int my_agg_ = -1;                        // this rank's aggregator index, or -1
   std::unique_ptr<io::File> data_file_;    // aggregators only
   std::unique_ptr<io::WriteBehind> writer_;  // aggregators only, when pipelining
+  plan::ByteMap covered_map_;  // aggregators: the bytes of the current window that arrived
 };
 
 }  // namespace tapio

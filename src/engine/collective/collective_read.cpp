@@ -4,6 +4,7 @@
 // message per requester; the requester byte-swaps into the user's buffers at the end.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "engine/collective/collective_engine.h"
 #include "engine/collective/messages.h"
@@ -66,7 +67,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
   profile().rounds += layout.rounds;
 
-  std::vector<uint8_t> staging(wanted.bytes);
+  std::unique_ptr<uint8_t[]> staging(new uint8_t[wanted.bytes]);  // every byte is replied
   Status local = ok_status();
   size_t i = 0;
   for (uint32_t r = 0; r < layout.rounds; ++r) {
@@ -110,18 +111,17 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
       profile().messages_received += 1;
       profile().bytes_received += n;
       uint64_t pos = 0;
-      for (size_t k = a.first; k < a.last; ++k) {
-        const plan::Piece& p = routed[k].piece;
-        if (pos + p.length > reply.size()) break;  // the aggregator failed; it reports why
-        std::memcpy(staging.data() + p.mem, reply.data() + pos, p.length);
-        pos += p.length;
-      }
+      collective::for_each_mem_span(routed, a.first, a.last, [&](uint64_t mem, uint64_t len) {
+        if (pos + len > reply.size()) return;  // the aggregator failed; it reports why
+        std::memcpy(staging.get() + mem, reply.data() + pos, len);
+        pos += len;
+      });
     }
     MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     i = j;
   }
   for (const Destination& d : wanted.dests)
-    big_endian_to_host(d.dst, staging.data() + d.mem, d.bytes / d.esize, d.esize);
+    big_endian_to_host(d.dst, staging.get() + d.mem, d.bytes / d.esize, d.esize);
   return local;
 }
 
@@ -131,10 +131,14 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
                                           std::vector<MPI_Request>* reqs) {
   struct Requester {
     int rank;
-    std::vector<plan::Extent> extents;
+    std::vector<plan::Segment> segments;
+    uint64_t bytes;
   };
   std::vector<Requester> requesters;
-  std::vector<plan::Extent> all;
+  const plan::Extent w = layout.window(my_agg_, r);
+  // The union of the requests, one bit per byte of the window (requests may overlap).
+  plan::ByteMap& map = covered_map_;
+  map.reset(w.offset, w.length);
   std::vector<uint8_t> msg;
   Status local = ok_status();
   for (uint32_t k = 0; k < expected; ++k) {
@@ -148,41 +152,64 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
     profile().messages_received += 1;
     profile().bytes_received += n;
     collective::Unpacked u = collective::unpack(msg, false);
-    if (!u.ok) local = error(TAPIO_ERR_INTERNAL, "malformed request from rank {}", status.MPI_SOURCE);
-    all.insert(all.end(), u.extents.begin(), u.extents.end());
-    requesters.push_back(Requester{status.MPI_SOURCE, std::move(u.extents)});
+    bool well_formed = u.ok;
+    for (const plan::Segment& s : u.segments)
+      well_formed = well_formed && s.offset >= w.offset && s.last_end() <= w.end();
+    if (!well_formed) {
+      if (local.ok())
+        local = error(TAPIO_ERR_INTERNAL, "round {}: malformed request from rank {}", r,
+                      status.MPI_SOURCE);
+      u.segments.clear();
+      u.bytes = 0;
+    }
+    for (const plan::Segment& s : u.segments) {
+      if (s.stride == s.length)
+        map.mark(s.offset, s.bytes());
+      else
+        plan::for_each_piece(s, [&](uint64_t off, uint64_t len) { map.mark(off, len); });
+    }
+    requesters.push_back(Requester{status.MPI_SOURCE, std::move(u.segments), u.bytes});
   }
-  // Read the union of the requests once.
-  const plan::Extent w = layout.window(my_agg_, r);
-  const std::vector<plan::Extent> reads = plan::coalesce(std::move(all));
+  // Read the union once. Data sieving (as ROMIO's): a hole of at most kSieveHole bytes between
+  // two requested runs is read along rather than costing another request — on the page cache
+  // a request costs about as much as copying that many bytes, on disks and parallel file
+  // systems far more. The window buffer holds the holes anyway.
+  constexpr uint64_t kSieveHole = 256 * 1024;
+  std::vector<plan::Extent> wanted;
+  map.for_each_run(true, w.offset, w.end(),
+                   [&](uint64_t off, uint64_t len) { wanted.push_back(plan::Extent{off, len}); });
+  const std::vector<plan::Extent> reads = plan::sieve(wanted, kSieveHole);
   std::vector<uint8_t> buf(w.length);
   {
     ScopedTimer t(&profile().read_time);
     for (const plan::Extent& e : reads) {
       if (!local.ok()) break;
-      if (e.offset < w.offset || e.end() > w.end()) {
-        local = error(TAPIO_ERR_INTERNAL, "round {}: request outside the aggregator's window", r);
-        break;
-      }
       local = data_file_->read_exact(e.offset, buf.data() + (e.offset - w.offset), e.length);
     }
   }
   // One reply per requester, its pieces in its order (zeros after an error: the error is
   // reported by the agreement, and nobody waits forever).
   for (const Requester& q : requesters) {
-    uint64_t bytes = 0;
-    for (const plan::Extent& e : q.extents) bytes += e.length;
-    replies->emplace_back(bytes);
+    replies->emplace_back(q.bytes);
     uint8_t* out = replies->back().data();
-    for (const plan::Extent& e : q.extents) {
-      if (local.ok()) std::memcpy(out, buf.data() + (e.offset - w.offset), e.length);
-      out += e.length;
+    const uint8_t* in = buf.data() - w.offset;
+    for (const plan::Segment& s : q.segments) {
+      if (!local.ok()) break;
+      if (s.stride == s.length) {
+        std::memcpy(out, in + s.offset, s.bytes());
+        out += s.bytes();
+        continue;
+      }
+      plan::for_each_piece(s, [&](uint64_t off, uint64_t len) {
+        std::memcpy(out, in + off, len);
+        out += len;
+      });
     }
     reqs->emplace_back();
-    MPI_Isend(replies->back().data(), static_cast<int>(bytes), MPI_BYTE, q.rank,
+    MPI_Isend(replies->back().data(), static_cast<int>(q.bytes), MPI_BYTE, q.rank,
               static_cast<int>(2 * r + 1), comm().raw(), &reqs->back());
     profile().messages_sent += 1;
-    profile().bytes_sent += bytes;
+    profile().bytes_sent += q.bytes;
   }
   return local;
 }

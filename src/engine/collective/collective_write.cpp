@@ -4,6 +4,7 @@
 // the next round arrives.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "engine/collective/collective_engine.h"
 #include "engine/collective/messages.h"
@@ -13,7 +14,7 @@ namespace {
 
 struct Staged {
   std::vector<plan::Piece> pieces;  // mem = byte offset in data
-  std::vector<uint8_t> data;        // big-endian, as in the file
+  std::unique_ptr<uint8_t[]> data;  // big-endian, as in the file (not zeroed: all overwritten)
 };
 
 Staged stage(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
@@ -21,17 +22,30 @@ Staged stage(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Head
   Staged s;
   uint64_t total = 0;
   for (const PutOp& p : puts) total += p.elements * type_size(io.vars[p.var].type);
-  s.data.resize(total);
+  s.data.reset(new uint8_t[total]);
   uint64_t pos = 0;
   for (const PutOp& p : puts) {
     const VariableDef& def = io.vars[p.var];
     const size_t esize = type_size(def.type);
     const uint64_t base = h.data_offset(h.vars[p.var], step);
     const auto* src = static_cast<const uint8_t*>(p.data);
+    // Runs visited in memory order (blocks, run lists) make the whole put one swap at memory
+    // speed; otherwise each run is swapped on its own.
+    const size_t first = s.pieces.size();
+    const uint64_t start = pos;
+    bool in_order = true;
     plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
+      in_order = in_order && mem * esize == pos - start;
       s.pieces.push_back(plan::Piece{base + run.offset * esize, run.length * esize, pos});
-      host_to_big_endian(s.data.data() + pos, src + mem * esize, run.length, esize);
       pos += run.length * esize;
+    });
+    if (in_order) {
+      host_to_big_endian(s.data.get() + start, src, (pos - start) / esize, esize);
+      continue;
+    }
+    size_t k = first;
+    plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
+      host_to_big_endian(s.data.get() + s.pieces[k++].mem, src + mem * esize, run.length, esize);
     });
   }
   return s;
@@ -143,7 +157,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
         auto last = first;
         while (last != routed.begin() + j && last->agg == agg) ++last;
         messages[slot].push_back(collective::pack(routed, first - routed.begin(),
-                                                  last - routed.begin(), staged.data.data()));
+                                                  last - routed.begin(), staged.data.get()));
         const auto& msg = messages[slot].back();
         requests[slot].emplace_back();
         MPI_Isend(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, aggregators_[agg],
@@ -178,8 +192,15 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
   // still be in flight.
   if (writer_) local = writer_->drain(1);
   buf->resize(w.length);
-  std::vector<plan::Extent> covered;
-  std::vector<int> sources;  // the rank that sent each covered extent
+  // Which bytes of the window the ranks sent: one bit per byte, no per-piece lists or sorts.
+  plan::ByteMap& map = covered_map_;
+  map.reset(w.offset, w.length);
+  struct Received {
+    int source;
+    std::vector<plan::Segment> segments;
+  };
+  std::vector<Received> received;  // kept to name the ranks if two pieces overlap
+  bool overlap = false;
   std::vector<uint8_t> msg;
   {
     ScopedTimer t(&profile().exchange_time);
@@ -193,23 +214,48 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
                MPI_STATUS_IGNORE);
       profile().messages_received += 1;
       profile().bytes_received += n;
-      const collective::Unpacked u = collective::unpack(msg, true);
-      const uint8_t* data = u.data;
-      for (const plan::Extent& e : u.extents) {
-        if (!u.ok || e.offset < w.offset || e.end() > w.end()) {
-          local = error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r,
-                        status.MPI_SOURCE);
-          break;
-        }
-        std::memcpy(buf->data() + (e.offset - w.offset), data, e.length);
-        data += e.length;
-        covered.push_back(e);
-        sources.push_back(status.MPI_SOURCE);
+      collective::Unpacked u = collective::unpack(msg, true);
+      bool well_formed = u.ok;
+      for (const plan::Segment& s : u.segments)
+        well_formed = well_formed && s.offset >= w.offset && s.last_end() <= w.end() &&
+                      s.offset + s.length <= w.end();
+      if (!well_formed) {
+        local = error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r,
+                      status.MPI_SOURCE);
+        continue;
       }
+      const uint8_t* data = u.data;
+      uint8_t* const out = buf->data() - w.offset;
+      for (const plan::Segment& s : u.segments) {
+        if (s.stride == s.length) {  // back to back: one copy, one mark
+          std::memcpy(out + s.offset, data, s.bytes());
+          overlap |= !map.mark(s.offset, s.bytes());
+          data += s.bytes();
+          continue;
+        }
+        plan::for_each_piece(s, [&](uint64_t off, uint64_t len) {
+          std::memcpy(out + off, data, len);
+          overlap |= !map.mark(off, len);
+          data += len;
+        });
+      }
+      received.push_back(Received{status.MPI_SOURCE, std::move(u.segments)});
     }
   }
-  if (local.ok()) local = check_overlap(covered, sources, targets);
-  covered = plan::coalesce(std::move(covered));
+  if (overlap && local.ok()) {  // rare: name the ranks as the per-piece check does
+    std::vector<plan::Extent> extents;
+    std::vector<int> sources;
+    for (const Received& m : received)
+      for (const plan::Segment& s : m.segments)
+        plan::for_each_piece(s, [&](uint64_t off, uint64_t len) {
+          extents.push_back(plan::Extent{off, len});
+          sources.push_back(m.source);
+        });
+    local = check_overlap(extents, sources, targets);
+    if (local.ok())
+      local = error(TAPIO_ERR_SHAPE, "{}: blocks overlap in file bytes [{}, {})", where(),
+                    w.offset, w.end());
+  }
   // What to write: with fill, every written variable's bytes in this window, the gaps filled;
   // without, only what the ranks sent (no read-modify-write either way).
   std::vector<plan::Extent> writes;
@@ -219,19 +265,15 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
       const uint64_t to = std::min(t.extent.end(), w.end());
       if (from >= to) continue;
       writes.push_back(plan::Extent{from, to - from});
-      uint64_t f = from;
-      for (const plan::Extent& c : covered) {  // fill the gaps between covered extents
-        if (c.end() <= f) continue;
-        if (c.offset >= to) break;
-        if (c.offset > f)
-          fill_bytes(buf->data() + (f - w.offset), t.extent.offset, f, c.offset, t.fill, t.esize);
-        f = std::max(f, c.end());
-      }
-      if (f < to) fill_bytes(buf->data() + (f - w.offset), t.extent.offset, f, to, t.fill, t.esize);
+      map.for_each_run(false, from, to, [&](uint64_t off, uint64_t len) {
+        fill_bytes(buf->data() + (off - w.offset), t.extent.offset, off, off + len, t.fill,
+                   t.esize);
+      });
     }
     writes = plan::coalesce(std::move(writes));
   } else {
-    writes = covered;
+    map.for_each_run(true, w.offset, w.end(),
+                     [&](uint64_t off, uint64_t len) { writes.push_back(plan::Extent{off, len}); });
   }
   if (writes.empty() || !local.ok() || !deferred_.ok()) return local;
   io::File* file = data_file_.get();

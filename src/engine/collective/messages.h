@@ -1,59 +1,83 @@
 // The packed messages of the collective engine: one per (rank, aggregator, round).
-//   message = count (u64), count × (file_offset u64, length u64), then the data (writes, replies)
+//   message = count (u64), count × segment (offset, length, stride, count: u64 each),
+//             then the data (writes, replies): the segments' pieces, in order, back to back
+// A rank's pieces in a window are usually regular (interleaved regions, a block's rows), so a
+// segment stands for many pieces: the header is O(segments), not 16 bytes per piece.
 // Little-endian host order: both ends run the same binary on the same machine family.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "plan/exchange.h"
+#include "plan/segments.h"
 
 namespace tapio::collective {
 
-// The pieces' headers, then (if `data` is non-null) their bytes from data + piece.mem.
+// Calls f(mem, bytes) for maximal spans of routed[begin, end) whose pieces are back to back
+// in the rank's own addressing (one memcpy instead of one per piece).
+template <typename F>
+void for_each_mem_span(const std::vector<plan::Routed>& routed, size_t begin, size_t end,
+                       F&& f) {
+  size_t i = begin;
+  while (i < end) {
+    const uint64_t mem = routed[i].piece.mem;
+    uint64_t bytes = routed[i].piece.length;
+    size_t j = i + 1;
+    while (j < end && routed[j].piece.mem == mem + bytes) bytes += routed[j++].piece.length;
+    f(mem, bytes);
+    i = j;
+  }
+}
+
+// The pieces' segments, then (if `data` is non-null) their bytes from data + piece.mem.
 inline std::vector<uint8_t> pack(const std::vector<plan::Routed>& routed, size_t begin,
                                  size_t end, const uint8_t* data) {
+  const std::vector<plan::Segment> segs = plan::segments_of(routed, begin, end);
   uint64_t bytes = 0;
-  for (size_t i = begin; i < end; ++i) bytes += routed[i].piece.length;
-  const uint64_t n = end - begin;
-  std::vector<uint8_t> out(8 + 16 * n + (data ? bytes : 0));
+  if (data)
+    for (size_t i = begin; i < end; ++i) bytes += routed[i].piece.length;
+  const uint64_t n = segs.size();
+  std::vector<uint8_t> out(8 + 32 * n + bytes);
   std::memcpy(out.data(), &n, 8);
-  uint8_t* head = out.data() + 8;
-  uint8_t* body = head + 16 * n;
-  for (size_t i = begin; i < end; ++i) {
-    const plan::Piece& p = routed[i].piece;
-    std::memcpy(head, &p.file_offset, 8);
-    std::memcpy(head + 8, &p.length, 8);
-    head += 16;
-    if (data) {
-      std::memcpy(body, data + p.mem, p.length);
-      body += p.length;
-    }
-  }
+  static_assert(sizeof(plan::Segment) == 32, "segments are sent as four u64");
+  if (n) std::memcpy(out.data() + 8, segs.data(), 32 * n);
+  uint8_t* body = out.data() + 8 + 32 * n;
+  if (data)
+    for_each_mem_span(routed, begin, end, [&](uint64_t mem, uint64_t len) {
+      std::memcpy(body, data + mem, len);
+      body += len;
+    });
   return out;
 }
 
 struct Unpacked {
-  std::vector<plan::Extent> extents;
+  std::vector<plan::Segment> segments;
   const uint8_t* data = nullptr;  // the bytes after the headers
+  uint64_t bytes = 0;             // the pieces' total length
   bool ok = false;
 };
 
+// `ok` requires well-formed segments (length and count > 0, no overflow) and, with data,
+// exactly their bytes after the header.
 inline Unpacked unpack(const std::vector<uint8_t>& msg, bool with_data) {
   Unpacked u;
   uint64_t n = 0;
   if (msg.size() < 8) return u;
   std::memcpy(&n, msg.data(), 8);
-  if (n > (msg.size() - 8) / 16) return u;
-  u.extents.resize(n);
-  uint64_t bytes = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    std::memcpy(&u.extents[i].offset, msg.data() + 8 + 16 * i, 8);
-    std::memcpy(&u.extents[i].length, msg.data() + 16 + 16 * i, 8);
-    bytes += u.extents[i].length;
+  if (n > (msg.size() - 8) / 32) return u;
+  u.segments.resize(n);
+  if (n) std::memcpy(u.segments.data(), msg.data() + 8, 32 * n);
+  for (const plan::Segment& s : u.segments) {
+    if (s.length == 0 || s.count == 0 || s.length > UINT64_MAX - s.offset) return u;
+    if (s.length > UINT64_MAX / s.count || s.count - 1 > (UINT64_MAX - s.offset - s.length) /
+                                                             std::max<uint64_t>(s.stride, 1))
+      return u;
+    u.bytes += s.bytes();
   }
-  u.data = msg.data() + 8 + 16 * n;
-  u.ok = !with_data || msg.size() == 8 + 16 * n + bytes;
+  u.data = msg.data() + 8 + 32 * n;
+  u.ok = !with_data || msg.size() == 8 + 32 * n + u.bytes;
   return u;
 }
 
