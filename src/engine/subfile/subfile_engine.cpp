@@ -51,7 +51,10 @@ Status SubfileEngine::close_files() {
     const Status closed = f->close();
     if (local.ok()) local = closed;
   }
-  for (auto& [key, f] : data_files_) f->close();
+  for (auto& [key, f] : data_files_) {  // read-only: a close error loses nothing
+    const Status closed = f->close();
+    if (local.ok()) local = closed;
+  }
   return local;
 }
 
