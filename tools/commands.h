@@ -20,10 +20,17 @@ struct DumpOptions {
   bool json = false;
 };
 
+struct ConvertOptions {
+  std::string input;                  // a tapio dataset (directory with tapio.idx)
+  std::string output;                 // the NetCDF file to write
+  std::string engine = "collective";  // config rules still override it
+};
+
 int run_ls(const LsOptions& options);
 int run_dump(const DumpOptions& options);
+int run_convert(const ConvertOptions& options);  // calls MPI; run it under mpiexec or alone
 
-// Print "tapio: message" to stderr and return 1.
+// Print "tapio: message" to stderr (on rank 0 only once MPI is started) and return 1.
 int fail(const std::string& message);
 
 }  // namespace tapio::cli

@@ -1,5 +1,6 @@
 // tapio dump: the values of one variable (whole, or a box; one step or all of them), read one
-// contiguous run at a time.
+// contiguous run at a time from a NetCDF file, or from a tapio dataset through the API a slab of
+// the box's first dimension at a time.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,6 +9,7 @@
 
 #include "commands.h"
 #include "core/types.h"
+#include "dataset.h"
 #include "input.h"
 #include "plan/selection.h"
 #include "print_values.h"
@@ -150,6 +152,7 @@ uint64_t box_end(const plan::Selection& box, const std::vector<uint64_t>& shape)
 
 // Fail before printing anything if the last step's box runs past the end of the file.
 Status check_in_file(const Input& in, const Request& r) {
+  if (is_dataset(in)) return ok_status();  // the library checks what it reads
   if (r.box.elements() == 0 || r.first == r.last) return ok_status();
   TAPIO_ASSIGN_OR_RETURN(const uint64_t base, record_offset(in, *r.var, r.last - 1));
   const uint64_t end = base + box_end(r.box, r.shape) * netcdf::nc_type_size(r.var->type);
@@ -188,16 +191,52 @@ Status read_run(io::File& file, uint64_t offset, uint64_t length, size_t elem_si
   return ok_status();
 }
 
-Status write_step(const Input& in, const Request& r, uint64_t step, bool json) {
+Status read_file_box(const Input& in, const Request& r, uint64_t step, ValueWriter& out) {
   const size_t elem_size = netcdf::nc_type_size(r.var->type);
   TAPIO_ASSIGN_OR_RETURN(const uint64_t base, record_offset(in, *r.var, step));
-  ValueWriter out(stdout, r.var->type, r.box.count, json);
   std::vector<uint8_t> buf;
   Status status;
   plan::for_each_run(r.box, r.shape, [&](const plan::Run& run, uint64_t) {
     if (status.ok())
       status = read_run(*in.file, base + run.offset * elem_size, run.length, elem_size, buf, out);
   });
+  return status;
+}
+
+// Collective (every rank runs the same dump). Slabs of whole rows of the box's first dimension,
+// about kMaxReadBytes each (at least one row).
+Status read_dataset_box(const Input& in, const Request& r, uint64_t step, ValueWriter& out) {
+  Dataset& dataset = *in.dataset;
+  const IoDef& def = dataset.definitions();
+  const VariableDef& var = def.vars[size_t(def.find_var(r.var->name))];
+  const size_t elem_size = type_size(var.type);
+  std::vector<uint8_t> buf;
+  if (r.shape.empty()) {
+    buf.resize(elem_size);
+    TAPIO_RETURN_IF_ERROR(dataset.queue_get(var, {}, {}, step, buf.data()));
+    TAPIO_RETURN_IF_ERROR(dataset.perform_gets());
+    out.add(buf.data(), 1);
+    return ok_status();
+  }
+  if (r.box.elements() == 0) return ok_status();
+  const uint64_t row = r.box.elements() / r.box.count[0];
+  const uint64_t rows = std::max<uint64_t>(kMaxReadBytes / (row * elem_size), 1);
+  std::vector<uint64_t> start = r.box.start, count = r.box.count;
+  for (uint64_t done = 0; done < r.box.count[0]; done += count[0]) {
+    start[0] = r.box.start[0] + done;
+    count[0] = std::min(rows, r.box.count[0] - done);
+    buf.resize(count[0] * row * elem_size);
+    TAPIO_RETURN_IF_ERROR(dataset.queue_get(var, start, count, step, buf.data()));
+    TAPIO_RETURN_IF_ERROR(dataset.perform_gets());
+    out.add(buf.data(), count[0] * row);
+  }
+  return ok_status();
+}
+
+Status write_step(const Input& in, const Request& r, uint64_t step, bool json) {
+  ValueWriter out(stdout, r.var->type, r.box.count, json);
+  const Status status = is_dataset(in) ? read_dataset_box(in, r, step, out)
+                                       : read_file_box(in, r, step, out);
   out.finish();
   if (!in.header.is_record(*r.var)) return status.with_context(where(in, *r.var));
   return status.with_context(fmt::format("{}, step {}", where(in, *r.var), step));

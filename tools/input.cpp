@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <system_error>
 
+#include "dataset.h"
 #include "engine/netcdf_file.h"
+#include "format/netcdf/schema.h"
+#include "mpi_session.h"
 
 namespace tapio::cli {
 namespace {
@@ -63,12 +66,29 @@ bool checked_add(uint64_t a, uint64_t b, uint64_t* out) {
   return !__builtin_add_overflow(a, b, out);
 }
 
+Result<Input> open_dataset(const std::string& path) {
+  start_mpi();
+  Input in;
+  in.path = path;
+  TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Dataset> dataset, Dataset::open(path));
+  Result<netcdf::Header> header = netcdf::header_from_io(dataset->definitions(), 5);
+  if (!header.ok()) return header.status().with_context(fmt::format("dataset '{}'", path));
+  in.header = std::move(header).value();
+  in.steps = in.header.numrecs = dataset->steps();
+  in.dataset = std::move(dataset);
+  return in;
+}
+
 }  // namespace
+
+bool is_dataset(const Input& in) { return in.dataset != nullptr; }
 
 Result<Input> open_input(const std::string& path) {
   std::error_code ec;
+  if (is_dataset_dir(path)) return open_dataset(path);
   if (std::filesystem::is_directory(path, ec))
-    return error(TAPIO_ERR_ARG, "file '{}': is a directory, not a NetCDF file", path);
+    return error(TAPIO_ERR_ARG, "file '{}': is a directory, not a NetCDF file or a tapio dataset "
+                 "(no tapio.idx in it)", path);
   Input in;
   in.path = path;
   TAPIO_ASSIGN_OR_RETURN(in.file, io::open_posix(path, io::OpenMode::kReadOnly, nullptr));

@@ -1,5 +1,8 @@
 // A NetCDF file opened for inspection by the tapio tool: header plus the checks every command
 // needs (record count, variable lookup, where the data ends). Reads only; no MPI.
+// A tapio dataset (a directory with tapio.idx) is opened through the tapio API instead (MPI
+// started on demand) and described by the NetCDF header its definitions map to, so that ls and
+// dump print both alike.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,10 +15,15 @@
 #include "io/file.h"
 
 namespace tapio::cli {
+class Dataset;
+}
+
+namespace tapio::cli {
 
 struct Input {
   std::string path;
-  std::unique_ptr<io::File> file;
+  std::unique_ptr<io::File> file;      // NetCDF files
+  std::shared_ptr<Dataset> dataset;    // tapio datasets (then `file` is null)
   netcdf::Header header;
   uint64_t file_size = 0;
   // Records to show: numrecs, or for a STREAMING numrecs the whole records the file holds.
@@ -23,6 +31,7 @@ struct Input {
 };
 
 Result<Input> open_input(const std::string& path);
+bool is_dataset(const Input& in);
 
 std::string format_name(int version);       // "CDF-1", "CDF-2", "CDF-5"
 std::string_view type_name(netcdf::NcType t);  // tapio names: "int8".."float64", "char"

@@ -1,4 +1,5 @@
-// tapio ls: the header of a NetCDF file, like `ncdump -h`, as text or JSON.
+// tapio ls: the header of a NetCDF file, like `ncdump -h`, as text or JSON; for a tapio
+// dataset, the NetCDF header its definitions map to (what `tapio convert` would write).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@ namespace {
 
 using netcdf::Attr;
 using netcdf::Var;
+
+constexpr const char* kDatasetFormat = "tapio subfile dataset";
 
 std::string format_label(int version) {
   switch (version) {
@@ -63,7 +66,8 @@ void print_vars(const Input& in) {
 
 void print_text(const Input& in) {
   const netcdf::Header& h = in.header;
-  fmt::print("file: {}\nformat: {}\n", in.path, format_label(h.version));
+  fmt::print("file: {}\nformat: {}\n", in.path,
+             is_dataset(in) ? kDatasetFormat : format_label(h.version));
   if (!h.dims.empty()) fmt::print("dimensions:\n");
   for (const netcdf::Dim& d : h.dims) {
     if (d.length == 0) {
@@ -92,7 +96,7 @@ Json var_json(const Input& in, const Var& v) {
   Json j = {{"type", type_name(v.type)}, {"dimensions", names}, {"shape", shape},
             {"record", in.header.is_record(v)}};
   if (in.header.is_record(v)) j["steps"] = in.steps;
-  j["begin"] = v.begin;
+  if (!is_dataset(in)) j["begin"] = v.begin;
   j["attributes"] = attrs_json(v.attrs);
   return j;
 }
@@ -104,6 +108,11 @@ Json to_json(const Input& in, bool truncated) {
     dims[d.name] = {{"length", d.length == 0 ? in.steps : d.length}, {"unlimited", d.length == 0}};
   Json vars = Json::object();
   for (const Var& v : h.vars) vars[v.name] = var_json(in, v);
+  if (is_dataset(in)) {
+    return {{"file", in.path},        {"format", kDatasetFormat},
+            {"numrecs", in.steps},    {"dimensions", dims},
+            {"attributes", attrs_json(h.attrs)}, {"variables", vars}};
+  }
   return {{"file", in.path},          {"format", format_name(h.version)},
           {"version", h.version},     {"numrecs", in.steps},
           {"file_size", in.file_size}, {"truncated", truncated},
@@ -114,6 +123,7 @@ Json to_json(const Input& in, bool truncated) {
 // A warning if the data the header declares runs past the end of the file (the header itself
 // decoded fine, so the listing is still printed).
 std::string truncation_warning(const Input& in) {
+  if (is_dataset(in)) return "";  // the library checks datasets when it opens them
   for (const Var& v : in.header.vars) {
     const Result<uint64_t> end = data_end(in, v);
     if (!end.ok()) return end.status().message();

@@ -188,8 +188,13 @@ Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
             covered += o.length;
           }
       if (covered < g.elements) {  // what no block holds reads as the NetCDF fill value
-        uint8_t fill[8];
-        netcdf::default_fill(netcdf::to_nc_type(def.type), fill);
+        uint8_t fill[8];  // the variable's _FillValue, as the NetCDF engines use
+        const Attribute* fv = def.find_attr("_FillValue");
+        if (fv && fv->type == def.type && fv->count() == 1) {
+          std::memcpy(fill, fv->data.data(), esize);
+        } else {
+          netcdf::default_fill(netcdf::to_nc_type(def.type), fill);
+        }
         for (uint64_t i = 0; i < g.elements; ++i) std::memcpy(base + i * esize, fill, esize);
       }
     }

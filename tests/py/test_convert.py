@@ -1,0 +1,283 @@
+"""`tapio convert DATASET OUT.nc` and `tapio ls` / `tapio dump` on tapio datasets (subfile
+engine directories).
+
+The same puts are written twice by the examples: once to a `.nc` file by the serial engine
+(TAPIO_CONFIG with one rule `engine = "serial"`) and once to a dataset (a path without `.nc`).
+The dataset converted to NetCDF must equal the serial file: every dimension, attribute,
+variable and step compared with netCDF4-python (values exact), and byte for byte with `cmp`.
+"""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import MPI_ENV, SHARED, mpirun
+
+netCDF4 = pytest.importorskip("netCDF4")
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("TAPIO_BUILD_DIR", REPO / "build"))
+TAPIO = BUILD / "tools" / "tapio"
+E3SM_MAP = SHARED / "data" / "e3sm-io" / "map_f_case_16p.nc"
+TIMEOUT = 120
+
+
+def run(*args, env=None, check=True):
+    """Run a program alone (one rank: an Open MPI singleton when it calls MPI)."""
+    proc = subprocess.run([str(a) for a in args], capture_output=True, text=True,
+                          errors="replace", timeout=TIMEOUT, env=env or MPI_ENV)
+    if check:
+        assert proc.returncode == 0, f"{args} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def tapio(*args, check=True):
+    return run(TAPIO, *args, check=check)
+
+
+def serial_env(tmp_path):
+    config = tmp_path / "serial.toml"
+    config.write_text('[[rule]]\nengine = "serial"\n')
+    return dict(MPI_ENV, TAPIO_CONFIG=str(config))
+
+
+def mpirun_env(np_, env, *args):
+    cmd = ["mpiexec.openmpi", "--oversubscribe", "-n", str(np_), *map(str, args)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, f"{cmd} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def assert_same_netcdf(got_path, want_path):
+    """Every dimension, attribute, variable and step of two NetCDF files, values exact."""
+    with netCDF4.Dataset(got_path) as got, netCDF4.Dataset(want_path) as want:
+        got.set_auto_mask(False)
+        want.set_auto_mask(False)
+        assert got.data_model == want.data_model == "NETCDF3_64BIT_DATA"
+        assert [(d.name, len(d), d.isunlimited()) for d in got.dimensions.values()] == \
+               [(d.name, len(d), d.isunlimited()) for d in want.dimensions.values()]
+        assert got.ncattrs() == want.ncattrs()
+        for name in want.ncattrs():
+            assert np.array_equal(got.getncattr(name), want.getncattr(name)), name
+        assert list(got.variables) == list(want.variables)
+        for name, w in want.variables.items():
+            g = got.variables[name]
+            assert (g.dtype, g.dimensions, g.shape) == (w.dtype, w.dimensions, w.shape), name
+            assert g.ncattrs() == w.ncattrs(), name
+            for a in w.ncattrs():
+                assert np.array_equal(g.getncattr(a), w.getncattr(a)), (name, a)
+            if w.dimensions and w.dimensions[0] == "time":
+                for step in range(w.shape[0]):  # step by step, bit-exact
+                    assert np.array_equal(g[step].view(np.uint8), w[step].view(np.uint8)), \
+                        (name, step)
+            else:
+                assert np.array_equal(g[...].view(np.uint8), w[...].view(np.uint8)), name
+
+
+def assert_identical(got_path, want_path):
+    assert_same_netcdf(got_path, want_path)
+    cmp = subprocess.run(["cmp", str(got_path), str(want_path)], capture_output=True, text=True,
+                         timeout=TIMEOUT)
+    assert cmp.returncode == 0, cmp.stdout + cmp.stderr
+
+
+@pytest.fixture(scope="module")
+def licom(tmp_path_factory):
+    """The LICOM demo's 3 steps at 4 ranks, as a dataset and as the serial engine's file."""
+    if not (BUILD / "examples" / "licom_demo").exists():
+        pytest.fail(f"no build at {BUILD}: run `make build` first or set TAPIO_BUILD_DIR")
+    d = tmp_path_factory.mktemp("licom")
+    mpirun(4, BUILD / "examples" / "licom_demo", d / "ocean", 3)
+    mpirun_env(4, serial_env(d), BUILD / "examples" / "licom_demo", d / "serial.nc", 3)
+    assert (d / "ocean" / "tapio.idx").is_file()
+    return d / "ocean", d / "serial.nc"
+
+
+# --- convert --------------------------------------------------------------------------------
+
+def test_help_lists_convert():
+    out = tapio("--help").stdout
+    assert "convert" in out
+    assert "DATASET" in tapio("convert", "--help").stdout
+
+
+def test_licom_convert_one_rank_without_mpiexec(licom, tmp_path):
+    dataset, serial = licom
+    out = tmp_path / "converted.nc"
+    text = tapio("convert", dataset, out).stdout
+    assert "3 steps" in text and "collective" in text and "1 rank" in text
+    assert_identical(out, serial)
+
+
+@pytest.mark.parametrize("np_", [2, 3, 4])
+def test_licom_convert_parallel(licom, tmp_path, np_):
+    dataset, serial = licom
+    out = tmp_path / f"converted{np_}.nc"
+    text = mpirun(np_, TAPIO, "convert", dataset, out)
+    assert text.count("\n") == 1 and text.startswith("converted ")  # rank 0 reports alone
+    assert_identical(out, serial)
+
+
+@pytest.mark.parametrize("engine", ["serial", "mpiio"])
+def test_convert_engine_option(licom, tmp_path, engine):
+    dataset, serial = licom
+    out = tmp_path / f"{engine}.nc"
+    assert f"the {engine} engine" in mpirun(2, TAPIO, "convert", "--engine", engine, dataset, out)
+    assert_identical(out, serial)
+
+
+def test_convert_engine_from_config(licom, tmp_path):
+    dataset, serial = licom
+    out = tmp_path / "configured.nc"
+    config = tmp_path / "mpiio.toml"
+    config.write_text('[[rule]]\npath = "*.nc"\nengine = "mpiio"\n')
+    text = mpirun_env(2, dict(MPI_ENV, TAPIO_CONFIG=str(config)), TAPIO, "convert", dataset, out)
+    assert "the mpiio engine" in text
+    assert_identical(out, serial)
+
+
+@pytest.mark.parametrize("np_", [1, 4])
+def test_e3sm_map_replay_convert(tmp_path, np_):
+    if not E3SM_MAP.exists():
+        pytest.skip(f"{E3SM_MAP} not present")
+    replay = BUILD / "examples" / "e3sm_replay"
+    mpirun(np_, replay, E3SM_MAP, tmp_path / "e3sm", 3)
+    mpirun_env(np_, serial_env(tmp_path), replay, E3SM_MAP, tmp_path / "serial.nc", 3)
+    out = tmp_path / "converted.nc"
+    mpirun(np_, TAPIO, "convert", tmp_path / "e3sm", out)
+    assert_identical(out, tmp_path / "serial.nc")
+    with netCDF4.Dataset(out) as f:  # the map's irregular runs, all 3 steps
+        names = [n for n in f.variables if n.endswith("_var")]
+        assert names and all(f.variables[n].shape[0] == 3 for n in names)
+
+
+# --- ls and dump on datasets ----------------------------------------------------------------
+
+def test_ls_dataset_text(licom):
+    dataset, serial = licom
+    got = tapio("ls", dataset).stdout.splitlines()
+    want = tapio("ls", serial).stdout.splitlines()
+    assert got[0] == f"file: {dataset}" and got[1] == "format: tapio subfile dataset"
+    assert got[2:] == want[2:]
+    assert "  float64  temp  [time=3, depth=30, lat=96, lon=144]  3 steps" in got
+    assert "  time = UNLIMITED (3 currently)" in got
+
+
+def test_ls_dataset_json(licom):
+    dataset, serial = licom
+    got = json.loads(tapio("ls", "--json", dataset).stdout)
+    want = json.loads(tapio("ls", "--json", serial).stdout)
+    assert got["format"] == "tapio subfile dataset" and got["numrecs"] == 3
+    for key in ("dimensions", "attributes"):
+        assert got[key] == want[key]
+    for name, var in want["variables"].items():
+        var.pop("begin")
+        assert got["variables"][name] == var
+
+
+@pytest.mark.parametrize("args", [
+    ["temp", "--step", "2", "--start", "29,95,140", "--count", "1,1,4"],
+    ["ssh", "--start", "10,0", "--count", "2,144"],
+    ["lat"],
+    ["mld", "--step", "0"],
+])
+def test_dump_dataset_text_matches_netcdf(licom, args):
+    dataset, serial = licom
+    got = tapio("dump", dataset, *args).stdout
+    assert got == tapio("dump", serial, *args).stdout
+    assert got
+
+
+def test_dump_dataset_json_matches_netcdf(licom):
+    dataset, serial = licom
+    args = ["u", "--start", "3,4,5", "--count", "2,3,4"]
+    got = json.loads(tapio("dump", "--json", dataset, *args).stdout)
+    want = json.loads(tapio("dump", "--json", serial, *args).stdout)
+    assert got.pop("file") == str(dataset)
+    want.pop("file")
+    assert got == want
+    assert len(got["steps"]) == 3
+
+
+def test_dump_whole_record_variable_in_slabs(licom):
+    """A whole 3-D variable (more than the 4 MiB slab) over all steps, as NetCDF prints it."""
+    dataset, serial = licom
+    assert tapio("dump", dataset, "v").stdout == tapio("dump", serial, "v").stdout
+
+
+def test_dump_dataset_values(licom):
+    dataset, _ = licom
+    values = json.loads(tapio("dump", "--json", dataset, "temp", "--step", "1", "--start",
+                              "0,0,0", "--count", "1,1,3").stdout)["steps"][0]["values"]
+    assert values == [[[1048576.0, 1048577.0, 1048578.0]]]  # g + v/4 + s * 2^20
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+def fails(*args, contains=()):
+    proc = tapio(*args, check=False)
+    assert proc.returncode == 1, f"tapio {args}: rc {proc.returncode}\n{proc.stderr}"
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("tapio: ") and "internal error" not in proc.stderr
+    for text in contains:
+        assert text in proc.stderr, f"{text!r} not in {proc.stderr!r}"
+    return proc.stderr
+
+
+def copy_dataset(src, dst):
+    dst.mkdir()
+    for f in src.iterdir():
+        (dst / f.name).write_bytes(f.read_bytes())
+    return dst
+
+
+def flip_byte(path, at):
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_not_a_dataset(licom, tmp_path):
+    dataset, serial = licom
+    fails("ls", tmp_path, contains=["is a directory", "tapio.idx"])
+    fails("convert", tmp_path, tmp_path / "x.nc", contains=["not a tapio dataset", "tapio.idx"])
+    fails("convert", serial, tmp_path / "x.nc", contains=["not a tapio dataset"])
+    fails("convert", tmp_path / "nope", tmp_path / "x.nc", contains=["nope"])
+    assert not (tmp_path / "x.nc").exists()
+
+
+def test_dataset_lookup_errors(licom):
+    dataset, _ = licom
+    fails("dump", dataset, "tmp", contains=["no variable 'tmp'", "did you mean 'temp'"])
+    fails("dump", dataset, "temp", "--step", "3", contains=["step 3 out of range", "3 steps"])
+    fails("dump", dataset, "lat", "--step", "0", contains=["record variables only"])
+    fails("dump", dataset, "ssh", "--start", "96,0", contains=["outside dimension 'lat'"])
+
+
+def test_corrupt_data_checksum(licom, tmp_path):
+    dataset, _ = licom
+    bad = copy_dataset(dataset, tmp_path / "bad")
+    data = sorted(bad.glob("data.*"))[0]
+    flip_byte(data, 5000)
+    out = tmp_path / "bad.nc"
+    fails("convert", bad, out, contains=["checksum mismatch", data.name, "step 0"])
+    assert not out.exists()  # no half-converted file is left behind
+    fails("dump", bad, "temp", "--step", "0", "--count", "1,1,1",
+          contains=["checksum mismatch", data.name])
+    cmd = ["mpiexec.openmpi", "--oversubscribe", "-n", "2", str(TAPIO), "convert", str(bad),
+           str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env=MPI_ENV)
+    assert proc.returncode != 0
+    assert proc.stderr.count("tapio: ") == 1 and "checksum mismatch" in proc.stderr
+
+
+def test_corrupt_metadata_checksum(licom, tmp_path):
+    dataset, _ = licom
+    bad = copy_dataset(dataset, tmp_path / "badmd")
+    md = bad / "tapio.md"
+    flip_byte(md, md.stat().st_size // 2)
+    fails("ls", bad, contains=["checksum mismatch", "tapio.md"])
+    fails("convert", bad, tmp_path / "x.nc", contains=["checksum mismatch", "tapio.md"])

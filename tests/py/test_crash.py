@@ -1,0 +1,296 @@
+"""Crash consistency: a writer killed with SIGKILL leaves every step it committed readable, with
+exact values, and a dataset that can be appended to.
+
+tests/crash/crash_writer writes steps of a 3-D float64 block-decomposed variable (4 MiB a
+step), a 1-D int32 irregular one and a fixed one, printing `committed S` after each end_step.
+The whole process group (mpiexec and its ranks) is killed with SIGKILL at several points:
+
+  (a) right after `committed k` is printed, while the writer sleeps (between steps);
+  (b) at seeded random delays after the first commit, with no sleep (mid-step, mostly);
+  (c) before any commit: the output then either fails to open with a clear error, or has 0
+      steps; never garbage.
+
+Every step printed as committed before the kill must be readable (the reader may also see the
+one step the writer committed without living to print it) and every element of every readable
+step is checked: with `crash_writer --verify` (tapio's own reader, another decomposition) for
+every engine, and with netCDF4-python for the `.nc` engines.
+Values: element g of temp at step s is g + s*2^20, ids holds g + s*2^20, grid holds g + 0.5."""
+import os
+import queue
+import random
+import re
+import signal
+import subprocess
+import threading
+import time
+
+import netCDF4
+import numpy as np
+import pytest
+
+from conftest import BUILD, MPI_ENV
+
+ENGINES = ["subfile", "collective", "serial"]
+TEMP_SHAPE = (8, 256, 256)
+IDS = 1 << 18
+GRID = 4096
+MANY_STEPS = 400        # more than any kill waits for
+SLACK = 2               # steps a reader may see beyond the last `committed` printed
+RUN_TIMEOUT = 60        # seconds, for any one subprocess
+# Per-engine parameters: the subfile engine gets two virtual nodes at 4 ranks, so two
+# aggregators write two subfiles, and the parallel `log` metadata backend.
+PARAMS = {
+    ("subfile", 4): ["--param", "ranks_per_node=2", "--param", "metadata=log"],
+}
+
+
+@pytest.fixture
+def writer():
+    exe = BUILD / "tests" / "crash" / "crash_writer"
+    if not exe.exists():
+        pytest.fail(f"no crash_writer in {BUILD}: build first or set TAPIO_BUILD_DIR")
+    return exe
+
+
+def out_path(tmp_path, engine):
+    return tmp_path / ("out.tapio" if engine == "subfile" else "out.nc")
+
+
+def mpiexec(ranks, *args):
+    return ["mpiexec.openmpi", "--oversubscribe", "-n", str(ranks), *map(str, args)]
+
+
+def session_pids(sid):
+    """The processes of session `sid` (mpiexec and every rank it started)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":  # fields[3] is the session id
+            pids.append(int(entry))
+    return pids
+
+
+def kill_all(proc):
+    """SIGKILL the writer: every process of its session (Open MPI puts each rank in a process
+    group of its own, so killpg of mpiexec's group alone would leave the ranks writing), ranks
+    first so that none outlives mpiexec; then reap."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        left = sorted(session_pids(proc.pid), key=lambda pid: pid == proc.pid)
+        if not left:
+            break
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        time.sleep(0.01)
+    proc.wait(timeout=10)
+    assert not session_pids(proc.pid), "writer processes survived SIGKILL"
+
+
+class Writer:
+    """crash_writer under mpiexec in its own session; stdout lines arrive on a queue."""
+
+    def __init__(self, ranks, *args):
+        self.proc = subprocess.Popen(mpiexec(ranks, *args), stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=MPI_ENV,
+                                     start_new_session=True)
+        self.lines = queue.Queue()
+        self.committed = -1  # the last step printed as committed
+        self.seen = []
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _take(self, line):
+        self.seen.append(line)
+        m = re.fullmatch(r"committed (\d+)\n", line)
+        if m:
+            self.committed = int(m.group(1))
+
+    def wait_committed(self, step, timeout=RUN_TIMEOUT):
+        """Block until `committed step` is printed."""
+        deadline = time.monotonic() + timeout
+        while self.committed < step:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                pytest.fail(f"no `committed {step}` within {timeout} s; saw {self.seen}")
+            if line is None:
+                pytest.fail(f"writer ended before `committed {step}`: {self.seen}\n"
+                            f"{self.proc.stderr.read()}")
+            self._take(line)
+
+    def kill(self):
+        """SIGKILL everything, then collect what was printed before the kill."""
+        kill_all(self.proc)
+        while True:
+            try:
+                line = self.lines.get(timeout=10)
+            except queue.Empty:
+                pytest.fail("stdout of the killed writer did not close")
+            if line is None:
+                break
+            self._take(line)
+        return self.committed + 1  # steps known committed
+
+    def cleanup(self):
+        if self.proc.poll() is None or session_pids(self.proc.pid):
+            kill_all(self.proc)
+
+
+def verify(writer, ranks, path, engine):
+    """crash_writer --verify: (returncode, steps or None, output)."""
+    cmd = mpiexec(ranks, writer, path, engine, 0, "--verify", *PARAMS.get((engine, ranks), []))
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=MPI_ENV, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if proc.poll() is None or session_pids(proc.pid):
+            kill_all(proc)
+    m = re.search(r"^steps (\d+)$", out, re.M)
+    return proc.returncode, int(m.group(1)) if m else None, out + err
+
+
+def check_netcdf(path, min_steps, max_steps):
+    """netCDF4-python opens the file; its records are the committed steps, exact."""
+    with netCDF4.Dataset(path) as ds:
+        ds.set_auto_mask(False)
+        n = len(ds.dimensions["time"])
+        assert min_steps <= n <= max_steps, f"{path}: {n} records, expected {min_steps}..{max_steps}"
+        g = np.arange(np.prod(TEMP_SHAPE), dtype=np.float64).reshape(TEMP_SHAPE)
+        gi = np.arange(IDS, dtype=np.int64)
+        if n:
+            np.testing.assert_array_equal(ds["grid"][:], np.arange(GRID) + 0.5)
+        for s in range(n):
+            np.testing.assert_array_equal(ds["temp"][s], g + s * 2.0**20, err_msg=f"temp step {s}")
+            np.testing.assert_array_equal(ds["ids"][s], gi + s * 2**20, err_msg=f"ids step {s}")
+        return n
+
+
+def check_after_kill(writer, ranks, path, engine, committed):
+    """Every step known committed is readable and exact. The reader may see a step or two
+    more: one committed but not yet printed, and a `committed` line still on its way through
+    mpiexec when the kill landed."""
+    rc, steps, out = verify(writer, ranks, path, engine)
+    assert rc == 0, f"{engine} at {ranks} ranks, {committed} steps committed:\n{out}"
+    assert steps is not None and committed <= steps <= committed + SLACK, out
+    if engine != "subfile":
+        assert check_netcdf(path, committed, committed + SLACK) == steps
+    return steps
+
+
+def writer_args(writer, path, engine, ranks, steps, sleep_ms, *extra):
+    return (writer, path, engine, steps, sleep_ms, *extra, *PARAMS.get((engine, ranks), []))
+
+
+@pytest.mark.parametrize("ranks", [1, 4])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_kill_between_steps(writer, tmp_path, engine, ranks):
+    """(a) SIGKILL right after `committed 2` is printed, while the writer sleeps."""
+    path = out_path(tmp_path, engine)
+    w = Writer(ranks, *writer_args(writer, path, engine, ranks, MANY_STEPS, 300))
+    try:
+        w.wait_committed(2)
+        committed = w.kill()
+    finally:
+        w.cleanup()
+    assert committed >= 3
+    check_after_kill(writer, ranks, path, engine, committed)
+
+
+@pytest.mark.parametrize("ranks", [1, 4])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_kill_mid_step(writer, tmp_path, engine, ranks):
+    """(b) SIGKILL at seeded random delays after the first commit, the writer never sleeping,
+    so the kill lands inside a step: in puts, data writes, metadata or the commit itself."""
+    rng = random.Random(f"{engine}-{ranks}")
+    for i, delay in enumerate(rng.uniform(0.0, 0.8) for _ in range(3)):
+        path = tmp_path / str(i) / out_path(tmp_path, engine).name
+        path.parent.mkdir()
+        w = Writer(ranks, *writer_args(writer, path, engine, ranks, MANY_STEPS, 0))
+        try:
+            w.wait_committed(0)
+            time.sleep(delay)
+            committed = w.kill()
+        finally:
+            w.cleanup()
+        assert w.proc.returncode != 0, f"writer finished before the kill: {w.seen}"
+        check_after_kill(writer, ranks, path, engine, committed)
+
+
+@pytest.mark.parametrize("ranks", [1, 4])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_kill_before_any_commit(writer, tmp_path, engine, ranks):
+    """(c) SIGKILL as soon as the output appears, and a seeded few milliseconds later (during
+    open or the first step): the reader either refuses it with a clear error naming it, or
+    sees 0 steps; never garbage."""
+    rng = random.Random(f"c-{engine}-{ranks}")
+    for i, delay in enumerate([0.0, rng.uniform(0.001, 0.02)]):
+        path = tmp_path / str(i) / out_path(tmp_path, engine).name
+        path.parent.mkdir()
+        w = Writer(ranks, *writer_args(writer, path, engine, ranks, MANY_STEPS, 0))
+        try:
+            deadline = time.monotonic() + RUN_TIMEOUT
+            while not path.exists() and w.proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.0005)
+            assert path.exists(), f"the writer never created {path}: {w.seen}"
+            time.sleep(delay)
+            committed = w.kill()
+        finally:
+            w.cleanup()
+        rc, steps, out = verify(writer, ranks, path, engine)
+        if rc == 0:  # 0 steps, or steps that committed before the kill landed: all exact
+            assert steps is not None and committed <= steps <= committed + SLACK, out
+        else:
+            assert rc == 2 and not committed, out
+            assert re.search(rf"^error: tapio_open: .*'{re.escape(str(path))}': \S", out, re.M), out
+        if engine != "subfile":
+            try:
+                assert check_netcdf(path, committed, committed + SLACK) == (steps or 0)
+            except OSError:  # netCDF4 may refuse what tapio refused, nothing else
+                assert rc != 0, out
+
+
+@pytest.mark.parametrize("engine, ranks, append_ranks",
+                         [("subfile", 4, 2), ("subfile", 1, 1), ("collective", 4, 2),
+                          ("serial", 2, 1)])
+def test_append_after_crash(writer, tmp_path, engine, ranks, append_ranks):
+    """Kill mid-step, append 2 steps (from another rank count where given), verify all."""
+    path = out_path(tmp_path, engine)
+    w = Writer(ranks, *writer_args(writer, path, engine, ranks, MANY_STEPS, 0))
+    try:
+        w.wait_committed(1)
+        time.sleep(random.Random(engine).uniform(0.05, 0.4))
+        committed = w.kill()
+    finally:
+        w.cleanup()
+    before = check_after_kill(writer, ranks, path, engine, committed)
+    a = Writer(append_ranks,
+               *writer_args(writer, path, engine, append_ranks, 2, 0, "--append"))
+    try:
+        rc = a.proc.wait(timeout=RUN_TIMEOUT)
+        a.kill()  # collects the output; the processes have ended
+    finally:
+        a.cleanup()
+    assert rc == 0, f"append after a crash failed:\n{''.join(a.seen)}{a.proc.stderr.read()}"
+    assert a.committed == before + 1 and f"closed {before + 2}\n" in a.seen, a.seen
+    rc, steps, out = verify(writer, append_ranks, path, engine)
+    assert rc == 0 and steps == before + 2, out
+    if engine != "subfile":
+        assert check_netcdf(path, before + 2, before + 2) == before + 2

@@ -1,0 +1,180 @@
+// tapio convert DATASET OUT.nc: a tapio dataset (subfile engine) to one NetCDF CDF-5 file, in
+// parallel. Every rank reads, for each step, a slab of each record variable split along its
+// first dimension (0-d record variables and fixed variables: the whole on rank 0) and puts it
+// in an IO that has the dataset's variables, dimension names and attributes in the same order,
+// so the file is the one the serial engine would have written for the same puts. Fixed
+// variables are written once, in the first step.
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "dataset.h"
+#include "mpi_session.h"
+#include "typed.h"
+
+namespace tapio::cli {
+namespace {
+
+// Above this many bytes per rank of puts, a step is written in several batches (whole
+// variables each, the same on every rank).
+constexpr uint64_t kBatchBytesPerRank = uint64_t{256} << 20;
+
+struct Slab {
+  const VariableDef* var = nullptr;
+  std::vector<uint64_t> start, count;
+  bool mine = false;   // this rank reads and puts it
+  std::vector<uint8_t> data;
+};
+
+// This rank's part of v: rows [n*rank/size, n*(rank+1)/size) of the first dimension for a
+// record variable of rank >= 1, else all of it on rank 0.
+Slab slab_of(const VariableDef& v, int rank, int size) {
+  Slab s;
+  s.var = &v;
+  s.start.assign(v.shape.size(), 0);
+  s.count = v.shape;
+  if (!v.record || v.shape.empty()) {
+    s.mine = rank == 0;
+  } else {
+    const uint64_t n = v.shape[0];
+    s.start[0] = n * uint64_t(rank) / uint64_t(size);
+    s.count[0] = n * uint64_t(rank + 1) / uint64_t(size) - s.start[0];
+    s.mine = s.count[0] > 0;
+  }
+  uint64_t elements = 1;
+  for (uint64_t c : s.count) elements *= c;
+  if (s.mine) s.data.resize(elements * type_size(v.type));
+  return s;
+}
+
+void define_output(IO& out, const IoDef& def) {
+  for (const Attribute& a : def.attrs)
+    check(tapio_define_attribute(out.get(), nullptr, a.name.c_str(), a.type, a.count(),
+                                 a.data.data()));
+  for (const VariableDef& v : def.vars) {
+    std::vector<const char*> dims;
+    for (const std::string& d : v.dim_names) dims.push_back(d.c_str());
+    tapio_var* handle;
+    check(tapio_define_variable(out.get(), v.name.c_str(), v.type, int(v.shape.size()),
+                                v.shape.data(), dims.data(), v.record ? 0 : TAPIO_VAR_FIXED,
+                                &handle));
+    for (const Attribute& a : v.attrs)
+      check(tapio_define_attribute(out.get(), v.name.c_str(), a.name.c_str(), a.type, a.count(),
+                                   a.data.data()));
+  }
+}
+
+void put(Engine& engine, IO& io, Slab& s) {
+  if (!s.mine) return;
+  Variable v = io.inquire_variable(s.var->name);
+  if (!s.var->shape.empty()) v.set_selection(s.start, s.count);
+  with_type(s.var->type, [&](auto tag) {
+    engine.put(v, reinterpret_cast<const decltype(tag)*>(s.data.data()));
+  });
+}
+
+// Batches of slabs (indices) whose puts are written together: consecutive variables up to
+// kBatchBytesPerRank per rank on average, decided from global sizes so every rank agrees.
+std::vector<std::vector<size_t>> batches(const std::vector<Slab>& slabs, int size) {
+  std::vector<std::vector<size_t>> out(1);
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < slabs.size(); ++i) {
+    const VariableDef& v = *slabs[i].var;
+    const uint64_t var_bytes = v.elements() * type_size(v.type) / uint64_t(size);
+    if (!out.back().empty() && bytes + var_bytes > kBatchBytesPerRank) {
+      out.emplace_back();
+      bytes = 0;
+    }
+    out.back().push_back(i);
+    bytes += var_bytes;
+  }
+  return out;
+}
+
+// Reads the slabs of one batch at `step` from the dataset and puts them.
+Status copy_batch(Dataset& in, Engine& engine, IO& io, std::vector<Slab>& slabs,
+                  const std::vector<size_t>& batch, uint64_t step) {
+  for (size_t i : batch) {
+    Slab& s = slabs[i];
+    if (s.mine) TAPIO_RETURN_IF_ERROR(in.queue_get(*s.var, s.start, s.count, step, s.data.data()));
+  }
+  TAPIO_RETURN_IF_ERROR(in.perform_gets());
+  return api_call([&] {
+    for (size_t i : batch) put(engine, io, slabs[i]);
+  });
+}
+
+Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
+               std::string* engine_out, bool* created) {
+  if (!is_dataset_dir(o.input))
+    return error(TAPIO_ERR_ARG, "'{}' is not a tapio dataset (a directory holding tapio.idx)",
+                 o.input);
+  TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Dataset> in, Dataset::open(o.input));
+  const IoDef& def = in->definitions();
+  const uint64_t steps = *steps_out = in->steps();
+
+  std::vector<Slab> record, fixed;
+  for (const VariableDef& v : def.vars) (v.record ? record : fixed).push_back(slab_of(v, rank, size));
+  const auto record_batches = batches(record, size);
+
+  IO io;
+  Engine out;
+  TAPIO_RETURN_IF_ERROR(api_call([&] {
+    io = in->context().declare_io("tapio_convert");
+    io.set_engine(o.engine);
+    define_output(io, def);
+    out = io.open(o.output, TAPIO_MODE_WRITE);
+    *created = true;
+  }));
+  if (!fixed.empty() && steps > 0) {  // read once; put in the first step
+    for (Slab& s : fixed)
+      if (s.mine) TAPIO_RETURN_IF_ERROR(in->queue_get(*s.var, s.start, s.count, 0, s.data.data()));
+    TAPIO_RETURN_IF_ERROR(in->perform_gets());
+  }
+  for (uint64_t step = 0; step < steps; ++step) {
+    TAPIO_RETURN_IF_ERROR(api_call([&] { out.begin_step(); }));
+    if (step == 0)
+      TAPIO_RETURN_IF_ERROR(api_call([&] { for (Slab& s : fixed) put(out, io, s); }));
+    for (size_t b = 0; b < record_batches.size(); ++b) {
+      TAPIO_RETURN_IF_ERROR(copy_batch(*in, out, io, record, record_batches[b], step));
+      if (b + 1 < record_batches.size())
+        TAPIO_RETURN_IF_ERROR(api_call([&] { out.perform_puts(); }));
+    }
+    TAPIO_RETURN_IF_ERROR(api_call([&] { out.end_step(); }));
+  }
+  TAPIO_RETURN_IF_ERROR(api_call([&] {
+    *engine_out = out.engine_name();
+    out.close();
+  }));
+  return in->close();
+}
+
+}  // namespace
+
+int run_convert(const ConvertOptions& options) {
+  start_mpi();
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const double t0 = MPI_Wtime();
+  uint64_t steps = 0;
+  std::string engine;
+  bool created = false;
+  const Status status = convert(options, rank, size, &steps, &engine, &created);
+  if (!status.ok()) {
+    if (created && rank == 0) std::remove(options.output.c_str());  // no half-converted file
+    return fail(status.message());
+  }
+  fmt::print("converted {} ({} step{}) to {} with the {} engine on {} rank{} in {:.3f} s\n",
+             options.input, steps, steps == 1 ? "" : "s", options.output, engine, size,
+             size == 1 ? "" : "s", MPI_Wtime() - t0);
+  return 0;
+}
+
+}  // namespace tapio::cli

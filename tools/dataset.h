@@ -1,0 +1,61 @@
+// A tapio dataset (a directory written by the subfile engine: tapio.idx, tapio.md, data.G.K)
+// opened for reading through the tapio API, for `ls`, `dump` and `convert`. Calls MPI: start it
+// first (mpi_session.h). Every call that moves data is collective over MPI_COMM_WORLD.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+#include "core/status.h"
+#include "tapio/tapio.hpp"
+
+namespace tapio::cli {
+
+// A directory holding tapio.idx.
+bool is_dataset_dir(const std::string& path);
+
+// The definitions an IO holds (after opening a file for reading: the file's), in order.
+Result<IoDef> read_definitions(tapio_io* io);
+
+// Runs f, turning a tapio::Error into a Status with the library's message.
+template <typename F>
+Status api_call(F&& f) {
+  try {
+    f();
+  } catch (const tapio::Error& e) {
+    return Status(static_cast<Code>(e.code()), e.what());
+  }
+  return ok_status();
+}
+
+class Dataset {
+ public:
+  // Collective. Opens `path` for reading with the subfile engine.
+  static Result<std::unique_ptr<Dataset>> open(const std::string& path);
+  ~Dataset();
+
+  const std::string& path() const { return path_; }
+  const IoDef& definitions() const { return def_; }
+  uint64_t steps() const { return steps_; }
+  tapio::Context& context() { return *ctx_; }
+
+  // Local. Queues a get of the box start/count (empty for 0-d) of `var` at `step` (ignored for
+  // fixed variables) into `out`: elements of the variable's type, host order, C order of the box.
+  Status queue_get(const VariableDef& var, const std::vector<uint64_t>& start,
+                   const std::vector<uint64_t>& count, uint64_t step, void* out);
+  Status perform_gets();  // collective
+  Status close();         // collective
+
+ private:
+  Dataset() = default;
+  std::string path_;
+  std::unique_ptr<tapio::Context> ctx_;
+  tapio::IO io_;
+  tapio::Engine engine_;
+  IoDef def_;
+  uint64_t steps_ = 0;
+};
+
+}  // namespace tapio::cli
