@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/byte_buffer.h"
 #include "engine/netcdf_engine.h"
 #include "io/write_behind.h"
 #include "plan/exchange.h"
@@ -47,7 +48,7 @@ class CollectiveEngine final : public NetcdfEngine {
                        const std::vector<Target>& targets) const;
   // Aggregator: assemble round r of a write into buf and queue its write requests.
   Status receive_write_round(uint32_t r, const plan::Layout& layout, uint32_t expected,
-                             const std::vector<Target>& targets, std::vector<uint8_t>* buf);
+                             const std::vector<Target>& targets, ByteBuffer* buf);
   // Aggregator: read what round r's requests ask for, once, and post the replies (their
   // buffers and requests are kept in *replies / *reqs until the round ends).
   Status serve_read_round(uint32_t r, const plan::Layout& layout, uint32_t expected,
@@ -58,6 +59,12 @@ class CollectiveEngine final : public NetcdfEngine {
   int my_agg_ = -1;                        // this rank's aggregator index, or -1
   std::unique_ptr<io::File> data_file_;    // aggregators only
   std::unique_ptr<io::WriteBehind> writer_;  // aggregators only, when pipelining
+  // Data-path buffers, kept from step to step (no zeroing, no page faults after the first).
+  ByteBuffer staging_;                   // this rank's data, big-endian
+  ByteBuffer round_bufs_[2];             // aggregator: the rounds being assembled / written
+  std::vector<ByteBuffer> send_bufs_[2];  // one packed message per destination, per slot
+  ByteBuffer recv_buf_;
+  const ByteBuffer* self_message_ = nullptr;  // this round's message to myself: no MPI
   plan::ByteMap covered_map_;  // aggregators: the bytes of the current window that arrived
 };
 

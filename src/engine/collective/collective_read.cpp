@@ -4,6 +4,7 @@
 // message per requester; the requester byte-swaps into the user's buffers at the end.
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <memory>
 
 #include "engine/collective/collective_engine.h"
@@ -79,7 +80,8 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
       size_t first, last;
     };
     std::vector<Asked> asked;
-    std::vector<std::vector<uint8_t>> out_msgs, replies;
+    std::deque<ByteBuffer> out_msgs;  // stable addresses while the sends are in flight
+    std::vector<std::vector<uint8_t>> replies;
     std::vector<MPI_Request> reqs;
     for (int agg : send_order(routed, i, j)) {
       size_t first = i;
@@ -87,7 +89,8 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
       size_t last = first;
       while (last < j && routed[last].agg == agg) ++last;
       asked.push_back(Asked{agg, first, last});
-      out_msgs.push_back(collective::pack(routed, first, last, nullptr));
+      out_msgs.emplace_back();
+      collective::pack(routed, first, last, nullptr, &out_msgs.back());
       reqs.emplace_back();
       MPI_Isend(out_msgs.back().data(), static_cast<int>(out_msgs.back().size()), MPI_BYTE,
                 aggregators_[agg], static_cast<int>(2 * r), comm().raw(), &reqs.back());
@@ -151,7 +154,7 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
              MPI_STATUS_IGNORE);
     profile().messages_received += 1;
     profile().bytes_received += n;
-    collective::Unpacked u = collective::unpack(msg, false);
+    collective::Unpacked u = collective::unpack(msg.data(), msg.size(), false);
     bool well_formed = u.ok;
     for (const plan::Segment& s : u.segments)
       well_formed = well_formed && s.offset >= w.offset && s.last_end() <= w.end();

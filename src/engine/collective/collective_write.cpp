@@ -12,17 +12,14 @@
 namespace tapio {
 namespace {
 
-struct Staged {
-  std::vector<plan::Piece> pieces;  // mem = byte offset in data
-  std::unique_ptr<uint8_t[]> data;  // big-endian, as in the file (not zeroed: all overwritten)
-};
-
-Staged stage(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
-             uint64_t step) {
-  Staged s;
+// Stage this rank's puts: byte-swapped to file order into `data`; the pieces' mem fields are
+// byte offsets in it.
+std::vector<plan::Piece> stage(const std::vector<PutOp>& puts, const IoDef& io,
+                               const netcdf::Header& h, uint64_t step, ByteBuffer* data) {
+  std::vector<plan::Piece> pieces;
   uint64_t total = 0;
   for (const PutOp& p : puts) total += p.elements * type_size(io.vars[p.var].type);
-  s.data.reset(new uint8_t[total]);
+  uint8_t* out = data->prepare(total);
   uint64_t pos = 0;
   for (const PutOp& p : puts) {
     const VariableDef& def = io.vars[p.var];
@@ -31,24 +28,24 @@ Staged stage(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Head
     const auto* src = static_cast<const uint8_t*>(p.data);
     // Runs visited in memory order (blocks, run lists) make the whole put one swap at memory
     // speed; otherwise each run is swapped on its own.
-    const size_t first = s.pieces.size();
+    const size_t first = pieces.size();
     const uint64_t start = pos;
     bool in_order = true;
     plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
       in_order = in_order && mem * esize == pos - start;
-      s.pieces.push_back(plan::Piece{base + run.offset * esize, run.length * esize, pos});
+      pieces.push_back(plan::Piece{base + run.offset * esize, run.length * esize, pos});
       pos += run.length * esize;
     });
     if (in_order) {
-      host_to_big_endian(s.data.get() + start, src, (pos - start) / esize, esize);
+      host_to_big_endian(out + start, src, (pos - start) / esize, esize);
       continue;
     }
     size_t k = first;
     plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
-      host_to_big_endian(s.data.get() + s.pieces[k++].mem, src + mem * esize, run.length, esize);
+      host_to_big_endian(out + pieces[k++].mem, src + mem * esize, run.length, esize);
     });
   }
-  return s;
+  return pieces;
 }
 
 // Write `extents` (file offsets) of a round buffer that starts at file offset `base`.
@@ -124,19 +121,15 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     hi = std::max(hi, t.extent.end());
   }
   const plan::Layout layout = layout_for(lo, hi);
-  Staged staged;
   std::vector<plan::Routed> routed;
   {
     ScopedTimer t(&profile().exchange_time);
-    staged = stage(puts, io(), header_, step);
-    routed = plan::route(staged.pieces, layout);
+    routed = plan::route(stage(puts, io(), header_, step, &staging_), layout);
   }
   std::vector<uint32_t> expected;
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
   profile().rounds += layout.rounds;
 
-  std::vector<uint8_t> round_bufs[2];
-  std::vector<std::vector<uint8_t>> messages[2];
   std::vector<MPI_Request> requests[2];
   Status local = ok_status();
   size_t i = 0;
@@ -148,17 +141,23 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
       MPI_Waitall(static_cast<int>(requests[slot].size()), requests[slot].data(),
                   MPI_STATUSES_IGNORE);
       requests[slot].clear();
-      messages[slot].clear();
       size_t j = i;
       while (j < routed.size() && routed[j].round == r) ++j;
-      for (int agg : send_order(routed, i, j)) {
+      const std::vector<int> order = send_order(routed, i, j);
+      if (send_bufs_[slot].size() < order.size()) send_bufs_[slot].resize(order.size());
+      for (size_t k = 0; k < order.size(); ++k) {
+        const int agg = order[k];
         const auto first = std::find_if(routed.begin() + i, routed.begin() + j,
                                         [&](const plan::Routed& x) { return x.agg == agg; });
         auto last = first;
         while (last != routed.begin() + j && last->agg == agg) ++last;
-        messages[slot].push_back(collective::pack(routed, first - routed.begin(),
-                                                  last - routed.begin(), staged.data.get()));
-        const auto& msg = messages[slot].back();
+        ByteBuffer& msg = send_bufs_[slot][k];
+        collective::pack(routed, first - routed.begin(), last - routed.begin(), staging_.data(),
+                         &msg);
+        if (aggregators_[agg] == comm().rank()) {  // to myself: handed over, not sent
+          self_message_ = &msg;
+          continue;
+        }
         requests[slot].emplace_back();
         MPI_Isend(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, aggregators_[agg],
                   static_cast<int>(r), comm().raw(), &requests[slot].back());
@@ -168,8 +167,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
       i = j;
     }
     if (my_agg_ >= 0) {
-      const Status st =
-          receive_write_round(r, layout, expected[r], targets, &round_bufs[slot]);
+      const Status st = receive_write_round(r, layout, expected[r], targets, &round_bufs_[slot]);
       if (local.ok()) local = st;
     }
   }
@@ -185,13 +183,13 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
 Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& layout,
                                              uint32_t expected,
                                              const std::vector<Target>& targets,
-                                             std::vector<uint8_t>* buf) {
+                                             ByteBuffer* buf) {
   const plan::Extent w = layout.window(my_agg_, r);
   Status local = ok_status();
   // This buffer was last used two rounds ago: at most one write (the previous round's) may
   // still be in flight.
   if (writer_) local = writer_->drain(1);
-  buf->resize(w.length);
+  buf->prepare(w.length);
   // Which bytes of the window the ranks sent: one bit per byte, no per-piece lists or sorts.
   plan::ByteMap& map = covered_map_;
   map.reset(w.offset, w.length);
@@ -201,27 +199,32 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
   };
   std::vector<Received> received;  // kept to name the ranks if two pieces overlap
   bool overlap = false;
-  std::vector<uint8_t> msg;
   {
     ScopedTimer t(&profile().exchange_time);
     for (uint32_t k = 0; k < expected; ++k) {
-      MPI_Status status;
-      MPI_Probe(MPI_ANY_SOURCE, static_cast<int>(r), comm().raw(), &status);
-      int n = 0;
-      MPI_Get_count(&status, MPI_BYTE, &n);
-      msg.resize(n);
-      MPI_Recv(msg.data(), n, MPI_BYTE, status.MPI_SOURCE, static_cast<int>(r), comm().raw(),
-               MPI_STATUS_IGNORE);
-      profile().messages_received += 1;
-      profile().bytes_received += n;
-      collective::Unpacked u = collective::unpack(msg, true);
+      const ByteBuffer* msg = self_message_;
+      int source = comm().rank();
+      if (msg) {
+        self_message_ = nullptr;
+      } else {
+        MPI_Status status;
+        MPI_Probe(MPI_ANY_SOURCE, static_cast<int>(r), comm().raw(), &status);
+        int n = 0;
+        MPI_Get_count(&status, MPI_BYTE, &n);
+        source = status.MPI_SOURCE;
+        MPI_Recv(recv_buf_.prepare(n), n, MPI_BYTE, source, static_cast<int>(r), comm().raw(),
+                 MPI_STATUS_IGNORE);
+        profile().messages_received += 1;
+        profile().bytes_received += n;
+        msg = &recv_buf_;
+      }
+      collective::Unpacked u = collective::unpack(msg->data(), msg->size(), true);
       bool well_formed = u.ok;
       for (const plan::Segment& s : u.segments)
         well_formed = well_formed && s.offset >= w.offset && s.last_end() <= w.end() &&
                       s.offset + s.length <= w.end();
       if (!well_formed) {
-        local = error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r,
-                      status.MPI_SOURCE);
+        local = error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r, source);
         continue;
       }
       const uint8_t* data = u.data;
@@ -239,7 +242,7 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
           data += len;
         });
       }
-      received.push_back(Received{status.MPI_SOURCE, std::move(u.segments)});
+      received.push_back(Received{source, std::move(u.segments)});
     }
   }
   if (overlap && local.ok()) {  // rare: name the ranks as the per-piece check does

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/byte_buffer.h"
 #include "plan/exchange.h"
 #include "plan/segments.h"
 
@@ -32,24 +33,23 @@ void for_each_mem_span(const std::vector<plan::Routed>& routed, size_t begin, si
 }
 
 // The pieces' segments, then (if `data` is non-null) their bytes from data + piece.mem.
-inline std::vector<uint8_t> pack(const std::vector<plan::Routed>& routed, size_t begin,
-                                 size_t end, const uint8_t* data) {
+inline void pack(const std::vector<plan::Routed>& routed, size_t begin, size_t end,
+                 const uint8_t* data, ByteBuffer* buffer) {
   const std::vector<plan::Segment> segs = plan::segments_of(routed, begin, end);
   uint64_t bytes = 0;
   if (data)
     for (size_t i = begin; i < end; ++i) bytes += routed[i].piece.length;
   const uint64_t n = segs.size();
-  std::vector<uint8_t> out(8 + 32 * n + bytes);
-  std::memcpy(out.data(), &n, 8);
+  uint8_t* out = buffer->prepare(8 + 32 * n + bytes);
+  std::memcpy(out, &n, 8);
   static_assert(sizeof(plan::Segment) == 32, "segments are sent as four u64");
-  if (n) std::memcpy(out.data() + 8, segs.data(), 32 * n);
-  uint8_t* body = out.data() + 8 + 32 * n;
+  if (n) std::memcpy(out + 8, segs.data(), 32 * n);
+  uint8_t* body = out + 8 + 32 * n;
   if (data)
     for_each_mem_span(routed, begin, end, [&](uint64_t mem, uint64_t len) {
       std::memcpy(body, data + mem, len);
       body += len;
     });
-  return out;
 }
 
 struct Unpacked {
@@ -61,14 +61,14 @@ struct Unpacked {
 
 // `ok` requires well-formed segments (length and count > 0, no overflow) and, with data,
 // exactly their bytes after the header.
-inline Unpacked unpack(const std::vector<uint8_t>& msg, bool with_data) {
+inline Unpacked unpack(const uint8_t* msg, size_t size, bool with_data) {
   Unpacked u;
   uint64_t n = 0;
-  if (msg.size() < 8) return u;
-  std::memcpy(&n, msg.data(), 8);
-  if (n > (msg.size() - 8) / 32) return u;
+  if (size < 8) return u;
+  std::memcpy(&n, msg, 8);
+  if (n > (size - 8) / 32) return u;
   u.segments.resize(n);
-  if (n) std::memcpy(u.segments.data(), msg.data() + 8, 32 * n);
+  if (n) std::memcpy(u.segments.data(), msg + 8, 32 * n);
   for (const plan::Segment& s : u.segments) {
     if (s.length == 0 || s.count == 0 || s.length > UINT64_MAX - s.offset) return u;
     if (s.length > UINT64_MAX / s.count || s.count - 1 > (UINT64_MAX - s.offset - s.length) /
@@ -76,8 +76,8 @@ inline Unpacked unpack(const std::vector<uint8_t>& msg, bool with_data) {
       return u;
     u.bytes += s.bytes();
   }
-  u.data = msg.data() + 8 + 32 * n;
-  u.ok = !with_data || msg.size() == 8 + 32 * n + u.bytes;
+  u.data = msg + 8 + 32 * n;
+  u.ok = !with_data || size == 8 + 32 * n + u.bytes;
   return u;
 }
 
