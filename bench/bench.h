@@ -35,6 +35,9 @@ struct Piece {
   std::vector<uint64_t> mem_offsets;         // element offset of each run in the buffer
   uint64_t mem_elements = 0;                 // buffer length in elements (>= elements)
   uint64_t elements = 0;                     // sum of lengths
+  // Put (and get) each run as its own 1-D box, so a block-based engine sees one block per run
+  // (the metadata pattern's many small blocks per variable); only for 1-D variables.
+  bool put_per_run = false;
   bool mem_contiguous() const { return mem_elements == elements; }
   void add_run(uint64_t offset, uint64_t length, uint64_t mem_gap = 0);
   static Piece from_box(const Dims& shape, const Dims& start, const Dims& count);
@@ -97,10 +100,18 @@ class Method {
   virtual Counters read_verify(const RunConfig& cfg, const Pattern& p, uint64_t* wrong) = 0;
   // Collective: remove the method's files.
   virtual void remove(const RunConfig& cfg, const Pattern& p) = 0;
+  // Collective, untimed, after each write and before read_verify: extra measurements of the
+  // written dataset (the subfile methods time a metadata-only reader here).
+  virtual void after_write(const RunConfig&, const Pattern&) {}
+  // Extra per-method results for the JSON (valid on rank 0), e.g. metadata timings; null: none.
+  virtual json extras() const { return nullptr; }
 
  protected:
   std::string path(const RunConfig& cfg, const Pattern& p, const std::string& suffix) const {
-    return cfg.dir + "/" + p.name() + "." + name() + suffix;
+    std::string n = name();  // method variants like "subfile-log/all" become "subfile-log_all"
+    for (char& c : n)
+      if (c == '/') c = '_';
+    return cfg.dir + "/" + p.name() + "." + n + suffix;
   }
 };
 

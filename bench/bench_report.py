@@ -77,6 +77,70 @@ def table(run):
     return "\n".join(rows)
 
 
+def fmt_band(b, spec="{:.2f}"):
+    return "n/a" if not b else f"{spec.format(b['median'])} [{spec.format(b['min'])}–{spec.format(b['max'])}]"
+
+
+def md_table(run):
+    """The subfile methods' metadata measurements of one run (none: empty string)."""
+    rows = ["| method | blocks/step (all ranks) | tapio.md KiB | md B/block/step | "
+            "stabilise ms/step | fetch ms/step | end-to-end ms/step | first / last window ms |",
+            "|---|---|---|---|---|---|---|---|"]
+    for name, r in run["results"].items():
+        x = r.get("metadata")
+        if not x:
+            continue
+        win = (f"{x['stabilise_ms_first_window']:.3f} / {x['stabilise_ms_last_window']:.3f} "
+               f"({x['window_steps']} steps)" if "window_steps" in x else "n/a")
+        rows.append(f"| {name} | {x['blocks_per_step']} | {x['md_bytes'] / 1024:.1f} | "
+                    f"{fmt(x['md_bytes_per_block_step'], '{:.1f}')} | "
+                    f"{fmt_band(x['stabilise_ms_per_step'])} | {fmt_band(x['fetch_ms_per_step'])} | "
+                    f"{fmt_band(x['end_to_end_ms_per_step'])} | {win} |")
+    return "\n".join(rows) if len(rows) > 2 else ""
+
+
+def md_summary(merged):
+    """One table per metadata preset: backends x reader strategies (rows) by rank count."""
+    out = []
+    by_preset = {}
+    for label, tags in merged.items():
+        run = tags.get("disk")
+        if not run or run["pattern"] != "metadata" or not label.startswith("metadata-"):
+            continue
+        preset = label.split("-")[1]
+        by_preset.setdefault(preset, []).append(run)
+    for preset, runs in sorted(by_preset.items()):
+        runs.sort(key=lambda r: r["ranks"])
+        ranks = [r["ranks"] for r in runs]
+        flat = preset == "flat"
+        out += [f"#### metadata `{preset}`" + (" — flatness over 10,000 steps" if flat else ""), ""]
+        if flat:
+            head = ("| method | " + " | ".join(f"{n} ranks: first 1,000 / last 1,000 steps, ms"
+                                                for n in ranks) + " |")
+        else:
+            head = ("| method | " + " | ".join(
+                f"{n} ranks: stabilise / fetch / end-to-end ms, md B/block" for n in ranks) + " |")
+        rows = [head, "|---|" + "---|" * len(ranks)]
+        names = list(dict.fromkeys(n for r in runs for n in r["results"]))
+        for name in names:
+            cells = []
+            for r in runs:
+                x = r["results"].get(name, {}).get("metadata")
+                if not x:
+                    cells.append(r["results"].get(name, {}).get("status", "n/a"))
+                elif flat:
+                    cells.append(f"{x.get('stabilise_ms_first_window', 0):.3f} / "
+                                 f"{x.get('stabilise_ms_last_window', 0):.3f}")
+                else:
+                    cells.append(f"{x['stabilise_ms_per_step']['median']:.2f} / "
+                                 f"{x['fetch_ms_per_step']['median']:.2f} / "
+                                 f"{x['end_to_end_ms_per_step']['median']:.2f}, "
+                                 f"{fmt(x['md_bytes_per_block_step'], '{:.1f}')}")
+            rows.append(f"| {name} | " + " | ".join(cells) + " |")
+        out += rows + [""]
+    return out
+
+
 def plot(label, tags, img_dir):
     import matplotlib
     matplotlib.use("Agg")
@@ -114,15 +178,27 @@ def main(json_dir, doc, img_dir):
            f"{any_run['reps']} interleaved repetitions; write times include fsync at close. "
            "Disk runs use /tmp (`filesystem`/`device` below), memory runs /dev/shm (tmpfs). "
            "Reads follow the writes, so they come from the page cache.", ""]
+    summary = md_summary(merged)
+    if summary:
+        out += ["### metadata: per backend and reader strategy", "",
+                "Per step, medians over repetitions: stabilise = `end_step` (slowest rank), fetch = "
+                "a reader opening the dataset and calling `begin_step` through every step, "
+                "end-to-end = the write (open to close) plus the fetch; md B/block = size of "
+                "`tapio.md` / (blocks × steps). `/all` = `metadata_read = all`, otherwise "
+                "`delegate`.", ""] + summary
     for label, tags in merged.items():
         img = plot(label, tags, img_dir)
         out += [f"### {label}", "", f"![{label}](img/{img.name})", ""]
         for tag, run in sorted(tags.items()):
             mm = run["machine"]
             out += [f"**{tag}** — `{run['machine']['dir']}` ({mm['filesystem']} on {mm['device']}), "
-                    f"params `{json.dumps(run['params'])}`, {run['write_bytes'] / 1048576:.1f} MiB "
+                    f"{run['ranks']} ranks, params `{json.dumps(run['params'])}`, "
+                    f"{run['write_bytes'] / 1048576:.1f} MiB "
                     f"written, {run['read_bytes'] / 1048576:.1f} MiB read per repetition", "",
                     table(run), ""]
+            md = md_table(run)
+            if md:
+                out += ["Metadata (subfile methods; medians [min–max] over repetitions):", "", md, ""]
     doc = Path(doc)
     head = doc.read_text().split(MARKER)[0].rstrip() + "\n\n"
     doc.write_text(head + "\n".join(out) + "\n")

@@ -159,6 +159,7 @@ json to_json(const RunInfo& info, const std::vector<MethodResult>& results) {
     r["verified"] = m.verified();
     r["ratio_best_peer"] = opt(ratio_to_best_peer(m, results));
     r["ratio_raw"] = opt(ratio_to_raw(m, results));
+    if (!m.extra.is_null()) r["metadata"] = m.extra;
     res[m.name] = r;
   }
   return j;

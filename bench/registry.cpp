@@ -11,8 +11,10 @@ const std::vector<PatternEntry>& patterns() {
       {"matrix", "seed 003 case IV: a rows x cols double matrix by block or block-cyclic columns",
        setup_matrix},
       {"shared-read", "seed 003 case III: every rank reads the same variable", setup_shared_read},
-      {"e3sm", "E3SM F/G/I cases with their real decomposition maps (not yet implemented)", {}},
-      {"metadata", "PerfMetaData-like many-variable, many-block metadata (not yet implemented)", {}},
+      {"e3sm", "E3SM F/G/I cases: the history headers' variables with their real decomposition maps",
+       setup_e3sm},
+      {"metadata", "PerfMetaData-like: many variables, small blocks per rank, many steps",
+       setup_metadata},
   };
   return list;
 }
@@ -23,6 +25,12 @@ std::vector<std::unique_ptr<Method>> all_methods() {
   m.push_back(make_tapio("serial"));
   m.push_back(make_tapio("mpiio"));
   m.push_back(make_tapio("collective"));
+  m.push_back(make_tapio("subfile"));
+  m.push_back(make_tapio_variant("subfile-fpp", "subfile", {{"aggregators", "all"}}));
+  for (const char* md : {"gather", "log", "aligned"})
+    for (const char* rd : {"delegate", "all"})
+      m.push_back(make_tapio_variant(std::string("subfile-") + md + (rd[0] == 'a' ? "/all" : ""),
+                                     "subfile", {{"metadata", md}, {"metadata_read", rd}}));
   m.push_back(make_mpiio("romio321"));
   m.push_back(make_mpiio("ompio"));
   m.push_back(make_pnetcdf(false));
@@ -30,6 +38,11 @@ std::vector<std::unique_ptr<Method>> all_methods() {
   m.push_back(make_not_built("phdf5", "the parallel HDF5 method is later work"));
   m.push_back(make_not_built("adios1", "the ADIOS 1 method is later work"));
   return m;
+}
+
+bool named_only(const std::string& m) {
+  return m.rfind("subfile-gather", 0) == 0 || m.rfind("subfile-log", 0) == 0 ||
+         m.rfind("subfile-aligned", 0) == 0;
 }
 
 bool is_peer(const std::string& m) {

@@ -19,6 +19,9 @@ const std::vector<PatternEntry>& patterns();
 
 // Methods, including the ones this build lacks (they report themselves as not built).
 std::vector<std::unique_ptr<Method>> all_methods();
+// Method variants that run only when named in --methods (not in the default set): the subfile
+// metadata backends and reader strategies, which only the metadata pattern needs.
+bool named_only(const std::string& method);
 // Peers: the libraries tapio is compared with (for "ratio to the best peer").
 bool is_peer(const std::string& method);
 
@@ -27,8 +30,14 @@ PatternBuilder setup_licom(CLI::App*);
 PatternBuilder setup_hpio(CLI::App*);
 PatternBuilder setup_matrix(CLI::App*);
 PatternBuilder setup_shared_read(CLI::App*);
+PatternBuilder setup_e3sm(CLI::App*);
+PatternBuilder setup_metadata(CLI::App*);
 std::unique_ptr<Method> make_raw();
 std::unique_ptr<Method> make_tapio(const std::string& engine);
+// A tapio engine under another name with parameters set (subfile-fpp, subfile-log/all, ...).
+std::unique_ptr<Method> make_tapio_variant(
+    const std::string& name, const std::string& engine,
+    const std::vector<std::pair<std::string, std::string>>& params);
 std::unique_ptr<Method> make_mpiio(const std::string& component);
 std::unique_ptr<Method> make_pnetcdf(bool nonblocking);
 std::unique_ptr<Method> make_not_built(const std::string& name, const std::string& why);

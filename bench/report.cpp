@@ -3,6 +3,7 @@
 #include <string>
 
 #include "results.h"
+#include <cstdint>
 
 namespace bench {
 namespace {
@@ -40,16 +41,16 @@ void print_table(const RunInfo& info, const std::vector<MethodResult>& results) 
               info.reps, info.dir.c_str(), info.machine.value("filesystem", "?").c_str(),
               info.fsync ? "fsync at close" : "no fsync (page cache)");
   std::printf("params: %s\n", info.params.dump().c_str());
-  std::printf("%-12s %-26s %-26s %8s %7s %8s %10s %8s %10s %8s %8s %s\n", "method",
+  std::printf("%-18s %-26s %-26s %8s %7s %8s %10s %8s %10s %8s %8s %s\n", "method",
               "write MiB/s median [min-max]", "read MiB/s", "vs peer", "vs raw", "w req",
               "w bytes", "r req", "r bytes", "msgs", "RSS MiB", "verified");
   for (const auto& m : results) {
     if (!m.ran()) {
-      std::printf("%-12s %s: %s\n", m.name.c_str(), m.status().c_str(),
+      std::printf("%-18s %s: %s\n", m.name.c_str(), m.status().c_str(),
                   (m.error.empty() ? m.avail.reason : m.error).c_str());
       continue;
     }
-    std::printf("%-12s %-26s %-26s %8s %7s %8s %10s %8s %10s %8s %8.1f %s\n", m.name.c_str(),
+    std::printf("%-18s %-26s %-26s %8s %7s %8s %10s %8s %10s %8s %8.1f %s\n", m.name.c_str(),
                 band(m.write_mib_s).c_str(),
                 info.timed_read ? band(m.read_mib_s).c_str() : "(not timed)",
                 num(ratio_to_best_peer(m, results), "%.2f").c_str(),
@@ -57,6 +58,30 @@ void print_table(const RunInfo& info, const std::vector<MethodResult>& results) 
                 bytes(m.write.bytes).c_str(), num(m.read.requests).c_str(),
                 bytes(m.read.bytes).c_str(), num(m.write.messages).c_str(), m.peak_rss_mib,
                 m.verified() ? "yes" : "NO");
+  }
+  // Metadata measurements of the methods that have them (the subfile methods).
+  bool any = false;
+  for (const auto& m : results) any |= m.ran() && m.extra.is_object();
+  if (any) {
+    std::printf("metadata per step (median over reps; stabilise = end_step, slowest rank; fetch = "
+                "a reader's open + begin_step; end-to-end = write open-close + fetch):\n");
+    std::printf("%-20s %8s %8s %12s %12s %12s %10s %10s %14s\n", "method", "blocks", "md KiB",
+                "stabilise ms", "fetch ms", "end2end ms", "B/block", "first ms", "last ms");
+    for (const auto& m : results) {
+      if (!m.ran() || !m.extra.is_object()) continue;
+      const json& x = m.extra;
+      auto med = [&](const char* k) { return x[k]["median"].get<double>(); };
+      auto opt_ms = [&](const char* k) -> std::string {
+        return x.contains(k) ? num(x[k].get<double>(), "%.3f") : "n/a";
+      };
+      std::string per_block = x["md_bytes_per_block_step"].is_null()
+                                  ? "n/a" : num(x["md_bytes_per_block_step"].get<double>(), "%.1f");
+      std::printf("%-20s %8llu %8.1f %12.3f %12.3f %12.3f %10s %10s %14s\n", m.name.c_str(),
+                  static_cast<unsigned long long>(x["blocks_per_step"].get<uint64_t>()),
+                  x["md_bytes"].get<double>() / 1024.0, med("stabilise_ms_per_step"),
+                  med("fetch_ms_per_step"), med("end_to_end_ms_per_step"), per_block.c_str(),
+                  opt_ms("stabilise_ms_first_window").c_str(), opt_ms("stabilise_ms_last_window").c_str());
+    }
   }
   std::fflush(stdout);
 }

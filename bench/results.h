@@ -17,6 +17,7 @@ struct MethodResult {
   Counters write, read;          // of the last repetition
   double peak_rss_mib = 0;       // max over ranks and repetitions
   uint64_t wrong = 0;            // wrong elements over all ranks and repetitions
+  json extra;                    // method-specific results (subfile: "metadata"), rank 0
   bool ran() const { return avail.kind == Availability::kAvailable && error.empty() && !write_mib_s.empty(); }
   bool verified() const { return ran() && wrong == 0; }
   std::string status() const;

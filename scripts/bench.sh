@@ -28,7 +28,24 @@ CASES=(
   "matrix-block|matrix --rows 70400 --cols 200 --dist block"
   "matrix-cyclic|matrix --rows 70400 --cols 200 --dist cyclic --nb 16"
   "shared-read|shared-read --mib 64"
+  "e3sm-f|e3sm --case f --vars-per-decomp 16 --steps 2"
+  "e3sm-g|e3sm --case g --steps 2"
+  "e3sm-i|e3sm --case i --vars-per-decomp 8 --steps 2"
 )
+# The metadata pattern (PerfMetaData-like): both presets at 1, 4 and 16 ranks, every subfile
+# metadata backend with each reader strategy, on disk; then the 10,000-step flatness check
+# (tiny blocks) at 1 and 4 ranks. The report prints the metadata table per backend.
+MD_METHODS=subfile-gather,subfile-gather/all,subfile-log,subfile-log/all,subfile-aligned,subfile-aligned/all
+MD_STEPS=${MD_STEPS:-10}
+MD_CASES=()
+for preset in e3sm warpx; do
+  for np in 1 4 16; do
+    MD_CASES+=("metadata-$preset-np$np|$np|metadata --preset $preset --steps $MD_STEPS --methods $MD_METHODS")
+  done
+done
+for np in 1 4; do
+  MD_CASES+=("metadata-flat-np$np|$np|metadata --vars 1 --blocks 1 --block-elements 1 --steps 10000 --methods subfile-gather,subfile-log,subfile-aligned --reps 1")
+done
 for dir in /tmp /dev/shm; do
   tag=$([[ $dir == /dev/shm ]] && echo shm || echo disk)
   for c in "${CASES[@]}"; do
@@ -43,5 +60,14 @@ for dir in /tmp /dev/shm; do
       --json "$OUT/$label.$tag.romio.json" >/dev/null || echo "romio run of $label failed"
   done
 done
+for c in "${MD_CASES[@]}"; do
+  label=${c%%|*}; rest=${c#*|}; np=${rest%%|*}; args=${rest#*|}
+  echo "== $label ($np ranks) on /tmp"
+  reps=$REPS; [[ $args == *--reps* ]] && reps=""
+  # shellcheck disable=SC2086
+  "$MPIEXEC" --oversubscribe -n "$np" "$BIN" $args ${reps:+--reps $reps} --dir /tmp \
+    --json "$OUT/$label.disk.json" || echo "tapio-bench $label failed (exit $?)"
+done
+echo "bench.sh: all runs took $SECONDS s"
 .venv/bin/python bench/bench_report.py "$OUT" docs/benchmarks.md docs/img
 echo "wrote docs/benchmarks.md and docs/img/bench_*.png from $OUT"

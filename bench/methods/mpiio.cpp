@@ -97,10 +97,13 @@ class DirectMpiio : public Method {
 
  private:
   static void transfer(MPI_File fh, const Piece& pc, uint64_t base, double* buf, bool write) {
-    MPI_Datatype ftype = runs_type(pc.offsets, pc.lengths);
+    // A rank with nothing to move (e3sm: variables rank 0 writes whole) still takes part in the
+    // collective call, with a plain view and count 0 (an empty hindexed file type is invalid).
+    const bool empty = pc.offsets.empty();
+    MPI_Datatype ftype = empty ? MPI_DOUBLE : runs_type(pc.offsets, pc.lengths);
     MPI_Datatype mtype = MPI_DOUBLE;
     int count = static_cast<int>(pc.elements);
-    if (!pc.mem_contiguous()) {
+    if (!empty && !pc.mem_contiguous()) {
       mtype = runs_type(pc.mem_offsets, pc.lengths);
       count = 1;
     }
@@ -111,7 +114,7 @@ class DirectMpiio : public Method {
       check(MPI_File_write_all(fh, buf, count, mtype, &st), "write_all");
     else
       check(MPI_File_read_all(fh, buf, count, mtype, &st), "read_all");
-    MPI_Type_free(&ftype);
+    if (ftype != MPI_DOUBLE) MPI_Type_free(&ftype);
     if (mtype != MPI_DOUBLE) MPI_Type_free(&mtype);
   }
 

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import MPI_ENV, mpirun
+from conftest import MPI_ENV, SHARED, mpirun
 
 FIELDS = {"write_mib_s", "read_mib_s", "storage_write_requests", "storage_read_requests",
           "storage_bytes_written", "storage_bytes_read", "messages", "peak_rss_mib", "verified"}
@@ -54,9 +54,111 @@ def test_keep_and_unavailable_methods_are_reported(build, tmp_path):
     assert sorted(p.name for p in tmp_path.glob("licom.raw.*")) == ["licom.raw.0", "licom.raw.1"]
 
 
-@pytest.mark.parametrize("pattern", ["e3sm", "metadata"])
-def test_unimplemented_patterns_say_so(build, pattern):
+MD_FIELDS = {"steps", "blocks_per_step", "md_bytes", "md_bytes_per_block_step",
+             "stabilise_ms_per_step", "fetch_ms_per_step", "end_to_end_ms_per_step"}
+
+
+def check_ok(run, names):
+    assert list(run["results"]) == names
+    for name, r in run["results"].items():
+        assert FIELDS <= r.keys(), name
+        assert r["status"] == "ok" and r["verified"] is True, (name, r)
+
+
+def test_e3sm_case_with_two_methods(build, tmp_path):
+    out = tmp_path / "r.json"
+    mpirun(2, bench(build), "e3sm", "--case", "g", "--vars-per-decomp", "1", "--steps", "2",
+           "--methods", "collective,subfile", "--reps", "1", "--read", "--no-fsync",
+           "--dir", tmp_path, "--json", out)
+    run = json.loads(out.read_text())
+    assert run["pattern"] == "e3sm" and run["params"]["case"] == "g"
+    decs = run["params"]["decompositions"]
+    assert sorted(decs) == ["D1", "D2", "D3", "D4", "D5", "D6"]
+    assert all(d["variables"] == 1 for d in decs.values())  # --vars-per-decomp 1
+    assert decs["D3"]["dims"] == [285, 100]  # --case g resizes the header's nCells to the map's
+    assert run["params"]["whole_variables"] > 0
+    check_ok(run, ["collective", "subfile"])
+    assert set(run["results"]["subfile"]["metadata"]) >= MD_FIELDS
+    assert not list(tmp_path.glob("e3sm.*")), "files left without --keep"
+
+
+def test_e3sm_map_and_header(build, tmp_path):
+    """Any map and any ncdump -h text: variables match decompositions by shape, in turn when
+    several have the same dims; the rest (lev, scalars) are written whole by rank 0."""
+    header = tmp_path / "h.txt"
+    header.write_text("""netcdf h {
+dimensions:
+\ttime = UNLIMITED ; // (1 currently)
+\tlev = 72 ;
+\tncol = 866 ;
+variables:
+\tdouble lev(lev) ;
+\t\tlev:units = "hPa" ;
+\tdouble P0 ;
+\tint date(time) ;
+\tdouble PS(time, ncol) ;
+\tfloat TS(time, ncol) ;
+\tdouble T(time, lev, ncol) ;
+\tdouble area(ncol) ;
+
+// global attributes:
+\t\t:title = "t" ;
+}
+""")
+    out = tmp_path / "r.json"
+    mpirun(3, bench(build), "e3sm", "--map", SHARED / "data/e3sm-io/map_f_case_16p.nc",
+           "--header", header, "--methods", "subfile,serial", "--reps", "1", "--no-fsync",
+           "--keep", "--dir", tmp_path, "--json", out)
+    run = json.loads(out.read_text())
+    p = run["params"]
+    assert p["variables"] == 7 and p["whole_variables"] == 3
+    assert {k: v["variables"] for k, v in p["decompositions"].items()} == {"D1": 2, "D2": 1, "D3": 1}
+    check_ok(run, ["subfile", "serial"])
+    assert (tmp_path / "e3sm.subfile" / "tapio.md").is_file()  # a dataset is a directory
+    assert (tmp_path / "e3sm.serial.nc").is_file()
+
+
+def test_metadata_pattern_reports_metadata_costs(build, tmp_path):
+    out = tmp_path / "r.json"
+    mpirun(2, bench(build), "metadata", "--vars", "3", "--blocks", "2", "--steps", "4",
+           "--methods", "subfile-log,subfile-aligned/all", "--reps", "2", "--no-fsync",
+           "--keep", "--dir", tmp_path, "--json", out)
+    run = json.loads(out.read_text())
+    assert run["params"]["blocks_per_rank_step"] == 6
+    check_ok(run, ["subfile-log", "subfile-aligned/all"])
+    for name, r in run["results"].items():
+        md = r["metadata"]
+        assert MD_FIELDS <= md.keys(), name
+        assert md["blocks_per_step"] == 12 and md["steps"] == 4
+        assert md["md_bytes"] > 0
+        assert md["md_bytes_per_block_step"] == pytest.approx(md["md_bytes"] / 48)
+        for k in ("stabilise_ms_per_step", "fetch_ms_per_step", "end_to_end_ms_per_step"):
+            assert 0 < md[k]["min"] <= md[k]["median"] <= md[k]["max"]
+        assert md["window_steps"] == 2
+    # "/" in a method name becomes "_" in its dataset's name.
+    assert (tmp_path / "metadata.subfile-aligned_all" / "tapio.idx").is_file()
+    assert (tmp_path / "metadata.subfile-log" / "tapio.idx").is_file()
+
+
+def test_metadata_presets_and_named_only_variants(build, tmp_path):
+    out = tmp_path / "r.json"
+    mpirun(1, bench(build), "metadata", "--preset", "warpx", "--steps", "2", "--reps", "1",
+           "--methods", "subfile,pnetcdf", "--no-fsync", "--dir", tmp_path, "--json", out)
+    run = json.loads(out.read_text())
+    assert run["params"]["vars"] == 35 and run["params"]["blocks"] == 2
+    assert run["results"]["subfile"]["verified"] is True
+    assert run["results"]["pnetcdf"]["status"] in ("ok", "not built")
+    # The backend variants are not in the default method set.
+    out2 = tmp_path / "d.json"
+    mpirun(1, bench(build), "metadata", "--vars", "2", "--blocks", "1", "--steps", "1",
+           "--reps", "1", "--no-fsync", "--dir", tmp_path, "--json", out2)
+    names = list(json.loads(out2.read_text())["results"])
+    assert "subfile" in names and "subfile-fpp" in names
+    assert not any(n.startswith(("subfile-log", "subfile-gather", "subfile-aligned")) for n in names)
+
+
+def test_e3sm_bad_arguments_exit_2(build):
     proc = subprocess.run(["mpiexec.openmpi", "--oversubscribe", "-n", "1", str(bench(build)),
-                           pattern], capture_output=True, text=True, timeout=60, env=MPI_ENV)
+                           "e3sm"], capture_output=True, text=True, timeout=60, env=MPI_ENV)
     assert proc.returncode == 2
-    assert "not yet implemented" in proc.stderr
+    assert "--case" in proc.stderr
