@@ -66,7 +66,8 @@ const std::vector<ParamDef> kRegistry = {
      "Overlap exchanging the next round's data with writing the current round.", kNoMin, false},
     // Subfile engine.
     {"block_align", K::kSize, "4096", "bytes", {}, "subfile",
-     "Alignment of each block written to a subfile (match the file system block size).", 1,
+     "Alignment of each block of at least this size written to a subfile (smaller blocks are "
+     "packed); match the file system block size.", 1,
      false},
     {"metadata", K::kEnum, "gather", "", {"gather", "log", "aligned"}, "subfile",
      "Metadata backend: gather (rank 0 collects every writer's records and writes them), log "

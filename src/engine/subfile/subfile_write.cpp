@@ -186,7 +186,9 @@ Status SubfileEngine::write_puts(const std::vector<PutOp>& puts, uint64_t) {
     const uint8_t* data = msg + 8 + dn;
     for (subfile::Block& b : list->blocks) {
       b.subfile = writer_;
-      b.offset = align_up(end, align);
+      // Blocks smaller than the alignment are packed: aligning a 64-byte block to 4 KiB would
+      // store 64x its size (metadata-heavy workloads have thousands of them).
+      b.offset = b.length >= align ? align_up(end, align) : end;
       end = b.offset + b.length;
       placed.emplace_back(data, std::move(b));
       data += placed.back().second.length;
