@@ -39,8 +39,10 @@ struct Routed {
   Piece piece;
 };
 
-// Cut `pieces` at domain and round boundaries. Result sorted by (round, agg, file_offset);
-// every input byte appears exactly once, inside its aggregator's window for its round.
+// Cut `pieces` at domain and round boundaries, one by one: the per-piece reference that
+// route_segments (segments.h), which the engine uses, is tested against. Result sorted by
+// (round, agg, file_offset); every input byte appears exactly once, inside its aggregator's
+// window for its round.
 std::vector<Routed> route(const std::vector<Piece>& pieces, const Layout& layout);
 
 }  // namespace tapio::plan

@@ -4,28 +4,101 @@
 
 namespace tapio::plan {
 
-std::vector<Segment> segments_of(const std::vector<Routed>& routed, size_t begin, size_t end) {
-  std::vector<Segment> out;
-  for (size_t i = begin; i < end; ++i) {
-    const Piece& p = routed[i].piece;
-    if (!out.empty()) {
-      Segment& s = out.back();
-      if (s.length == p.length) {
-        const uint64_t last = s.offset + (s.count - 1) * s.stride;
-        if (s.count == 1 && p.file_offset >= s.offset) {
-          s.stride = p.file_offset - s.offset;
-          s.count = 2;
-          continue;
-        }
-        if (s.count > 1 && p.file_offset >= last && p.file_offset - last == s.stride) {
-          ++s.count;
-          continue;
-        }
+void append_segment(std::vector<Segment>* out, const Segment& s) {
+  if (!out->empty()) {
+    Segment& b = out->back();
+    const uint64_t last = b.offset + (b.count - 1) * b.stride;
+    if (b.length == s.length && s.offset >= last) {
+      const uint64_t gap = s.offset - last;
+      const uint64_t stride = b.count > 1 ? b.stride : gap;
+      if (gap == stride && (s.count == 1 || s.stride == stride)) {
+        b.stride = stride;
+        b.count += s.count;
+        return;
       }
     }
-    out.push_back(Segment{p.file_offset, p.length, p.length, 1});
   }
-  return out;
+  out->push_back(s);
+}
+
+// Segments are cut in input order, the owner looked up only when a piece leaves the last
+// owner's domain (as route() does). A piece that fits its window takes along every following
+// piece that fits too: O(1) per window a segment crosses, plus O(1) per piece straddling a
+// window's end. Then sorted as route() sorts: by offset (skipped when already sorted), which
+// groups each window's segments; only the groups are reordered to (round, aggregator).
+std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segments,
+                                          const Layout& layout) {
+  std::vector<RoutedSegment> out;
+  out.reserve(segments.size());
+  int agg = -1;
+  uint32_t r = 0;
+  Extent w;
+  // The window holding byte `off` (in agg, r, w); false if no domain holds it.
+  const auto locate = [&](uint64_t off) {
+    if (agg < 0 || off < layout.domains[agg].offset || off >= layout.domains[agg].end())
+      agg = owner_of(off, layout.domains);
+    if (agg < 0) return false;
+    r = static_cast<uint32_t>((off - layout.domains[agg].offset) / layout.round_bytes);
+    w = layout.window(agg, r);
+    return true;
+  };
+  for (const MemSegment& m : segments) {
+    const Segment& s = m.seg;
+    uint64_t k = 0;
+    while (k < s.count) {
+      const uint64_t off = s.offset + k * s.stride;
+      const uint64_t mem = m.mem + k * s.length;
+      if (!locate(off)) {  // outside [lo, hi): route() drops the piece too
+        ++k;
+        continue;
+      }
+      if (s.length <= w.end() - off) {  // whole pieces k .. k + c - 1 inside this window
+        uint64_t c = s.count - k;
+        if (s.stride > 0) c = std::min(c, (w.end() - off - s.length) / s.stride + 1);
+        out.push_back(
+            RoutedSegment{r, agg, Segment{off, s.length, c > 1 ? s.stride : s.length, c}, mem});
+        k += c;
+        continue;
+      }
+      // Piece k straddles the window's end: cut it as route() does.
+      uint64_t o = off, left = s.length, mm = mem;
+      while (left > 0) {
+        if (o != off && !locate(o)) break;
+        const uint64_t n = std::min(left, w.end() - o);
+        out.push_back(RoutedSegment{r, agg, Segment{o, n, n, 1}, mm});
+        o += n;
+        mm += n;
+        left -= n;
+      }
+      ++k;
+    }
+  }
+  const auto by_offset = [](const RoutedSegment& a, const RoutedSegment& b) {
+    return a.seg.offset < b.seg.offset;
+  };
+  if (!std::is_sorted(out.begin(), out.end(), by_offset))
+    std::stable_sort(out.begin(), out.end(), by_offset);
+  struct Group {
+    uint32_t round;
+    int agg;
+    size_t begin, end;
+  };
+  std::vector<Group> groups;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (groups.empty() || groups.back().round != out[i].round || groups.back().agg != out[i].agg)
+      groups.push_back(Group{out[i].round, out[i].agg, i, i});
+    groups.back().end = i + 1;
+  }
+  const auto by_window = [](const Group& a, const Group& b) {
+    return a.round != b.round ? a.round < b.round : a.agg < b.agg;
+  };
+  if (std::is_sorted(groups.begin(), groups.end(), by_window)) return out;
+  std::stable_sort(groups.begin(), groups.end(), by_window);
+  std::vector<RoutedSegment> sorted;
+  sorted.reserve(out.size());
+  for (const Group& g : groups)
+    sorted.insert(sorted.end(), out.begin() + g.begin, out.begin() + g.end);
+  return sorted;
 }
 
 void ByteMap::reset(uint64_t base, uint64_t length) {
@@ -45,6 +118,24 @@ bool ByteMap::mark(uint64_t offset, uint64_t n) {
     if (words_[w] & mask) fresh = false;
     words_[w] |= mask;
     i += take;
+  }
+  return fresh;
+}
+
+bool ByteMap::mark(const Segment& s) {
+  if (s.count == 1 || s.stride == s.length) return mark(s.offset, s.bytes());
+  bool fresh = true;
+  uint64_t i = s.offset - base_;
+  for (uint64_t k = 0; k < s.count; ++k, i += s.stride) {
+    const uint64_t b = i & 63;
+    if (s.length > 64 - b) {  // spans words
+      fresh &= mark(base_ + i, s.length);
+      continue;
+    }
+    const uint64_t mask = s.length == 64 ? ~0ull : ((1ull << s.length) - 1) << b;
+    uint64_t& w = words_[i >> 6];
+    fresh &= (w & mask) == 0;
+    w |= mask;
   }
   return fresh;
 }

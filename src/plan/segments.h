@@ -29,10 +29,60 @@ struct Segment {
   }
 };
 
-// Pieces routed[begin, end) (in order) as segments: consecutive pieces of the same length at
-// a constant stride share one segment. Expanding the result gives back exactly those pieces,
-// in the same order. O(end - begin).
-std::vector<Segment> segments_of(const std::vector<Routed>& routed, size_t begin, size_t end);
+// Appends s to a list of segments, extending the last one when s continues it (same length,
+// constant stride): expanding the list gives the same pieces in the same order either way.
+void append_segment(std::vector<Segment>* out, const Segment& s);
+
+// A segment of a rank's own I/O with its memory: piece k is at file offset
+// seg.offset + k * seg.stride and at `mem` + k * seg.length in the rank's own addressing
+// (its pieces are back to back in memory, seg.bytes() bytes from mem).
+struct MemSegment {
+  Segment seg;
+  uint64_t mem = 0;
+};
+
+// Adds the piece (file_offset, length, mem) to `segs`: it extends the last segment if it
+// continues it in the file (same length, constant stride >= 0) and in memory (right after the
+// last segment's bytes); otherwise it starts a new segment of count 1. A box's rows, HPIO's
+// regions and most run lists so become one segment per put instead of one piece per run.
+inline void append_piece(std::vector<MemSegment>* segs, uint64_t file_offset, uint64_t length,
+                         uint64_t mem) {
+  if (!segs->empty()) {  // inline: called once per run of a selection
+    MemSegment& b = segs->back();
+    Segment& s = b.seg;
+    if (s.length == length && mem == b.mem + s.bytes()) {
+      const uint64_t last = s.offset + (s.count - 1) * s.stride;
+      if (s.count == 1 && file_offset >= s.offset) {
+        s.stride = file_offset - s.offset;
+        s.count = 2;
+        return;
+      }
+      if (s.count > 1 && file_offset >= last && file_offset - last == s.stride) {
+        ++s.count;
+        return;
+      }
+    }
+  }
+  segs->push_back(MemSegment{Segment{file_offset, length, length, 1}, mem});
+}
+
+struct RoutedSegment {
+  uint32_t round = 0;
+  int agg = 0;
+  Segment seg;
+  uint64_t mem = 0;  // as in MemSegment
+};
+
+// route() on segments, without expanding them: each segment is cut at domain and round
+// boundaries — a run of whole pieces inside one window stays one segment, a piece straddling
+// a window's end is cut as route() cuts it — so the work and the result are O(segments +
+// windows crossed), not O(pieces). Result sorted by (round, agg, offset of the segment's first
+// piece); expanding a window's segments gives exactly the pieces route() gives that window
+// for the expanded input (same file offsets, lengths and memory offsets; within a window in
+// the segments' order rather than interleaved by offset). Count-1 segments have stride ==
+// length.
+std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segments,
+                                          const Layout& layout);
 
 // Calls f(offset, length) for each piece of s, in order.
 template <typename F>
@@ -50,6 +100,9 @@ class ByteMap {
   // Set the bits of [offset, offset + n) (inside the window); returns false if any was set
   // already (the bytes are still marked).
   bool mark(uint64_t offset, uint64_t n);
+  // mark() for every piece of s (inside the window); false if any byte was set already
+  // (or two of its pieces overlap).
+  bool mark(const Segment& s);
   // Calls f(offset, length) for each maximal run of set (or clear) bytes inside [from, to).
   template <typename F>
   void for_each_run(bool set, uint64_t from, uint64_t to, F&& f) const;

@@ -2,22 +2,26 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <random>
 #include <set>
 
 namespace tapio::plan {
 namespace {
 
-std::vector<Routed> as_routed(const std::vector<Piece>& pieces) {
-  std::vector<Routed> out;
-  for (const Piece& p : pieces) out.push_back(Routed{0, 0, p});
+// Pieces [begin, end) appended one by one as segments of count 1.
+std::vector<Segment> segments_of(const std::vector<Piece>& pieces, size_t begin, size_t end) {
+  std::vector<Segment> out;
+  for (size_t i = begin; i < end; ++i)
+    append_segment(&out, Segment{pieces[i].file_offset, pieces[i].length, pieces[i].length, 1});
   return out;
 }
 
 TEST(Segments, InterleavedRegionsAreOneSegment) {
   std::vector<Piece> pieces;
   for (uint64_t i = 0; i < 1000; ++i) pieces.push_back(Piece{64 + i * 32, 8, i * 8});
-  const auto segs = segments_of(as_routed(pieces), 0, pieces.size());
+  const auto segs = segments_of(pieces, 0, pieces.size());
   ASSERT_EQ(segs.size(), 1u);
   EXPECT_EQ(segs[0], (Segment{64, 8, 32, 1000}));
   EXPECT_EQ(segs[0].last_end(), 64 + 999 * 32 + 8u);
@@ -37,15 +41,176 @@ TEST(Segments, ExpandToTheSamePieces) {
       const int kind = rng() % 4;
       off += kind == 0 ? 0 : kind == 1 ? len : len + rng() % 3;
     }
-    const auto routed = as_routed(pieces);
     const size_t begin = rng() % pieces.size();
-    const auto segs = segments_of(routed, begin, pieces.size());
+    const auto segs = segments_of(pieces, begin, pieces.size());
     std::vector<Extent> back;
     for (const Segment& s : segs)
       for_each_piece(s, [&](uint64_t o, uint64_t l) { back.push_back(Extent{o, l}); });
     ASSERT_EQ(back.size(), pieces.size() - begin);
     for (size_t i = begin; i < pieces.size(); ++i)
       EXPECT_EQ(back[i - begin], (Extent{pieces[i].file_offset, pieces[i].length}));
+  }
+}
+
+struct Triple {
+  uint64_t offset, length, mem;
+  bool operator<(const Triple& o) const {
+    return offset != o.offset ? offset < o.offset : mem != o.mem ? mem < o.mem : length < o.length;
+  }
+  bool operator==(const Triple& o) const {
+    return offset == o.offset && length == o.length && mem == o.mem;
+  }
+};
+
+std::vector<Piece> expand(const std::vector<MemSegment>& segs) {
+  std::vector<Piece> out;
+  for (const MemSegment& m : segs) {
+    uint64_t mem = m.mem;
+    for_each_piece(m.seg, [&](uint64_t o, uint64_t l) {
+      out.push_back(Piece{o, l, mem});
+      mem += l;
+    });
+  }
+  return out;
+}
+
+// append_piece and append_segment keep the pieces (and their order) exactly.
+TEST(Segments, AppendKeepsThePieces) {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<Piece> pieces;
+    std::vector<MemSegment> segs;
+    std::vector<Segment> plain;
+    uint64_t off = rng() % 100, mem = rng() % 3;
+    const int n = 1 + rng() % 80;
+    for (int i = 0; i < n; ++i) {
+      const uint64_t len = 1 + rng() % 3;
+      if (rng() % 5 == 0) mem += rng() % 3;  // a hole in memory
+      pieces.push_back(Piece{off, len, mem});
+      append_piece(&segs, off, len, mem);
+      append_segment(&plain, Segment{off, len, len, 1});
+      mem += len;
+      const int kind = rng() % 5;
+      off = kind == 0 ? off : kind == 1 ? off + len : kind == 2 ? off + len + rng() % 3
+                          : kind == 3 ? off + 4 : rng() % 200;
+    }
+    const auto back = expand(segs);
+    ASSERT_EQ(back.size(), pieces.size());
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      EXPECT_EQ(back[i].file_offset, pieces[i].file_offset);
+      EXPECT_EQ(back[i].length, pieces[i].length);
+      EXPECT_EQ(back[i].mem, pieces[i].mem);
+    }
+    // Merging segments of segments: the same pieces again.
+    std::vector<Segment> merged;
+    for (const MemSegment& m : segs) append_segment(&merged, m.seg);
+    std::vector<Extent> a, b, c;
+    const auto to = [](std::vector<Extent>* v) {
+      return [v](uint64_t o, uint64_t l) { v->push_back(Extent{o, l}); };
+    };
+    for (const Segment& x : merged) for_each_piece(x, to(&a));
+    for (const Segment& x : plain) for_each_piece(x, to(&b));
+    for (const Piece& p : pieces) c.push_back(Extent{p.file_offset, p.length});
+    EXPECT_EQ(a, c);
+    EXPECT_EQ(b, c);
+  }
+}
+
+TEST(Segments, RoutedRegularSegmentStaysFewSegments) {
+  // HPIO-like: 2^16 regions of 8 bytes every 32 bytes, 4 domains, rounds of 1000 bytes (not a
+  // multiple of the stride, so pieces straddle round boundaries).
+  const Layout l = make_layout(0, (32u << 16) + 64, 4, 4096, 1000);
+  const std::vector<MemSegment> in = {MemSegment{Segment{28, 8, 32, 1u << 16}, 0}};
+  const auto out = route_segments(in, l);
+  uint64_t windows = 0;
+  for (int a = 0; a < 4; ++a)
+    for (uint32_t r = 0; r < l.rounds; ++r) windows += l.window(a, r).length > 0;
+  EXPECT_LE(out.size(), 3 * windows);
+  uint64_t bytes = 0;
+  for (const RoutedSegment& x : out) bytes += x.seg.bytes();
+  EXPECT_EQ(bytes, 8u << 16);
+}
+
+// route_segments against route() on the expanded pieces: the same windows in the same order,
+// and in each window the same (offset, length, mem) pieces. Regular and irregular segments,
+// strides below the length (overlapping pieces) and 0, pieces longer than a round, segments
+// out of file order.
+TEST(Segments, RouteSegmentsMatchesRouteOnPieces) {
+  std::mt19937_64 rng(13);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const uint64_t lo = rng() % 500;
+    const uint64_t span = 1 + rng() % 20000;
+    const uint64_t hi = lo + span;
+    const Layout l = make_layout(lo, hi, 1 + rng() % 7, 1 + rng() % 3000, 1 + rng() % 2000);
+    std::vector<MemSegment> in;
+    uint64_t mem = 0;
+    const int nseg = 1 + rng() % 8;
+    for (int i = 0; i < nseg; ++i) {
+      Segment s;
+      s.length = 1 + rng() % (rng() % 4 == 0 ? 3000 : 40);
+      if (s.length > span) s.length = 1 + rng() % span;
+      s.offset = lo + rng() % (span - s.length + 1);
+      const int kind = rng() % 6;
+      s.stride = kind == 0 ? 0 : kind == 1 ? s.length : kind == 2 ? rng() % (s.length + 1)
+                                                    : s.length + rng() % 100;
+      const uint64_t room = hi - s.offset - s.length;  // last piece must end by hi
+      const uint64_t max_count = s.stride ? room / s.stride + 1 : 50;
+      s.count = 1 + rng() % std::min<uint64_t>(max_count, 1 + rng() % 300);
+      if (s.count == 1) s.stride = s.length;
+      if (rng() % 4 == 0) mem += rng() % 10;
+      in.push_back(MemSegment{s, mem});
+      mem += s.bytes();
+    }
+    if (rng() % 2) {  // in file order, as a step's puts usually are
+      std::sort(in.begin(), in.end(), [](const MemSegment& a, const MemSegment& b) {
+        return a.seg.offset < b.seg.offset;
+      });
+    }
+    const auto pieces = route(expand(in), l);
+    const auto segs = route_segments(in, l);
+    // Windows in order, each once.
+    struct Win {
+      uint32_t round;
+      int agg;
+      std::vector<Triple> t;
+    };
+    std::vector<Win> want, got;
+    for (const Routed& x : pieces) {
+      if (want.empty() || want.back().round != x.round || want.back().agg != x.agg)
+        want.push_back(Win{x.round, x.agg, {}});
+      want.back().t.push_back(Triple{x.piece.file_offset, x.piece.length, x.piece.mem});
+    }
+    for (size_t i = 0; i < segs.size(); ++i) {
+      const RoutedSegment& x = segs[i];
+      const Extent w = l.window(x.agg, x.round);
+      ASSERT_GE(x.seg.offset, w.offset);
+      ASSERT_LE(x.seg.last_end(), w.end());
+      ASSERT_GT(x.seg.count, 0u);
+      if (x.seg.count == 1) {
+        ASSERT_EQ(x.seg.stride, x.seg.length);
+      }
+      if (i > 0) {
+        const RoutedSegment& y = segs[i - 1];
+        ASSERT_TRUE(y.round < x.round ||
+                    (y.round == x.round &&
+                     (y.agg < x.agg || (y.agg == x.agg && y.seg.offset <= x.seg.offset))));
+      }
+      if (got.empty() || got.back().round != x.round || got.back().agg != x.agg)
+        got.push_back(Win{x.round, x.agg, {}});
+      uint64_t m = x.mem;
+      for_each_piece(x.seg, [&](uint64_t o, uint64_t len) {
+        got.back().t.push_back(Triple{o, len, m});
+        m += len;
+      });
+    }
+    ASSERT_EQ(got.size(), want.size()) << trial;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].round, want[i].round);
+      ASSERT_EQ(got[i].agg, want[i].agg);
+      std::sort(got[i].t.begin(), got[i].t.end());
+      std::sort(want[i].t.begin(), want[i].t.end());
+      ASSERT_TRUE(got[i].t == want[i].t) << trial << " window " << i;
+    }
   }
 }
 
@@ -77,6 +242,36 @@ TEST(Segments, ByteMapMatchesASetOfBytes) {
           expect.push_back(Extent{b, 1});
       }
       EXPECT_EQ(runs, expect);
+    }
+  }
+}
+
+// mark(Segment) is mark() of each piece: the same bits and the same overlap report.
+TEST(Segments, ByteMapMarksSegmentsAsPieces) {
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 500; ++trial) {
+    const uint64_t base = rng() % 100, length = 1 + rng() % 2000;
+    ByteMap a, b;
+    a.reset(base, length);
+    b.reset(base, length);
+    for (int k = 0; k < 6; ++k) {
+      Segment s;
+      s.length = 1 + rng() % std::min<uint64_t>(length, rng() % 2 ? 9 : 130);
+      s.offset = base + rng() % (length - s.length + 1);
+      const uint64_t room = base + length - s.offset - s.length;
+      s.stride = rng() % 3 == 0 ? rng() % (s.length + 1) : s.length + rng() % 70;
+      s.count = 1 + (s.stride ? rng() % (room / s.stride + 1) : rng() % 4);
+      if (s.count == 1) s.stride = s.length;
+      bool fresh = true;
+      for_each_piece(s, [&](uint64_t o, uint64_t l) { fresh &= b.mark(o, l); });
+      ASSERT_EQ(a.mark(s), fresh);
+      std::vector<Extent> ra, rb;
+      const auto to = [](std::vector<Extent>* v) {
+        return [v](uint64_t o, uint64_t l) { v->push_back(Extent{o, l}); };
+      };
+      a.for_each_run(true, base, base + length, to(&ra));
+      b.for_each_run(true, base, base + length, to(&rb));
+      ASSERT_EQ(ra, rb);
     }
   }
 }

@@ -74,7 +74,7 @@ plan::Layout CollectiveEngine::layout_for(uint64_t lo, uint64_t hi) const {
 }
 
 Status CollectiveEngine::expected_messages(const plan::Layout& layout,
-                                           const std::vector<plan::Routed>& routed,
+                                           const std::vector<plan::RoutedSegment>& routed,
                                            std::vector<uint32_t>* expected) {
   // One flag per (aggregator, round) this rank sends to, laid out in rank order of the
   // aggregators as MPI_Reduce_scatter wants; each aggregator receives its per-round counts.
@@ -86,13 +86,13 @@ Status CollectiveEngine::expected_messages(const plan::Layout& layout,
   std::vector<size_t> slot(aggregators_.size());
   for (size_t i = 0; i < by_rank.size(); ++i) slot[by_rank[i]] = i;
   std::vector<uint32_t> flags(aggregators_.size() * R, 0);
-  for (const plan::Routed& x : routed) flags[slot[x.agg] * R + x.round] = 1;
+  for (const plan::RoutedSegment& x : routed) flags[slot[x.agg] * R + x.round] = 1;
   std::vector<int> recv_counts(comm().size(), 0);
   for (int rank : aggregators_) recv_counts[rank] = static_cast<int>(R);
   return comm().reduce_scatter_sum(flags, recv_counts, expected);
 }
 
-std::vector<int> CollectiveEngine::send_order(const std::vector<plan::Routed>& routed,
+std::vector<int> CollectiveEngine::send_order(const std::vector<plan::RoutedSegment>& routed,
                                               size_t begin, size_t end) const {
   std::vector<int> aggs;
   for (size_t i = begin; i < end; ++i)

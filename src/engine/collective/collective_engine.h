@@ -31,10 +31,11 @@ class CollectiveEngine final : public NetcdfEngine {
   plan::Layout layout_for(uint64_t lo, uint64_t hi) const;
   // For each round, how many messages this rank receives as an aggregator (collective: one
   // reduce-scatter of one flag per aggregator and round).
-  Status expected_messages(const plan::Layout& layout, const std::vector<plan::Routed>& routed,
+  Status expected_messages(const plan::Layout& layout,
+                           const std::vector<plan::RoutedSegment>& routed,
                            std::vector<uint32_t>* expected);
   // The aggregators this rank sends to in round r, in the collection order.
-  std::vector<int> send_order(const std::vector<plan::Routed>& routed, size_t begin,
+  std::vector<int> send_order(const std::vector<plan::RoutedSegment>& routed, size_t begin,
                               size_t end) const;
   // A variable written in this batch: its bytes in the file this step, and its fill pattern.
   struct Target {

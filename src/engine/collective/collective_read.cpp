@@ -15,14 +15,14 @@ namespace {
 
 struct Destination {
   uint8_t* dst;
-  uint64_t mem;  // where the piece lands in the staging buffer
+  uint64_t mem;  // where the bytes land in the staging buffer
   uint64_t bytes;
   size_t esize;
 };
 
 struct Wanted {
-  std::vector<plan::Piece> pieces;  // mem = byte offset in the staging buffer
-  std::vector<Destination> dests;
+  std::vector<plan::MemSegment> segments;  // mem = byte offset in the staging buffer
+  std::vector<Destination> dests;  // one per get and step when its runs are in memory order
   uint64_t bytes = 0;
 };
 
@@ -35,11 +35,23 @@ Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Heade
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
       const uint64_t base = h.data_offset(h.vars[g.var], s);
       uint8_t* step_out = out + (s - g.step_start) * g.elements * esize;
+      const uint64_t start = w.bytes;
+      bool in_order = true;
       plan::for_each_run(g.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
         const uint64_t n = run.length * esize;
-        w.pieces.push_back(plan::Piece{base + run.offset * esize, n, w.bytes});
-        w.dests.push_back(Destination{step_out + mem * esize, w.bytes, n, esize});
+        in_order = in_order && mem * esize == w.bytes - start;
+        plan::append_piece(&w.segments, base + run.offset * esize, n, w.bytes);
         w.bytes += n;
+      });
+      if (in_order) {  // the whole get-step is one swap
+        if (w.bytes > start)
+          w.dests.push_back(Destination{step_out, start, w.bytes - start, esize});
+        continue;
+      }
+      uint64_t at = start;  // otherwise one swap per run
+      plan::for_each_run(g.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
+        w.dests.push_back(Destination{step_out + mem * esize, at, run.length * esize, esize});
+        at += run.length * esize;
       });
     }
   }
@@ -52,9 +64,9 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   const Wanted wanted = want(gets, io(), header_);
   // The global range: the one step input no rank knows without asking.
   uint64_t range[2] = {0, 0};  // {UINT64_MAX - lo, hi}: one MAX reduces both
-  for (const plan::Piece& p : wanted.pieces) {
-    range[0] = std::max(range[0], UINT64_MAX - p.file_offset);
-    range[1] = std::max(range[1], p.file_offset + p.length);
+  for (const plan::MemSegment& m : wanted.segments) {
+    range[0] = std::max(range[0], UINT64_MAX - m.seg.offset);
+    range[1] = std::max(range[1], m.seg.last_end());
   }
   TAPIO_RETURN_IF_ERROR(comm::mpi_status(
       MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_UINT64_T, MPI_MAX, comm().raw()),
@@ -63,7 +75,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   if (hi <= lo) return ok_status();  // nobody reads anything
 
   const plan::Layout layout = layout_for(lo, hi);
-  const std::vector<plan::Routed> routed = plan::route(wanted.pieces, layout);
+  const std::vector<plan::RoutedSegment> routed = plan::route_segments(wanted.segments, layout);
   std::vector<uint32_t> expected;
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
   profile().rounds += layout.rounds;
@@ -165,12 +177,7 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
       u.segments.clear();
       u.bytes = 0;
     }
-    for (const plan::Segment& s : u.segments) {
-      if (s.stride == s.length)
-        map.mark(s.offset, s.bytes());
-      else
-        plan::for_each_piece(s, [&](uint64_t off, uint64_t len) { map.mark(off, len); });
-    }
+    for (const plan::Segment& s : u.segments) map.mark(s);
     requesters.push_back(Requester{status.MPI_SOURCE, std::move(u.segments), u.bytes});
   }
   // Read the union once. Data sieving (as ROMIO's): a hole of at most kSieveHole bytes between
@@ -203,7 +210,7 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
         out += s.bytes();
         continue;
       }
-      plan::for_each_piece(s, [&](uint64_t off, uint64_t len) {
+      collective::for_each_piece_fixed(s, [&](uint64_t off, auto len) {
         std::memcpy(out, in + off, len);
         out += len;
       });

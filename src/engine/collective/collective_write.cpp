@@ -12,11 +12,13 @@
 namespace tapio {
 namespace {
 
-// Stage this rank's puts: byte-swapped to file order into `data`; the pieces' mem fields are
-// byte offsets in it.
-std::vector<plan::Piece> stage(const std::vector<PutOp>& puts, const IoDef& io,
-                               const netcdf::Header& h, uint64_t step, ByteBuffer* data) {
-  std::vector<plan::Piece> pieces;
+// Stage this rank's puts: byte-swapped to file order into `data`, listed as segments whose mem
+// fields are byte offsets in it. Consecutive runs of constant length at a constant file stride
+// (a box's rows, HPIO's regions, most run lists; also across puts) are one segment: no
+// per-run list is built for regular patterns.
+std::vector<plan::MemSegment> stage(const std::vector<PutOp>& puts, const IoDef& io,
+                                    const netcdf::Header& h, uint64_t step, ByteBuffer* data) {
+  std::vector<plan::MemSegment> segs;
   uint64_t total = 0;
   for (const PutOp& p : puts) total += p.elements * type_size(io.vars[p.var].type);
   uint8_t* out = data->prepare(total);
@@ -28,24 +30,24 @@ std::vector<plan::Piece> stage(const std::vector<PutOp>& puts, const IoDef& io,
     const auto* src = static_cast<const uint8_t*>(p.data);
     // Runs visited in memory order (blocks, run lists) make the whole put one swap at memory
     // speed; otherwise each run is swapped on its own.
-    const size_t first = pieces.size();
     const uint64_t start = pos;
     bool in_order = true;
     plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
       in_order = in_order && mem * esize == pos - start;
-      pieces.push_back(plan::Piece{base + run.offset * esize, run.length * esize, pos});
+      plan::append_piece(&segs, base + run.offset * esize, run.length * esize, pos);
       pos += run.length * esize;
     });
     if (in_order) {
       host_to_big_endian(out + start, src, (pos - start) / esize, esize);
       continue;
     }
-    size_t k = first;
+    uint64_t at = start;  // the runs are staged back to back, in visiting order
     plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
-      host_to_big_endian(out + pieces[k++].mem, src + mem * esize, run.length, esize);
+      host_to_big_endian(out + at, src + mem * esize, run.length, esize);
+      at += run.length * esize;
     });
   }
-  return pieces;
+  return segs;
 }
 
 // Write `extents` (file offsets) of a round buffer that starts at file offset `base`.
@@ -121,10 +123,10 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     hi = std::max(hi, t.extent.end());
   }
   const plan::Layout layout = layout_for(lo, hi);
-  std::vector<plan::Routed> routed;
+  std::vector<plan::RoutedSegment> routed;
   {
     ScopedTimer t(&profile().exchange_time);
-    routed = plan::route(stage(puts, io(), header_, step, &staging_), layout);
+    routed = plan::route_segments(stage(puts, io(), header_, step, &staging_), layout);
   }
   std::vector<uint32_t> expected;
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
@@ -148,7 +150,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
       for (size_t k = 0; k < order.size(); ++k) {
         const int agg = order[k];
         const auto first = std::find_if(routed.begin() + i, routed.begin() + j,
-                                        [&](const plan::Routed& x) { return x.agg == agg; });
+                                        [&](const plan::RoutedSegment& x) { return x.agg == agg; });
         auto last = first;
         while (last != routed.begin() + j && last->agg == agg) ++last;
         ByteBuffer& msg = send_bufs_[slot][k];
@@ -236,9 +238,9 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
           data += s.bytes();
           continue;
         }
-        plan::for_each_piece(s, [&](uint64_t off, uint64_t len) {
+        overlap |= !map.mark(s);
+        collective::for_each_piece_fixed(s, [&](uint64_t off, auto len) {
           std::memcpy(out + off, data, len);
-          overlap |= !map.mark(off, len);
           data += len;
         });
       }

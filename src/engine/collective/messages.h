@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/byte_buffer.h"
@@ -16,29 +17,34 @@
 
 namespace tapio::collective {
 
-// Calls f(mem, bytes) for maximal spans of routed[begin, end) whose pieces are back to back
-// in the rank's own addressing (one memcpy instead of one per piece).
+// Calls f(mem, bytes) for maximal spans of routed[begin, end) whose segments are back to back
+// in the rank's own addressing (one memcpy instead of one per segment; a segment's pieces are
+// back to back in memory already).
 template <typename F>
-void for_each_mem_span(const std::vector<plan::Routed>& routed, size_t begin, size_t end,
+void for_each_mem_span(const std::vector<plan::RoutedSegment>& routed, size_t begin, size_t end,
                        F&& f) {
   size_t i = begin;
   while (i < end) {
-    const uint64_t mem = routed[i].piece.mem;
-    uint64_t bytes = routed[i].piece.length;
+    const uint64_t mem = routed[i].mem;
+    uint64_t bytes = routed[i].seg.bytes();
     size_t j = i + 1;
-    while (j < end && routed[j].piece.mem == mem + bytes) bytes += routed[j++].piece.length;
+    while (j < end && routed[j].mem == mem + bytes) bytes += routed[j++].seg.bytes();
     f(mem, bytes);
     i = j;
   }
 }
 
-// The pieces' segments, then (if `data` is non-null) their bytes from data + piece.mem.
-inline void pack(const std::vector<plan::Routed>& routed, size_t begin, size_t end,
+// The segments of routed[begin, end) (consecutive ones merged where they continue each
+// other), then (if `data` is non-null) their bytes from data + mem.
+inline void pack(const std::vector<plan::RoutedSegment>& routed, size_t begin, size_t end,
                  const uint8_t* data, ByteBuffer* buffer) {
-  const std::vector<plan::Segment> segs = plan::segments_of(routed, begin, end);
+  std::vector<plan::Segment> segs;
   uint64_t bytes = 0;
-  if (data)
-    for (size_t i = begin; i < end; ++i) bytes += routed[i].piece.length;
+  for (size_t i = begin; i < end; ++i) {
+    plan::append_segment(&segs, routed[i].seg);
+    bytes += routed[i].seg.bytes();
+  }
+  if (!data) bytes = 0;
   const uint64_t n = segs.size();
   uint8_t* out = buffer->prepare(8 + 32 * n + bytes);
   std::memcpy(out, &n, 8);
@@ -50,6 +56,22 @@ inline void pack(const std::vector<plan::Routed>& routed, size_t begin, size_t e
       std::memcpy(body, data + mem, len);
       body += len;
     });
+}
+
+// plan::for_each_piece, with the length a compile-time constant for the usual small element
+// sizes: f(offset, len) may take `auto len` so that a memcpy of len bytes becomes one move.
+template <typename F>
+void for_each_piece_fixed(const plan::Segment& s, F&& f) {
+  const auto each = [&](auto len) {
+    uint64_t off = s.offset;
+    for (uint64_t k = 0; k < s.count; ++k, off += s.stride) f(off, len);
+  };
+  switch (s.length) {
+    case 4: return each(std::integral_constant<uint64_t, 4>());
+    case 8: return each(std::integral_constant<uint64_t, 8>());
+    case 16: return each(std::integral_constant<uint64_t, 16>());
+    default: return each(s.length);
+  }
 }
 
 struct Unpacked {
