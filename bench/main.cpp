@@ -188,6 +188,10 @@ int run(int argc, char** argv, MPI_Comm comm) {
         r.error = e.what();
         MPI_Barrier(comm);
         m.remove(cfg, *pattern);
+      } catch (const BenchError& e) {  // a peer library's error (phdf5, adios1), collective too
+        r.error = e.what();
+        MPI_Barrier(comm);
+        m.remove(cfg, *pattern);
       }
     }
 

@@ -40,6 +40,8 @@ std::unique_ptr<Method> make_tapio_variant(
     const std::vector<std::pair<std::string, std::string>>& params);
 std::unique_ptr<Method> make_mpiio(const std::string& component);
 std::unique_ptr<Method> make_pnetcdf(bool nonblocking);
+std::unique_ptr<Method> make_phdf5();
+std::unique_ptr<Method> make_adios1();
 std::unique_ptr<Method> make_not_built(const std::string& name, const std::string& why);
 
 }  // namespace bench
