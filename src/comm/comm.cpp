@@ -115,6 +115,11 @@ Status Comm::allreduce_max(uint8_t* values, int n) const {
                     "MPI_Allreduce");
 }
 
+Status Comm::allreduce_sum(uint64_t* values, int n) const {
+  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_UINT64_T, MPI_SUM, comm_),
+                    "MPI_Allreduce");
+}
+
 Status Comm::allreduce_sum(uint64_t* value) const {
   return mpi_status(MPI_Allreduce(MPI_IN_PLACE, value, 1, MPI_UINT64_T, MPI_SUM, comm_),
                     "MPI_Allreduce");

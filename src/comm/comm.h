@@ -35,6 +35,7 @@ class Comm {
   Status allreduce_max(uint64_t* value) const;
   Status allreduce_max(uint8_t* values, int n) const;  // element-wise, e.g. flags
   Status allreduce_sum(uint64_t* value) const;
+  Status allreduce_sum(uint64_t* values, int n) const;  // element-wise
   // Sum of `value` over the ranks before this one (0 on rank 0).
   Status exscan_sum(uint64_t value, uint64_t* before) const;
   Status allreduce_sum(double* values, int n) const;

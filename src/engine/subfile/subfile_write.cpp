@@ -225,13 +225,17 @@ Status SubfileEngine::commit_step(uint64_t step) {
     step_blocks_ = subfile::BlockList{writer_, {}};
     has_previous_ = true;
   }
-  if (env_.params.get("fsync") == "step" && data_) TAPIO_RETURN_IF_ERROR(data_->sync());
+  // A local failure (sync, write) must not make this rank skip the collectives below: keep
+  // it, take part, and agree on it before the step can become visible.
+  Status local = ok_status();
+  if (env_.params.get("fsync") == "step" && data_) local = data_->sync();
   subfile::StepRecord record;
   record.step = step;
   record.generation = generation_;
-  TAPIO_RETURN_IF_ERROR(write_metadata(mine, sum, &record));
+  const Status written = write_metadata(mine, sum, &record);
+  if (local.ok()) local = written;
   // Every writer's data and metadata are written: only now may the step become visible.
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), ok_status()));
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
   return comm().rank() == 0 ? append_index(record) : ok_status();
 }
 
@@ -239,29 +243,29 @@ Status SubfileEngine::commit_step(uint64_t step) {
 Status SubfileEngine::write_metadata(const std::vector<uint8_t>& mine, uint64_t mine_sum,
                                      subfile::StepRecord* record) {
   const std::string backend = env_.params.get("metadata");
-  TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(&mine_sum));
-  record->md_checksum = mine_sum;
   const bool sync = env_.params.get("fsync") == "step";
   if (backend == "gather") {  // rank 0 collects every record and writes the region
     std::vector<uint8_t> all;
     TAPIO_RETURN_IF_ERROR(comm().gather_bytes(mine, 0, &all, nullptr));
-    Status local = ok_status();
-    if (comm().rank() == 0) {
-      record->md_offset = md_end_;
-      record->md_length = all.size();
-      local = md_->write_at(md_end_, all.data(), all.size());
-      if (local.ok() && sync) local = md_->sync();
-      md_end_ += all.size();
-    }
-    return local;
+    if (comm().rank() != 0) return ok_status();
+    // The region's checksum from the records themselves: no reduction needed.
+    TAPIO_ASSIGN_OR_RETURN(const auto records, subfile::split_records(all.data(), all.size(), 0));
+    record->md_checksum = 0;
+    for (const auto& r : records) record->md_checksum += subfile::checksum(r.payload, r.length);
+    record->md_offset = md_end_;
+    record->md_length = all.size();
+    md_end_ += all.size();
+    TAPIO_RETURN_IF_ERROR(md_->write_at(record->md_offset, all.data(), all.size()));
+    return sync ? md_->sync() : ok_status();
   }
-  // log / aligned: sizes are summed, every writer writes its records at its own offset.
+  // log / aligned: one prefix sum places each writer's records, one reduction gives the
+  // region's size and checksum; every writer writes its records at its own offset.
   const uint64_t chunk = backend == "aligned" ? env_.params.get_size("metadata_chunk") : 1;
   const uint64_t region = align_up(md_end_, chunk);
   const uint64_t size = mine.empty() ? 0 : align_up(mine.size(), chunk);
-  uint64_t before = 0, total = size;
+  uint64_t before = 0, sums[2] = {size, mine_sum};
   TAPIO_RETURN_IF_ERROR(comm().exscan_sum(size, &before));
-  TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(&total));
+  TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(sums, 2));
   Status local = ok_status();
   if (!mine.empty()) {
     std::vector<uint8_t> padded = mine;
@@ -270,9 +274,10 @@ Status SubfileEngine::write_metadata(const std::vector<uint8_t>& mine, uint64_t 
     if (local.ok() && sync) local = md_->sync();
   }
   record->md_offset = region;
-  record->md_length = total;
+  record->md_length = sums[0];
+  record->md_checksum = sums[1];
   record->md_align = chunk > 1 ? static_cast<uint32_t>(chunk) : 0;
-  md_end_ = region + total;
+  md_end_ = region + sums[0];
   return local;
 }
 
