@@ -47,33 +47,7 @@ std::vector<Routed> route(const std::vector<Piece>& pieces, const Layout& layout
       left -= n;
     }
   }
-  const auto by_offset = [](const Routed& a, const Routed& b) {
-    return a.piece.file_offset < b.piece.file_offset;
-  };
-  if (!std::is_sorted(out.begin(), out.end(), by_offset))
-    std::sort(out.begin(), out.end(), by_offset);
-  // Groups of one window each, in (aggregator, round) order since windows are in file order.
-  struct Group {
-    uint32_t round;
-    int agg;
-    size_t begin, end;
-  };
-  std::vector<Group> groups;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (groups.empty() || groups.back().round != out[i].round || groups.back().agg != out[i].agg)
-      groups.push_back(Group{out[i].round, out[i].agg, i, i});
-    groups.back().end = i + 1;
-  }
-  const auto by_window = [](const Group& a, const Group& b) {
-    return a.round != b.round ? a.round < b.round : a.agg < b.agg;
-  };
-  if (std::is_sorted(groups.begin(), groups.end(), by_window)) return out;
-  std::stable_sort(groups.begin(), groups.end(), by_window);
-  std::vector<Routed> sorted;
-  sorted.reserve(out.size());
-  for (const Group& g : groups)
-    sorted.insert(sorted.end(), out.begin() + g.begin, out.begin() + g.end);
-  return sorted;
+  return order_by_window(std::move(out), [](const Routed& r) { return r.piece.file_offset; });
 }
 
 }  // namespace tapio::plan

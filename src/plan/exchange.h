@@ -3,6 +3,7 @@
 // aggregator count, stripe and buffer sizes), so no rank needs any other rank's request list:
 // O(pieces · log aggregators) work per rank and no O(P) memory.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -44,5 +45,36 @@ struct Routed {
 // (round, agg, file_offset); every input byte appears exactly once, inside its aggregator's
 // window for its round.
 std::vector<Routed> route(const std::vector<Piece>& pieces, const Layout& layout);
+
+// Sort routed items (anything with `round` and `agg` fields) by (round, agg, file offset):
+// by offset first — skipped when already sorted, the usual case — which groups each window's
+// items, then the window groups into (round, agg) order. Shared by route and route_segments.
+template <typename T, typename OffsetOf>
+std::vector<T> order_by_window(std::vector<T> out, OffsetOf offset_of) {
+  const auto by_offset = [&](const T& a, const T& b) { return offset_of(a) < offset_of(b); };
+  if (!std::is_sorted(out.begin(), out.end(), by_offset))
+    std::stable_sort(out.begin(), out.end(), by_offset);
+  struct Group {
+    uint32_t round;
+    int agg;
+    size_t begin, end;
+  };
+  std::vector<Group> groups;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (groups.empty() || groups.back().round != out[i].round || groups.back().agg != out[i].agg)
+      groups.push_back(Group{out[i].round, out[i].agg, i, i});
+    groups.back().end = i + 1;
+  }
+  const auto by_window = [](const Group& a, const Group& b) {
+    return a.round != b.round ? a.round < b.round : a.agg < b.agg;
+  };
+  if (std::is_sorted(groups.begin(), groups.end(), by_window)) return out;
+  std::stable_sort(groups.begin(), groups.end(), by_window);
+  std::vector<T> sorted;
+  sorted.reserve(out.size());
+  for (const Group& g : groups)
+    sorted.insert(sorted.end(), out.begin() + g.begin, out.begin() + g.end);
+  return sorted;
+}
 
 }  // namespace tapio::plan

@@ -73,32 +73,7 @@ std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segment
       ++k;
     }
   }
-  const auto by_offset = [](const RoutedSegment& a, const RoutedSegment& b) {
-    return a.seg.offset < b.seg.offset;
-  };
-  if (!std::is_sorted(out.begin(), out.end(), by_offset))
-    std::stable_sort(out.begin(), out.end(), by_offset);
-  struct Group {
-    uint32_t round;
-    int agg;
-    size_t begin, end;
-  };
-  std::vector<Group> groups;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (groups.empty() || groups.back().round != out[i].round || groups.back().agg != out[i].agg)
-      groups.push_back(Group{out[i].round, out[i].agg, i, i});
-    groups.back().end = i + 1;
-  }
-  const auto by_window = [](const Group& a, const Group& b) {
-    return a.round != b.round ? a.round < b.round : a.agg < b.agg;
-  };
-  if (std::is_sorted(groups.begin(), groups.end(), by_window)) return out;
-  std::stable_sort(groups.begin(), groups.end(), by_window);
-  std::vector<RoutedSegment> sorted;
-  sorted.reserve(out.size());
-  for (const Group& g : groups)
-    sorted.insert(sorted.end(), out.begin() + g.begin, out.begin() + g.end);
-  return sorted;
+  return order_by_window(std::move(out), [](const RoutedSegment& r) { return r.seg.offset; });
 }
 
 void ByteMap::reset(uint64_t base, uint64_t length) {
