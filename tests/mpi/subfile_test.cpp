@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "e3sm_map.h"
+#include "e3sm_check.h"
 #include "test_util.h"
 
 namespace tapio::test {
@@ -150,24 +150,7 @@ TEST(Subfile, E3smMapsRoundTrip) {
     // Read everything on every rank: holes (I case) read as the fill value.
     IO io = ctx.declare_io(std::string("r") + name);
     Engine in = io.open(path, TAPIO_MODE_READ);
-    in.begin_step();
-    std::vector<std::vector<double>> whole(decomps.size());
-    for (size_t k = 0; k < decomps.size(); ++k) {
-      Variable v = io.inquire_variable(decomps[k].name);
-      whole[k].resize(v.selection_size());
-      in.get(v, whole[k]);
-    }
-    in.end_step();
-    for (size_t k = 0; k < decomps.size(); ++k) {
-      std::vector<uint8_t> covered(whole[k].size(), 0);
-      for (size_t i = 0; i < decomps[k].offsets.size(); ++i)
-        std::fill_n(covered.begin() + decomps[k].offsets[i], decomps[k].lengths[i], 1);
-      MPI_Allreduce(MPI_IN_PLACE, covered.data(), static_cast<int>(covered.size()), MPI_UINT8_T,
-                    MPI_MAX, MPI_COMM_WORLD);
-      for (uint64_t g = 0; g < whole[k].size(); ++g)
-        ASSERT_EQ(whole[k][g], covered[g] ? value(static_cast<int>(k), 0, g) : 9.9692099683868690e+36)
-            << name << " " << decomps[k].name << " " << g;
-    }
+    expect_whole_e3sm_step(io, in, decomps, 0, name);
     in.close();
   }
 }
