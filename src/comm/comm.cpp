@@ -105,39 +105,26 @@ Status Comm::bcast_bytes(std::vector<uint8_t>& bytes, int root) const {
   return ok_status();
 }
 
-Status Comm::allreduce_max(uint64_t* value) const {
-  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, value, 1, MPI_UINT64_T, MPI_MAX, comm_),
-                    "MPI_Allreduce");
+Status Comm::allreduce(void* values, int n, MPI_Datatype type, MPI_Op op) const {
+  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, type, op, comm_), "MPI_Allreduce");
 }
 
+Status Comm::allreduce_max(uint64_t* value) const { return allreduce(value, 1, MPI_UINT64_T, MPI_MAX); }
 Status Comm::allreduce_max(uint8_t* values, int n) const {
-  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_UINT8_T, MPI_MAX, comm_),
-                    "MPI_Allreduce");
+  return allreduce(values, n, MPI_UINT8_T, MPI_MAX);
 }
-
 Status Comm::allreduce_sum(uint64_t* values, int n) const {
-  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_UINT64_T, MPI_SUM, comm_),
-                    "MPI_Allreduce");
+  return allreduce(values, n, MPI_UINT64_T, MPI_SUM);
 }
-
-Status Comm::allreduce_sum(uint64_t* value) const {
-  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, value, 1, MPI_UINT64_T, MPI_SUM, comm_),
-                    "MPI_Allreduce");
-}
-
+Status Comm::allreduce_sum(uint64_t* value) const { return allreduce(value, 1, MPI_UINT64_T, MPI_SUM); }
 Status Comm::allreduce_sum(double* values, int n) const {
-  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, comm_),
-                    "MPI_Allreduce");
+  return allreduce(values, n, MPI_DOUBLE, MPI_SUM);
 }
-
 Status Comm::allreduce_min(double* values, int n) const {
-  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MIN, comm_),
-                    "MPI_Allreduce");
+  return allreduce(values, n, MPI_DOUBLE, MPI_MIN);
 }
-
 Status Comm::allreduce_max(double* values, int n) const {
-  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MAX, comm_),
-                    "MPI_Allreduce");
+  return allreduce(values, n, MPI_DOUBLE, MPI_MAX);
 }
 
 Status Comm::gather_bytes(const std::vector<uint8_t>& mine, int root, std::vector<uint8_t>* all,

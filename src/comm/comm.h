@@ -59,6 +59,9 @@ class Comm {
                   size_t elem_size, int root) const;
 
  private:
+  // One in-place MPI_Allreduce: every typed reduction above is this with its type and op.
+  Status allreduce(void* values, int n, MPI_Datatype type, MPI_Op op) const;
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 1;
