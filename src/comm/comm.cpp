@@ -109,14 +109,18 @@ Status Comm::allreduce(void* values, int n, MPI_Datatype type, MPI_Op op) const 
   return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, type, op, comm_), "MPI_Allreduce");
 }
 
-Status Comm::allreduce_max(uint64_t* value) const { return allreduce(value, 1, MPI_UINT64_T, MPI_MAX); }
+Status Comm::allreduce_max(uint64_t* value) const {
+  return allreduce(value, 1, MPI_UINT64_T, MPI_MAX);
+}
 Status Comm::allreduce_max(uint8_t* values, int n) const {
   return allreduce(values, n, MPI_UINT8_T, MPI_MAX);
 }
 Status Comm::allreduce_sum(uint64_t* values, int n) const {
   return allreduce(values, n, MPI_UINT64_T, MPI_SUM);
 }
-Status Comm::allreduce_sum(uint64_t* value) const { return allreduce(value, 1, MPI_UINT64_T, MPI_SUM); }
+Status Comm::allreduce_sum(uint64_t* value) const {
+  return allreduce(value, 1, MPI_UINT64_T, MPI_SUM);
+}
 Status Comm::allreduce_sum(double* values, int n) const {
   return allreduce(values, n, MPI_DOUBLE, MPI_SUM);
 }
