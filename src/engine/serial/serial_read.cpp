@@ -75,7 +75,8 @@ Status SerialEngine::read_gets(const std::vector<GetOp>& gets) {
   for (const GetOp& g : gets)
     mine.push_back(plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, g.sel});
   std::vector<std::vector<plan::Request>> all;
-  TAPIO_RETURN_IF_ERROR(gather_requests(mine, &all));
+  // Only rank 0 decodes; agree so that a bad list never leaves the others in a collective.
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(mine, &all)));
   std::vector<uint8_t> items;
   if (comm().rank() == 0) items = work_list(all);
   TAPIO_RETURN_IF_ERROR(comm().bcast_bytes(items, 0));

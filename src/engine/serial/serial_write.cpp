@@ -37,7 +37,8 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   for (const PutOp& p : puts)
     mine.push_back(plan::Request{static_cast<uint32_t>(p.var), step, 1, p.sel});
   std::vector<std::vector<plan::Request>> all;
-  TAPIO_RETURN_IF_ERROR(gather_requests(mine, &all));
+  // Only rank 0 decodes; agree so that a bad list never leaves the others in a collective.
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(mine, &all)));
   TAPIO_RETURN_IF_ERROR(note_puts(puts));
 
   const int P = comm().size();
