@@ -62,12 +62,20 @@ Result<Comm> Comm::split(const Comm& parent, int color, int key) {
   return c;
 }
 
-Status Comm::exscan_sum(uint64_t value, uint64_t* before) const {
-  *before = 0;
-  TAPIO_RETURN_IF_ERROR(
-      mpi_status(MPI_Exscan(&value, before, 1, MPI_UINT64_T, MPI_SUM, comm_), "MPI_Exscan"));
-  if (rank_ == 0) *before = 0;  // MPI leaves rank 0's result undefined
+Status Comm::exscan(const uint64_t* values, int n, MPI_Op op, uint64_t* before) const {
+  TAPIO_RETURN_IF_ERROR(mpi_status(
+      MPI_Exscan(values, before, n, MPI_UINT64_T, op, comm_), "MPI_Exscan"));
+  if (rank_ == 0) std::fill(before, before + n, 0);
   return ok_status();
+}
+
+Status Comm::exscan_sum(uint64_t value, uint64_t* before) const {
+  return exscan(&value, 1, MPI_SUM, before);
+}
+
+Status Comm::exscan_max(const std::vector<uint64_t>& values, std::vector<uint64_t>* before) const {
+  before->assign(values.size(), 0);
+  return exscan(values.data(), static_cast<int>(values.size()), MPI_MAX, before->data());
 }
 
 Comm::Comm(Comm&& other) noexcept { *this = std::move(other); }

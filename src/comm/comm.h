@@ -38,6 +38,7 @@ class Comm {
   Status allreduce_sum(uint64_t* values, int n) const;  // element-wise
   // Sum of `value` over the ranks before this one (0 on rank 0).
   Status exscan_sum(uint64_t value, uint64_t* before) const;
+  Status exscan_max(const std::vector<uint64_t>& values, std::vector<uint64_t>* before) const;
   Status allreduce_sum(double* values, int n) const;
   Status allreduce_min(double* values, int n) const;
   Status allreduce_max(double* values, int n) const;
@@ -61,6 +62,8 @@ class Comm {
  private:
   // One in-place MPI_Allreduce: every typed reduction above is this with its type and op.
   Status allreduce(void* values, int n, MPI_Datatype type, MPI_Op op) const;
+  // Element-wise; rank 0 gets zeros (MPI leaves its result undefined).
+  Status exscan(const uint64_t* values, int n, MPI_Op op, uint64_t* before) const;
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;

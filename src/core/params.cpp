@@ -64,6 +64,11 @@ const std::vector<ParamDef> kRegistry = {
      1, false},
     {"pipeline", K::kBoolean, "true", "", {}, "collective",
      "Overlap exchanging the next round's data with writing the current round.", kNoMin, false},
+    {"direct", K::kEnum, "auto", "", {"auto", "never"}, "collective",
+     "auto: when every rank's pieces are contiguous runs of at least stripe_size and the ranks' "
+     "file ranges follow rank order without interleaving, each rank reads and writes its own "
+     "(ROMIO's shortcut for non-interleaved access); never: always through the aggregators.",
+     kNoMin, false},
     // Subfile engine.
     {"block_align", K::kSize, "4096", "bytes", {}, "subfile",
      "Alignment of each block of at least this size written to a subfile (smaller blocks are "

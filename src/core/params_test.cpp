@@ -44,6 +44,7 @@ const Expected kExpected[] = {
     {"collect_order", ParamKind::kEnum, "topology", "collective"},
     {"stripe_size", ParamKind::kSize, "1MiB", "collective"},
     {"pipeline", ParamKind::kBoolean, "true", "collective"},
+    {"direct", ParamKind::kEnum, "auto", "collective"},
     {"block_align", ParamKind::kSize, "4096", "subfile"},
     {"metadata", ParamKind::kEnum, "gather", "subfile"},
     {"metadata_chunk", ParamKind::kSize, "4096", "subfile"},
@@ -71,6 +72,7 @@ TEST(Registry, EnumChoices) {
   EXPECT_EQ(find_param("netcdf_version")->choices, (V{"5", "2", "1"}));
   EXPECT_EQ(find_param("placement")->choices, (V{"spread", "rank-order"}));
   EXPECT_EQ(find_param("collect_order")->choices, (V{"topology", "rank"}));
+  EXPECT_EQ(find_param("direct")->choices, (V{"auto", "never"}));
   EXPECT_EQ(find_param("metadata")->choices, (V{"gather", "log", "aligned"}));
   EXPECT_EQ(find_param("metadata_read")->choices, (V{"delegate", "all"}));
   EXPECT_EQ(find_param("aggregators")->choices, (V{"auto", "all"}));

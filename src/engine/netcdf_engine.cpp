@@ -29,16 +29,20 @@ Status NetcdfEngine::open_file() {
   return env_.mode == OpenMode::kWrite ? create() : open_existing();
 }
 
-Status NetcdfEngine::note_puts(const std::vector<PutOp>& puts) {
-  std::vector<uint8_t> touched(io().vars.size(), 0);
-  for (const PutOp& p : puts) touched[p.var] = 1;
-  TAPIO_RETURN_IF_ERROR(comm().allreduce_max(touched.data(), static_cast<int>(touched.size())));
-  for (size_t v = 0; v < touched.size(); ++v) {
-    if (!touched[v]) continue;
+Status NetcdfEngine::note_puts(const std::vector<PutOp>& puts, std::vector<uint64_t>* also_summed) {
+  const size_t nvars = io().vars.size();
+  std::vector<uint64_t> sums(nvars, 0);  // per variable, how many of my puts touch it
+  for (const PutOp& p : puts) sums[p.var] += 1;
+  if (also_summed) sums.insert(sums.end(), also_summed->begin(), also_summed->end());
+  TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(sums.data(), static_cast<int>(sums.size())));
+  if (also_summed) std::copy(sums.begin() + nvars, sums.end(), also_summed->begin());
+  touched_now_.assign(nvars, 0);
+  for (size_t v = 0; v < nvars; ++v) {
+    if (!sums[v]) continue;
+    touched_now_[v] = 1;
     step_touched_[v] = true;
     fixed_written_[v] = fixed_written_[v] || !io().vars[v].record;
   }
-  touched_now_.assign(touched.begin(), touched.end());
   return ok_status();
 }
 

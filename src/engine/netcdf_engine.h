@@ -19,8 +19,9 @@ class NetcdfEngine : public Engine {
   explicit NetcdfEngine(EngineEnv env);
   // Collective: create (write mode), or open and read the header (read, append).
   Status open_file();
-  // Collective: which variables some rank put in this batch (sets touched_now_).
-  Status note_puts(const std::vector<PutOp>& puts);
+  // Collective: which variables some rank put in this batch (sets touched_now_). Values in
+  // *also_summed are summed over the ranks in the same reduction.
+  Status note_puts(const std::vector<PutOp>& puts, std::vector<uint64_t>* also_summed = nullptr);
   // Rank 0: write v's fill value over record `step` (or over a fixed v).
   Status write_fill(int var, uint64_t step);
 

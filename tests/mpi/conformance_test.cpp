@@ -271,6 +271,7 @@ TEST_P(Conformance, WriteRequestsPerAggregatorAreBounded) {
     io.set_parameter("buffer_size", std::to_string(buffer));
     io.set_parameter("stripe_size", "4096");
     io.set_parameter("ranks_per_node", "1");
+    io.set_parameter("direct", "never");  // the bound is about aggregators' requests
     io.set_parameter("profile", profile);
     Variable v = io.define_variable<double>("x", {rows, cols});
     Engine out = io.open(path, TAPIO_MODE_WRITE);
@@ -297,6 +298,63 @@ TEST_P(Conformance, WriteRequestsPerAggregatorAreBounded) {
     // Rank 0 also writes the header once and numrecs once.
     EXPECT_LE(j["counters"]["POSIX_WRITES"]["max"].get<double>(), bound + 2) << j.dump(1);
     EXPECT_GE(j["counters"]["POSIX_WRITES"]["sum"].get<double>(), bytes / buffer);
+  }
+}
+
+// Slabs of rows in rank order, two variables per step: each rank writes and reads its own
+// (direct), with no message and one request per slab, and the file is the serial engine's.
+TEST_P(Conformance, SlabsInRankOrderGoDirect) {
+  if (GetParam() != "collective") GTEST_SKIP() << "direct I/O is the collective engine's";
+  TempDir dir;
+  const uint64_t cols = 512, slab = 16, rows = slab * size();
+  const std::string wprof = dir.file("direct_w.json"), rprof = dir.file("direct_r.json");
+  std::vector<std::vector<double>> keep(2);
+  auto define = [&](IO& io) {
+    io.define_variable<double>("a", {rows, cols});
+    io.define_variable<double>("b", {rows, cols});
+  };
+  auto puts = [&](IO& io, Engine& out, int s) {
+    for (int k = 0; k < 2; ++k) {
+      Variable v = io.inquire_variable(k ? "b" : "a");
+      keep[k].clear();
+      for (uint64_t g = rank() * slab * cols; g < (rank() + 1) * slab * cols; ++g)
+        keep[k].push_back(value(k, s, g));
+      v.set_selection({rank() * slab, 0}, {slab, cols});
+      out.put(v, keep[k]);
+    }
+  };
+  const Params params = {{"stripe_size", "4096"}, {"profile", wprof}};
+  expect_same_as_serial(GetParam(), params, define, puts, 2, dir, "slabs");
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("slabs_read");
+  io.set_engine(GetParam());
+  io.set_parameter("stripe_size", "4096");
+  io.set_parameter("profile", rprof);
+  Engine in = io.open(dir.file("slabs.collective.nc"), TAPIO_MODE_READ);
+  for (int s = 0; s < 2; ++s) {
+    in.begin_step();
+    std::vector<std::vector<double>> got(2, std::vector<double>(slab * cols));
+    for (int k = 0; k < 2; ++k) {
+      Variable v = io.inquire_variable(k ? "b" : "a");
+      v.set_selection({rank() * slab, 0}, {slab, cols});
+      in.get(v, got[k]);
+    }
+    in.end_step();
+    for (int k = 0; k < 2; ++k)
+      for (uint64_t i = 0; i < slab * cols; ++i)
+        ASSERT_EQ(got[k][i], value(k, s, rank() * slab * cols + i)) << k << " " << s << " " << i;
+  }
+  in.close();
+  if (rank() == 0) {
+    const auto w = nlohmann::json::parse(read_file(wprof));
+    const auto r = nlohmann::json::parse(read_file(rprof));
+    EXPECT_EQ(w["counters"]["messages_sent"]["sum"].get<double>(), 0) << w.dump(1);
+    EXPECT_EQ(r["counters"]["messages_sent"]["sum"].get<double>(), 0) << r.dump(1);
+    // The header, numrecs twice, and at most one request per slab (adjacent slabs of one rank
+    // merge).
+    EXPECT_LE(w["counters"]["POSIX_WRITES"]["sum"].get<double>(), 3 + 2 * 2 * size()) << w.dump(1);
+    EXPECT_LE(r["counters"]["POSIX_READS"]["sum"].get<double>(), 1 + 2 * 2 * size()) << r.dump(1);
+    EXPECT_GE(w["counters"]["POSIX_BYTES_WRITTEN"]["sum"].get<double>(), 2 * 2 * rows * cols * 8);
   }
 }
 

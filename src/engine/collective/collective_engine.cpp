@@ -50,6 +50,29 @@ Status CollectiveEngine::open_data_file() {
   return comm::agree(comm(), local);
 }
 
+Result<io::File*> CollectiveEngine::own_file() {
+  if (!data_file_) {
+    const io::OpenMode mode =
+        env_.mode == OpenMode::kRead ? io::OpenMode::kReadOnly : io::OpenMode::kReadWrite;
+    TAPIO_ASSIGN_OR_RETURN(data_file_, io::open_posix(env_.path, mode, &profile().io));
+  }
+  return data_file_.get();
+}
+
+bool CollectiveEngine::direct_allowed() const { return env_.params.get("direct") == "auto"; }
+
+Status CollectiveEngine::plan_direct(const std::vector<plan::MemSegment>& mine,
+                                     const std::vector<plan::Extent>& ranges,
+                                     plan::DirectPlan* direct, std::vector<uint64_t>* votes) {
+  *direct = plan::plan_direct(mine, env_.params.get_size("stripe_size"));
+  std::vector<uint64_t> his(ranges.size()), lower_his;
+  for (size_t v = 0; v < ranges.size(); ++v) his[v] = ranges[v].length ? ranges[v].end() : 0;
+  TAPIO_RETURN_IF_ERROR(comm().exscan_max(his, &lower_his));
+  (*votes)[0] = direct->eligible && plan::in_rank_order(ranges, lower_his) ? 0 : 1;
+  (*votes)[1] = direct->bytes;
+  return ok_status();
+}
+
 Status CollectiveEngine::close_files() {
   Status local = std::exchange(deferred_, Status());
   if (writer_) {

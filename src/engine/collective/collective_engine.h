@@ -10,6 +10,7 @@
 #include "core/byte_buffer.h"
 #include "engine/netcdf_engine.h"
 #include "io/write_behind.h"
+#include "plan/direct.h"
 #include "plan/exchange.h"
 #include "plan/segments.h"
 
@@ -27,6 +28,18 @@ class CollectiveEngine final : public NetcdfEngine {
   Status read_gets(const std::vector<GetOp>& gets) override;
   Status close_files() override;
 
+  // Direct I/O (plan/direct.h): allowed by the `direct` parameter; plan_direct plans this
+  // rank's requests, takes part in the exscan that checks rank order per variable (`ranges`:
+  // this rank's file range in each variable), sets votes[0] to 0 if this rank can go direct
+  // (the caller reduces the votes over the ranks) and votes[1] to its bytes.
+  bool direct_allowed() const;
+  Status plan_direct(const std::vector<plan::MemSegment>& mine,
+                     const std::vector<plan::Extent>& ranges, plan::DirectPlan* direct,
+                     std::vector<uint64_t>* votes);
+  Status write_direct(const plan::DirectPlan& direct);
+  Status read_direct(const plan::DirectPlan& direct, uint8_t* staging);
+  // The data file, opened on first use by a rank that is not an aggregator.
+  Result<io::File*> own_file();
   // Domains over [lo, hi) for this engine's aggregators, rounds of buffer_size.
   plan::Layout layout_for(uint64_t lo, uint64_t hi) const;
   // For each round, how many messages this rank receives as an aggregator (collective: one
@@ -47,25 +60,30 @@ class CollectiveEngine final : public NetcdfEngine {
   std::vector<Target> batch_targets(uint64_t step) const;
   Status check_overlap(const std::vector<plan::Extent>& extents, const std::vector<int>& sources,
                        const std::vector<Target>& targets) const;
-  // Aggregator: assemble round r of a write into buf and queue its write requests.
-  Status receive_write_round(uint32_t r, const plan::Layout& layout, uint32_t expected,
-                             const std::vector<Target>& targets, ByteBuffer* buf);
-  // Aggregator: read what round r's requests ask for, once, and post the replies (their
-  // buffers and requests are kept in *replies / *reqs until the round ends).
+  // This rank's own routed segments for its own window in one round (copied, not sent).
+  struct SelfPart {
+    const plan::RoutedSegment* begin = nullptr;
+    const plan::RoutedSegment* end = nullptr;
+  };
+  // Aggregator: assemble round r of a write into buf from `others` senders and itself, and
+  // queue its write requests.
+  Status receive_write_round(uint32_t r, const plan::Layout& layout, uint32_t others,
+                             const SelfPart& self, const std::vector<Target>& targets,
+                             ByteBuffer* buf);
+  // Aggregator: read what round r's requests ask for, once, and post the replies (sent from
+  // round_bufs_[0]; their requests go to *reqs, which the caller waits for).
   Status serve_read_round(uint32_t r, const plan::Layout& layout, uint32_t expected,
-                          std::vector<std::vector<uint8_t>>* replies,
                           std::vector<MPI_Request>* reqs);
 
   std::vector<int> aggregators_;           // rank of each aggregator, in domain order
   int my_agg_ = -1;                        // this rank's aggregator index, or -1
-  std::unique_ptr<io::File> data_file_;    // aggregators only
+  std::unique_ptr<io::File> data_file_;    // aggregators, and ranks that went direct
   std::unique_ptr<io::WriteBehind> writer_;  // aggregators only, when pipelining
   // Data-path buffers, kept from step to step (no zeroing, no page faults after the first).
-  ByteBuffer staging_;                   // this rank's data, big-endian
+  ByteBuffer staging_;                   // this rank's data (written or read), big-endian
   ByteBuffer round_bufs_[2];             // aggregator: the rounds being assembled / written
-  std::vector<ByteBuffer> send_bufs_[2];  // one packed message per destination, per slot
-  ByteBuffer recv_buf_;
-  const ByteBuffer* self_message_ = nullptr;  // this round's message to myself: no MPI
+  std::vector<ByteBuffer> send_bufs_[2];  // one segment list per destination, per slot
+  ByteBuffer recv_buf_;                   // a received segment list
   plan::ByteMap covered_map_;  // aggregators: the bytes of the current window that arrived
 };
 

@@ -1,13 +1,15 @@
 // Collective engine, read path: each rank sends each aggregator one request list per round;
 // an aggregator reads the union of what its requesters want once (a region many ranks share
-// is read from storage once, as Cray FFIO's `global` layer did) and replies with one packed
-// message per requester; the requester byte-swaps into the user's buffers at the end.
+// is read from storage once, as Cray FFIO's `global` layer did) and replies to each requester
+// with one message that MPI gathers from the round buffer and scatters into the requester's
+// staging buffer; the requester byte-swaps into the user's buffers at the end.
 #include <algorithm>
 #include <cstring>
 #include <deque>
 #include <memory>
 
 #include "engine/collective/collective_engine.h"
+#include "engine/collective/datatypes.h"
 #include "engine/collective/messages.h"
 
 namespace tapio {
@@ -22,12 +24,14 @@ struct Destination {
 
 struct Wanted {
   std::vector<plan::MemSegment> segments;  // mem = byte offset in the staging buffer
+  std::vector<plan::Extent> ranges;        // per variable, the file range its pieces span
   std::vector<Destination> dests;  // one per get and step when its runs are in memory order
   uint64_t bytes = 0;
 };
 
 Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h) {
   Wanted w;
+  w.ranges.assign(io.vars.size(), plan::Extent{});
   for (const GetOp& g : gets) {
     const VariableDef& def = io.vars[g.var];
     const size_t esize = type_size(def.type);
@@ -36,6 +40,7 @@ Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Heade
       const uint64_t base = h.data_offset(h.vars[g.var], s);
       uint8_t* step_out = out + (s - g.step_start) * g.elements * esize;
       const uint64_t start = w.bytes;
+      const plan::SegmentMark before = plan::mark_of(w.segments);
       bool in_order = true;
       plan::for_each_run(g.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
         const uint64_t n = run.length * esize;
@@ -43,6 +48,7 @@ Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Heade
         plan::append_piece(&w.segments, base + run.offset * esize, n, w.bytes);
         w.bytes += n;
       });
+      plan::widen_since(&w.ranges[g.var], w.segments, before);
       if (in_order) {  // the whole get-step is one swap
         if (w.bytes > start)
           w.dests.push_back(Destination{step_out, start, w.bytes - start, esize});
@@ -58,21 +64,40 @@ Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Heade
   return w;
 }
 
+// The staged bytes (file order, big-endian) into the user's buffers.
+void swap_into(const Wanted& w, const uint8_t* staging) {
+  for (const Destination& d : w.dests)
+    big_endian_to_host(d.dst, staging + d.mem, d.bytes / d.esize, d.esize);
+}
+
 }  // namespace
 
 Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   const Wanted wanted = want(gets, io(), header_);
-  // The global range: the one step input no rank knows without asking.
-  uint64_t range[2] = {0, 0};  // {UINT64_MAX - lo, hi}: one MAX reduces both
+  uint8_t* const staging = staging_.prepare(wanted.bytes);  // every byte is read or replied
+  // Direct when every rank can (its pieces large, the ranks' ranges disjoint in rank order:
+  // then no two ranks want the same bytes, and reading them once each is the minimum).
+  std::vector<uint64_t> direct_votes = {1, 0};
+  plan::DirectPlan direct;
+  if (direct_allowed())
+    TAPIO_RETURN_IF_ERROR(plan_direct(wanted.segments, wanted.ranges, &direct, &direct_votes));
+  // The global range, the one input no rank knows without asking, and whether some rank
+  // cannot read directly: {UINT64_MAX - lo, hi, cannot}, one MAX reduces all three.
+  uint64_t range[3] = {0, 0, direct_votes[0]};
   for (const plan::MemSegment& m : wanted.segments) {
     range[0] = std::max(range[0], UINT64_MAX - m.seg.offset);
     range[1] = std::max(range[1], m.seg.last_end());
   }
   TAPIO_RETURN_IF_ERROR(comm::mpi_status(
-      MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_UINT64_T, MPI_MAX, comm().raw()),
+      MPI_Allreduce(MPI_IN_PLACE, range, 3, MPI_UINT64_T, MPI_MAX, comm().raw()),
       "MPI_Allreduce"));
   const uint64_t lo = UINT64_MAX - range[0], hi = range[1];
   if (hi <= lo) return ok_status();  // nobody reads anything
+  if (range[2] == 0) {
+    const Status st = read_direct(direct, staging);
+    if (st.ok()) swap_into(wanted, staging);
+    return st;
+  }
 
   const plan::Layout layout = layout_for(lo, hi);
   const std::vector<plan::RoutedSegment> routed = plan::route_segments(wanted.segments, layout);
@@ -80,93 +105,78 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
   profile().rounds += layout.rounds;
 
-  std::unique_ptr<uint8_t[]> staging(new uint8_t[wanted.bytes]);  // every byte is replied
   Status local = ok_status();
   size_t i = 0;
   for (uint32_t r = 0; r < layout.rounds; ++r) {
     size_t j = i;
     while (j < routed.size() && routed[j].round == r) ++j;
-    // Ask every aggregator this round touches.
-    struct Asked {
-      int agg;
-      size_t first, last;
-    };
-    std::vector<Asked> asked;
-    std::deque<ByteBuffer> out_msgs;  // stable addresses while the sends are in flight
-    std::vector<std::vector<uint8_t>> replies;
+    // Ask every aggregator this round touches, and post the receive of its reply.
+    std::deque<ByteBuffer> lists;  // stable addresses while the sends are in flight
     std::vector<MPI_Request> reqs;
     for (int agg : send_order(routed, i, j)) {
       size_t first = i;
       while (routed[first].agg != agg) ++first;
       size_t last = first;
       while (last < j && routed[last].agg == agg) ++last;
-      asked.push_back(Asked{agg, first, last});
-      out_msgs.emplace_back();
-      collective::pack(routed, first, last, nullptr, &out_msgs.back());
-      reqs.emplace_back();
-      MPI_Isend(out_msgs.back().data(), static_cast<int>(out_msgs.back().size()), MPI_BYTE,
-                aggregators_[agg], static_cast<int>(2 * r), comm().raw(), &reqs.back());
+      lists.emplace_back();
+      collective::pack(routed, first, last, &lists.back());
+      const collective::Transfer reply =
+          collective::spans_transfer(staging, collective::mem_spans(routed, first, last));
+      const int source = aggregators_[agg];
+      reqs.resize(reqs.size() + 2);
+      MPI_Request* req = &reqs.back() - 1;
+      MPI_Isend(lists.back().data(), static_cast<int>(lists.back().size()), MPI_BYTE, source,
+                static_cast<int>(2 * r), comm().raw(), req);
+      MPI_Irecv(reply.buf, reply.count, reply.type, source, static_cast<int>(2 * r + 1),
+                comm().raw(), req + 1);
+      int bytes = 0;
+      MPI_Type_size(reply.type, &bytes);
       profile().messages_sent += 1;
-      profile().bytes_sent += out_msgs.back().size();
+      profile().bytes_sent += lists.back().size();
+      profile().messages_received += 1;
+      profile().bytes_received += static_cast<uint64_t>(bytes) * reply.count;
     }
     if (my_agg_ >= 0) {
-      const Status st = serve_read_round(r, layout, expected[r], &replies, &reqs);
+      const Status st = serve_read_round(r, layout, expected[r], &reqs);
       if (local.ok()) local = st;
-    }
-    // Collect the replies, straight into the staging buffer.
-    std::vector<uint8_t> reply;
-    for (const Asked& a : asked) {
-      MPI_Status status;
-      MPI_Probe(aggregators_[a.agg], static_cast<int>(2 * r + 1), comm().raw(), &status);
-      int n = 0;
-      MPI_Get_count(&status, MPI_BYTE, &n);
-      reply.resize(n);
-      MPI_Recv(reply.data(), n, MPI_BYTE, aggregators_[a.agg], static_cast<int>(2 * r + 1),
-               comm().raw(), MPI_STATUS_IGNORE);
-      profile().messages_received += 1;
-      profile().bytes_received += n;
-      uint64_t pos = 0;
-      collective::for_each_mem_span(routed, a.first, a.last, [&](uint64_t mem, uint64_t len) {
-        if (pos + len > reply.size()) return;  // the aggregator failed; it reports why
-        std::memcpy(staging.get() + mem, reply.data() + pos, len);
-        pos += len;
-      });
     }
     MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
     i = j;
   }
-  for (const Destination& d : wanted.dests)
-    big_endian_to_host(d.dst, staging.get() + d.mem, d.bytes / d.esize, d.esize);
+  swap_into(wanted, staging);
   return local;
 }
 
+Status CollectiveEngine::read_direct(const plan::DirectPlan& direct, uint8_t* staging) {
+  if (direct.requests.empty()) return ok_status();
+  TAPIO_ASSIGN_OR_RETURN(io::File * file, own_file());
+  for (const plan::DirectRequest& q : direct.requests)
+    TAPIO_RETURN_IF_ERROR(file->read_exact(q.file.offset, staging + q.mem, q.file.length));
+  return ok_status();
+}
+
 Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout,
-                                          uint32_t expected,
-                                          std::vector<std::vector<uint8_t>>* replies,
-                                          std::vector<MPI_Request>* reqs) {
+                                          uint32_t expected, std::vector<MPI_Request>* reqs) {
   struct Requester {
     int rank;
     std::vector<plan::Segment> segments;
-    uint64_t bytes;
   };
   std::vector<Requester> requesters;
   const plan::Extent w = layout.window(my_agg_, r);
   // The union of the requests, one bit per byte of the window (requests may overlap).
   plan::ByteMap& map = covered_map_;
   map.reset(w.offset, w.length);
-  std::vector<uint8_t> msg;
   Status local = ok_status();
   for (uint32_t k = 0; k < expected; ++k) {
     MPI_Status status;
     MPI_Probe(MPI_ANY_SOURCE, static_cast<int>(2 * r), comm().raw(), &status);
     int n = 0;
     MPI_Get_count(&status, MPI_BYTE, &n);
-    msg.resize(n);
-    MPI_Recv(msg.data(), n, MPI_BYTE, status.MPI_SOURCE, static_cast<int>(2 * r), comm().raw(),
-             MPI_STATUS_IGNORE);
+    MPI_Recv(recv_buf_.prepare(n), n, MPI_BYTE, status.MPI_SOURCE, static_cast<int>(2 * r),
+             comm().raw(), MPI_STATUS_IGNORE);
     profile().messages_received += 1;
     profile().bytes_received += n;
-    collective::Unpacked u = collective::unpack(msg.data(), msg.size(), false);
+    collective::Unpacked u = collective::unpack(recv_buf_.data(), recv_buf_.size());
     bool well_formed = u.ok;
     for (const plan::Segment& s : u.segments)
       well_formed = well_formed && s.offset >= w.offset && s.last_end() <= w.end();
@@ -175,10 +185,9 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
         local = error(TAPIO_ERR_INTERNAL, "round {}: malformed request from rank {}", r,
                       status.MPI_SOURCE);
       u.segments.clear();
-      u.bytes = 0;
     }
     for (const plan::Segment& s : u.segments) map.mark(s);
-    requesters.push_back(Requester{status.MPI_SOURCE, std::move(u.segments), u.bytes});
+    requesters.push_back(Requester{status.MPI_SOURCE, std::move(u.segments)});
   }
   // Read the union once. Data sieving (as ROMIO's): a hole of at most kSieveHole bytes between
   // two requested runs is read along rather than costing another request — on the page cache
@@ -189,7 +198,10 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
   map.for_each_run(true, w.offset, w.end(),
                    [&](uint64_t off, uint64_t len) { wanted.push_back(plan::Extent{off, len}); });
   const std::vector<plan::Extent> reads = plan::sieve(wanted, kSieveHole);
-  std::vector<uint8_t> buf(w.length);
+  // Replies of this round are sent from this buffer; the caller waits for them before the
+  // next round reuses it.
+  ByteBuffer& buf = round_bufs_[0];
+  buf.prepare(w.length);
   {
     ScopedTimer t(&profile().read_time);
     for (const plan::Extent& e : reads) {
@@ -197,29 +209,23 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
       local = data_file_->read_exact(e.offset, buf.data() + (e.offset - w.offset), e.length);
     }
   }
-  // One reply per requester, its pieces in its order (zeros after an error: the error is
-  // reported by the agreement, and nobody waits forever).
+  // One reply per requester, gathered by MPI from the buffer. After an error the replies still
+  // go (nobody waits forever); the agreement reports the error.
   for (const Requester& q : requesters) {
-    replies->emplace_back(q.bytes);
-    uint8_t* out = replies->back().data();
-    const uint8_t* in = buf.data() - w.offset;
-    for (const plan::Segment& s : q.segments) {
-      if (!local.ok()) break;
-      if (s.stride == s.length) {
-        std::memcpy(out, in + s.offset, s.bytes());
-        out += s.bytes();
-        continue;
-      }
-      collective::for_each_piece_fixed(s, [&](uint64_t off, auto len) {
-        std::memcpy(out, in + off, len);
-        out += len;
-      });
+    if (q.segments.empty()) {  // a malformed request: an empty reply
+      reqs->emplace_back();
+      MPI_Isend(buf.data(), 0, MPI_BYTE, q.rank, static_cast<int>(2 * r + 1), comm().raw(),
+                &reqs->back());
+      continue;
     }
+    const collective::Transfer reply = collective::pieces_transfer(buf.data(), w.offset, q.segments);
     reqs->emplace_back();
-    MPI_Isend(replies->back().data(), static_cast<int>(q.bytes), MPI_BYTE, q.rank,
-              static_cast<int>(2 * r + 1), comm().raw(), &reqs->back());
+    MPI_Isend(reply.buf, reply.count, reply.type, q.rank, static_cast<int>(2 * r + 1),
+              comm().raw(), &reqs->back());
+    int bytes = 0;
+    MPI_Type_size(reply.type, &bytes);
     profile().messages_sent += 1;
-    profile().bytes_sent += q.bytes;
+    profile().bytes_sent += static_cast<uint64_t>(bytes) * reply.count;
   }
   return local;
 }

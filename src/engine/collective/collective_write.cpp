@@ -1,12 +1,14 @@
 // Collective engine, write path: stage (byte-swap) this rank's pieces once, route them to
-// aggregator windows, then per round one packed message per aggregator; aggregators assemble
-// each round, fill what no rank wrote, and hand the round to the write-behind thread while
-// the next round arrives.
+// aggregator windows, then per round and aggregator one segment list and one data message
+// sent straight from the staging buffer; aggregators receive the data straight into the
+// round's buffer, fill what no rank wrote, and hand the round to the write-behind thread
+// while the next round arrives.
 #include <algorithm>
 #include <cstring>
 #include <memory>
 
 #include "engine/collective/collective_engine.h"
+#include "engine/collective/datatypes.h"
 #include "engine/collective/messages.h"
 
 namespace tapio {
@@ -15,9 +17,12 @@ namespace {
 // Stage this rank's puts: byte-swapped to file order into `data`, listed as segments whose mem
 // fields are byte offsets in it. Consecutive runs of constant length at a constant file stride
 // (a box's rows, HPIO's regions, most run lists; also across puts) are one segment: no
-// per-run list is built for regular patterns.
+// per-run list is built for regular patterns. `ranges[v]` gets the file range this rank's
+// pieces of variable v span.
 std::vector<plan::MemSegment> stage(const std::vector<PutOp>& puts, const IoDef& io,
-                                    const netcdf::Header& h, uint64_t step, ByteBuffer* data) {
+                                    const netcdf::Header& h, uint64_t step, ByteBuffer* data,
+                                    std::vector<plan::Extent>* ranges) {
+  ranges->assign(io.vars.size(), plan::Extent{});
   std::vector<plan::MemSegment> segs;
   uint64_t total = 0;
   for (const PutOp& p : puts) total += p.elements * type_size(io.vars[p.var].type);
@@ -31,12 +36,14 @@ std::vector<plan::MemSegment> stage(const std::vector<PutOp>& puts, const IoDef&
     // Runs visited in memory order (blocks, run lists) make the whole put one swap at memory
     // speed; otherwise each run is swapped on its own.
     const uint64_t start = pos;
+    const plan::SegmentMark before = plan::mark_of(segs);
     bool in_order = true;
     plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
       in_order = in_order && mem * esize == pos - start;
       plan::append_piece(&segs, base + run.offset * esize, run.length * esize, pos);
       pos += run.length * esize;
     });
+    plan::widen_since(&(*ranges)[p.var], segs, before);
     if (in_order) {
       host_to_big_endian(out + start, src, (pos - start) / esize, esize);
       continue;
@@ -114,19 +121,35 @@ std::vector<CollectiveEngine::Target> CollectiveEngine::batch_targets(uint64_t s
 }
 
 Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
-  TAPIO_RETURN_IF_ERROR(note_puts(puts));
+  std::vector<plan::MemSegment> staged;
+  std::vector<plan::Extent> ranges;
+  {
+    ScopedTimer t(&profile().exchange_time);
+    staged = stage(puts, io(), header_, step, &staging_, &ranges);
+  }
+  // {ranks that cannot write directly, bytes put}: summed with the touched variables.
+  std::vector<uint64_t> direct_votes = {1, 0};
+  plan::DirectPlan direct;
+  if (direct_allowed())
+    TAPIO_RETURN_IF_ERROR(plan_direct(staged, ranges, &direct, &direct_votes));
+  TAPIO_RETURN_IF_ERROR(note_puts(puts, &direct_votes));
   const std::vector<Target> targets = batch_targets(step);  // the same on every rank
   if (targets.empty()) return ok_status();
-  uint64_t lo = UINT64_MAX, hi = 0;
+  uint64_t lo = UINT64_MAX, hi = 0, target_bytes = 0;
   for (const Target& t : targets) {
     lo = std::min(lo, t.extent.offset);
     hi = std::max(hi, t.extent.end());
+    target_bytes += t.extent.length;
   }
+  // Direct when every rank can, and (with fill) the ranks' disjoint pieces cover every
+  // variable written, so there is no gap to fill.
+  if (direct_votes[0] == 0 && (!env_.params.get_bool("fill") || direct_votes[1] == target_bytes))
+    return write_direct(direct);
   const plan::Layout layout = layout_for(lo, hi);
   std::vector<plan::RoutedSegment> routed;
   {
     ScopedTimer t(&profile().exchange_time);
-    routed = plan::route_segments(stage(puts, io(), header_, step, &staging_), layout);
+    routed = plan::route_segments(staged, layout);
   }
   std::vector<uint32_t> expected;
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
@@ -137,9 +160,10 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   size_t i = 0;
   for (uint32_t r = 0; r < layout.rounds; ++r) {
     const int slot = r % 2;
+    SelfPart self;
     {
       ScopedTimer t(&profile().exchange_time);
-      // The sends of round r-2 used this slot's buffers: wait for them before reusing them.
+      // The sends of round r-2 used this slot's segment lists: wait for them before reuse.
       MPI_Waitall(static_cast<int>(requests[slot].size()), requests[slot].data(),
                   MPI_STATUSES_IGNORE);
       requests[slot].clear();
@@ -149,27 +173,35 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
       if (send_bufs_[slot].size() < order.size()) send_bufs_[slot].resize(order.size());
       for (size_t k = 0; k < order.size(); ++k) {
         const int agg = order[k];
-        const auto first = std::find_if(routed.begin() + i, routed.begin() + j,
-                                        [&](const plan::RoutedSegment& x) { return x.agg == agg; });
-        auto last = first;
-        while (last != routed.begin() + j && last->agg == agg) ++last;
-        ByteBuffer& msg = send_bufs_[slot][k];
-        collective::pack(routed, first - routed.begin(), last - routed.begin(), staging_.data(),
-                         &msg);
-        if (aggregators_[agg] == comm().rank()) {  // to myself: handed over, not sent
-          self_message_ = &msg;
+        size_t first = i;
+        while (routed[first].agg != agg) ++first;
+        size_t last = first;
+        while (last < j && routed[last].agg == agg) ++last;
+        if (aggregators_[agg] == comm().rank()) {  // to myself: copied, not sent
+          self = SelfPart{routed.data() + first, routed.data() + last};
           continue;
         }
-        requests[slot].emplace_back();
-        MPI_Isend(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, aggregators_[agg],
-                  static_cast<int>(r), comm().raw(), &requests[slot].back());
-        profile().messages_sent += 1;
-        profile().bytes_sent += msg.size();
+        ByteBuffer& list = send_bufs_[slot][k];
+        collective::pack(routed, first, last, &list);
+        const collective::Transfer data =
+            collective::spans_transfer(staging_.data(), collective::mem_spans(routed, first, last));
+        const int dest = aggregators_[agg];
+        requests[slot].resize(requests[slot].size() + 2);
+        MPI_Request* req = &requests[slot].back() - 1;
+        MPI_Isend(list.data(), static_cast<int>(list.size()), MPI_BYTE, dest,
+                  static_cast<int>(2 * r), comm().raw(), req);
+        MPI_Isend(data.buf, data.count, data.type, dest, static_cast<int>(2 * r + 1),
+                  comm().raw(), req + 1);
+        int bytes = 0;
+        MPI_Type_size(data.type, &bytes);
+        profile().messages_sent += 2;
+        profile().bytes_sent += list.size() + static_cast<uint64_t>(bytes) * data.count;
       }
       i = j;
     }
     if (my_agg_ >= 0) {
-      const Status st = receive_write_round(r, layout, expected[r], targets, &round_bufs_[slot]);
+      const uint32_t others = expected[r] - (self.begin != self.end ? 1 : 0);
+      const Status st = receive_write_round(r, layout, others, self, targets, &round_bufs_[slot]);
       if (local.ok()) local = st;
     }
   }
@@ -182,8 +214,17 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   return local;
 }
 
+Status CollectiveEngine::write_direct(const plan::DirectPlan& direct) {
+  if (direct.requests.empty()) return ok_status();
+  TAPIO_ASSIGN_OR_RETURN(io::File * file, own_file());
+  ScopedTimer t(&profile().write_time);
+  for (const plan::DirectRequest& q : direct.requests)
+    TAPIO_RETURN_IF_ERROR(file->write_at(q.file.offset, staging_.data() + q.mem, q.file.length));
+  return ok_status();
+}
+
 Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& layout,
-                                             uint32_t expected,
+                                             uint32_t others, const SelfPart& self,
                                              const std::vector<Target>& targets,
                                              ByteBuffer* buf) {
   const plan::Extent w = layout.window(my_agg_, r);
@@ -192,6 +233,7 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
   // still be in flight.
   if (writer_) local = writer_->drain(1);
   buf->prepare(w.length);
+  uint8_t* const out = buf->data() - w.offset;  // indexed by file offset
   // Which bytes of the window the ranks sent: one bit per byte, no per-piece lists or sorts.
   plan::ByteMap& map = covered_map_;
   map.reset(w.offset, w.length);
@@ -203,48 +245,81 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
   bool overlap = false;
   {
     ScopedTimer t(&profile().exchange_time);
-    for (uint32_t k = 0; k < expected; ++k) {
-      const ByteBuffer* msg = self_message_;
-      int source = comm().rank();
-      if (msg) {
-        self_message_ = nullptr;
-      } else {
-        MPI_Status status;
-        MPI_Probe(MPI_ANY_SOURCE, static_cast<int>(r), comm().raw(), &status);
-        int n = 0;
-        MPI_Get_count(&status, MPI_BYTE, &n);
-        source = status.MPI_SOURCE;
-        MPI_Recv(recv_buf_.prepare(n), n, MPI_BYTE, source, static_cast<int>(r), comm().raw(),
-                 MPI_STATUS_IGNORE);
-        profile().messages_received += 1;
-        profile().bytes_received += n;
-        msg = &recv_buf_;
+    if (self.begin != self.end) {
+      Received mine{comm().rank(), {}};
+      for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x) {
+        const uint8_t* data = staging_.data() + x->mem;
+        overlap |= !map.mark(x->seg);
+        if (x->seg.stride == x->seg.length) {
+          std::memcpy(out + x->seg.offset, data, x->seg.bytes());
+        } else {
+          collective::for_each_piece_fixed(x->seg, [&](uint64_t off, auto len) {
+            std::memcpy(out + off, data, len);
+            data += len;
+          });
+        }
+        mine.segments.push_back(x->seg);
       }
-      collective::Unpacked u = collective::unpack(msg->data(), msg->size(), true);
+      received.push_back(std::move(mine));
+    }
+    // Each sender's segment list, then its data straight into the buffer (or, when the list
+    // is malformed or overlaps what arrived already, into a scratch buffer to be dropped).
+    std::vector<MPI_Request> reqs;
+    std::vector<collective::Transfer> transfers;  // their types live until the waits end
+    std::vector<std::pair<int, uint64_t>> announced;  // sender and bytes of each data message
+    std::vector<std::unique_ptr<uint8_t[]>> dropped;
+    reqs.reserve(others);
+    transfers.reserve(others);
+    for (uint32_t k = 0; k < others; ++k) {
+      MPI_Status status;
+      MPI_Probe(MPI_ANY_SOURCE, static_cast<int>(2 * r), comm().raw(), &status);
+      int list_bytes = 0;
+      MPI_Get_count(&status, MPI_BYTE, &list_bytes);
+      const int source = status.MPI_SOURCE;
+      MPI_Recv(recv_buf_.prepare(list_bytes), list_bytes, MPI_BYTE, source, static_cast<int>(2 * r), comm().raw(),
+               MPI_STATUS_IGNORE);
+      collective::Unpacked u = collective::unpack(recv_buf_.data(), recv_buf_.size());
       bool well_formed = u.ok;
       for (const plan::Segment& s : u.segments)
         well_formed = well_formed && s.offset >= w.offset && s.last_end() <= w.end() &&
                       s.offset + s.length <= w.end();
-      if (!well_formed) {
+      bool fresh = well_formed;
+      for (const plan::Segment& s : u.segments) fresh = map.mark(s) && fresh;
+      if (!well_formed && local.ok())
         local = error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r, source);
-        continue;
+      overlap |= well_formed && !fresh;
+      uint64_t data_bytes = u.bytes;
+      if (fresh) {
+        transfers.push_back(collective::pieces_transfer(buf->data(), w.offset, u.segments));
+      } else {
+        int n = 0;
+        MPI_Probe(source, static_cast<int>(2 * r + 1), comm().raw(), &status);
+        MPI_Get_count(&status, MPI_BYTE, &n);
+        dropped.emplace_back(new uint8_t[std::max(n, 1)]);
+        collective::Transfer scratch;
+        scratch.buf = dropped.back().get();
+        scratch.count = n;
+        transfers.push_back(std::move(scratch));
+        data_bytes = static_cast<uint64_t>(n);
       }
-      const uint8_t* data = u.data;
-      uint8_t* const out = buf->data() - w.offset;
-      for (const plan::Segment& s : u.segments) {
-        if (s.stride == s.length) {  // back to back: one copy, one mark
-          std::memcpy(out + s.offset, data, s.bytes());
-          overlap |= !map.mark(s.offset, s.bytes());
-          data += s.bytes();
-          continue;
-        }
-        overlap |= !map.mark(s);
-        collective::for_each_piece_fixed(s, [&](uint64_t off, auto len) {
-          std::memcpy(out + off, data, len);
-          data += len;
-        });
-      }
-      received.push_back(Received{source, std::move(u.segments)});
+      announced.emplace_back(source, data_bytes);
+      const collective::Transfer& in = transfers.back();
+      reqs.emplace_back();
+      MPI_Irecv(in.buf, in.count, in.type, source, static_cast<int>(2 * r + 1), comm().raw(),
+                &reqs.back());
+      profile().messages_received += 2;
+      profile().bytes_received += static_cast<uint64_t>(list_bytes) + data_bytes;
+      if (well_formed) received.push_back(Received{source, std::move(u.segments)});
+    }
+    std::vector<MPI_Status> statuses(reqs.size());
+    const int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), statuses.data());
+    for (size_t k = 0; k < reqs.size() && local.ok(); ++k) {
+      int got = -1;
+      if (rc == MPI_SUCCESS) MPI_Get_count(&statuses[k], MPI_BYTE, &got);
+      if (static_cast<uint64_t>(got) != announced[k].second)
+        local = error(TAPIO_ERR_INTERNAL,
+                      "round {}: the data from rank {} does not match its segment list", r,
+                      announced[k].first);
     }
   }
   if (overlap && local.ok()) {  // rare: name the ranks as the per-piece check does

@@ -1,14 +1,16 @@
-// The packed messages of the collective engine: one per (rank, aggregator, round).
-//   message = count (u64), count × segment (offset, length, stride, count: u64 each),
-//             then the data (writes, replies): the segments' pieces, in order, back to back
-// A rank's pieces in a window are usually regular (interleaved regions, a block's rows), so a
-// segment stands for many pieces: the header is O(segments), not 16 bytes per piece.
-// Little-endian host order: both ends run the same binary on the same machine family.
+// The messages of the collective engine, per (rank, aggregator, round): a segment list
+//   count (u64), count × segment (offset, length, stride, count: u64 each)
+// then, for writes and read replies, one data message: the segments' pieces in order, back to
+// back, which MPI scatters or gathers with a datatype (datatypes.h) so no side copies them
+// piece by piece. A rank's pieces in a window are usually regular (interleaved regions, a
+// block's rows), so a segment stands for many pieces: the list is O(segments), not 16 bytes
+// per piece. Little-endian host order: both ends run the same binary on the same machine family.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/byte_buffer.h"
@@ -17,45 +19,33 @@
 
 namespace tapio::collective {
 
-// Calls f(mem, bytes) for maximal spans of routed[begin, end) whose segments are back to back
-// in the rank's own addressing (one memcpy instead of one per segment; a segment's pieces are
-// back to back in memory already).
-template <typename F>
-void for_each_mem_span(const std::vector<plan::RoutedSegment>& routed, size_t begin, size_t end,
-                       F&& f) {
-  size_t i = begin;
-  while (i < end) {
-    const uint64_t mem = routed[i].mem;
-    uint64_t bytes = routed[i].seg.bytes();
-    size_t j = i + 1;
-    while (j < end && routed[j].mem == mem + bytes) bytes += routed[j++].seg.bytes();
-    f(mem, bytes);
-    i = j;
+// The maximal (mem, bytes) spans of routed[begin, end) that are back to back in the rank's own
+// addressing (a segment's pieces are back to back in memory already): what one data message
+// carries, usually one span.
+inline std::vector<std::pair<uint64_t, uint64_t>> mem_spans(
+    const std::vector<plan::RoutedSegment>& routed, size_t begin, size_t end) {
+  std::vector<std::pair<uint64_t, uint64_t>> spans;
+  for (size_t i = begin; i < end; ++i) {
+    const uint64_t bytes = routed[i].seg.bytes();
+    if (!spans.empty() && spans.back().first + spans.back().second == routed[i].mem)
+      spans.back().second += bytes;
+    else
+      spans.emplace_back(routed[i].mem, bytes);
   }
+  return spans;
 }
 
-// The segments of routed[begin, end) (consecutive ones merged where they continue each
-// other), then (if `data` is non-null) their bytes from data + mem.
+// The segment list of routed[begin, end) (consecutive segments merged where they continue each
+// other).
 inline void pack(const std::vector<plan::RoutedSegment>& routed, size_t begin, size_t end,
-                 const uint8_t* data, ByteBuffer* buffer) {
+                 ByteBuffer* buffer) {
   std::vector<plan::Segment> segs;
-  uint64_t bytes = 0;
-  for (size_t i = begin; i < end; ++i) {
-    plan::append_segment(&segs, routed[i].seg);
-    bytes += routed[i].seg.bytes();
-  }
-  if (!data) bytes = 0;
+  for (size_t i = begin; i < end; ++i) plan::append_segment(&segs, routed[i].seg);
   const uint64_t n = segs.size();
-  uint8_t* out = buffer->prepare(8 + 32 * n + bytes);
+  uint8_t* out = buffer->prepare(8 + 32 * n);
   std::memcpy(out, &n, 8);
   static_assert(sizeof(plan::Segment) == 32, "segments are sent as four u64");
   if (n) std::memcpy(out + 8, segs.data(), 32 * n);
-  uint8_t* body = out + 8 + 32 * n;
-  if (data)
-    for_each_mem_span(routed, begin, end, [&](uint64_t mem, uint64_t len) {
-      std::memcpy(body, data + mem, len);
-      body += len;
-    });
 }
 
 // plan::for_each_piece, with the length a compile-time constant for the usual small element
@@ -76,21 +66,20 @@ void for_each_piece_fixed(const plan::Segment& s, F&& f) {
 
 struct Unpacked {
   std::vector<plan::Segment> segments;
-  const uint8_t* data = nullptr;  // the bytes after the headers
-  uint64_t bytes = 0;             // the pieces' total length
+  uint64_t bytes = 0;  // the pieces' total length
   bool ok = false;
 };
 
-// `ok` requires well-formed segments (length and count > 0, no overflow) and, with data,
-// exactly their bytes after the header.
-inline Unpacked unpack(const uint8_t* msg, size_t size, bool with_data) {
+// `ok` requires a non-empty list of well-formed segments (length and count > 0, no overflow)
+// and nothing after it.
+inline Unpacked unpack(const uint8_t* msg, size_t size) {
   Unpacked u;
   uint64_t n = 0;
   if (size < 8) return u;
   std::memcpy(&n, msg, 8);
-  if (n > (size - 8) / 32) return u;
+  if (n == 0 || n > (size - 8) / 32 || size != 8 + 32 * n) return u;
   u.segments.resize(n);
-  if (n) std::memcpy(u.segments.data(), msg + 8, 32 * n);
+  std::memcpy(u.segments.data(), msg + 8, 32 * n);
   for (const plan::Segment& s : u.segments) {
     if (s.length == 0 || s.count == 0 || s.length > UINT64_MAX - s.offset) return u;
     if (s.length > UINT64_MAX / s.count || s.count - 1 > (UINT64_MAX - s.offset - s.length) /
@@ -98,8 +87,7 @@ inline Unpacked unpack(const uint8_t* msg, size_t size, bool with_data) {
       return u;
     u.bytes += s.bytes();
   }
-  u.data = msg + 8 + 32 * n;
-  u.ok = !with_data || size == 8 + 32 * n + u.bytes;
+  u.ok = true;
   return u;
 }
 
