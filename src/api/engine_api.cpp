@@ -48,6 +48,7 @@ Status open(tapio_io* io, const char* path, tapio_mode mode, tapio_engine** out)
                                        : OpenMode::kAppend;
   env.engine = io->def.engine;
   env.params = io->def.params;
+  env.buffers = &ctx->buffers;
   if (ctx->config)
     TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, env.path, &env.engine, &env.params));
   if (env.engine.empty()) env.engine = default_engine_for_path(env.path);

@@ -14,6 +14,8 @@
 
 struct tapio_context {
   tapio::comm::Comm comm;
+  // Engines' large buffers between files: at most 256 MiB stay cached, freed at finalize.
+  tapio::BufferPool buffers{256u << 20};
   std::optional<tapio::Config> config;
   std::deque<std::unique_ptr<tapio_io>> ios;
   std::deque<std::unique_ptr<tapio_engine>> engines;

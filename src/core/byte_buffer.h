@@ -23,6 +23,7 @@ class ByteBuffer {
   uint8_t* data() { return data_.get(); }
   const uint8_t* data() const { return data_.get(); }
   size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
 
  private:
   std::unique_ptr<uint8_t[]> data_;

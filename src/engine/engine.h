@@ -8,6 +8,7 @@
 
 #include "comm/comm.h"
 #include "comm/topology.h"
+#include "core/buffer_pool.h"
 #include "core/model.h"
 #include "engine/profile.h"
 #include "plan/selection.h"
@@ -47,6 +48,7 @@ struct EngineEnv {
   std::string engine;   // resolved engine name
   Params params;        // effective parameters (program values, then config rules)
   comm::Topology topology;
+  BufferPool* buffers = nullptr;  // the context's, for data-path buffers (may be null)
 };
 
 class Engine {

@@ -26,6 +26,19 @@ CollectiveEngine::CollectiveEngine(EngineEnv env) : NetcdfEngine(std::move(env))
                                          aggregator_count(env_), placement);
   const auto it = std::find(aggregators_.begin(), aggregators_.end(), comm().rank());
   if (it != aggregators_.end()) my_agg_ = static_cast<int>(it - aggregators_.begin());
+  if (env_.buffers) {
+    staging_ = env_.buffers->take();
+    if (my_agg_ >= 0)
+      for (ByteBuffer& b : round_bufs_) b = env_.buffers->take();
+  }
+}
+
+CollectiveEngine::~CollectiveEngine() {
+  // Queued writes point into the round buffers; close reported their errors already.
+  if (writer_) (void)writer_->drain();
+  if (!env_.buffers) return;
+  env_.buffers->give(std::move(staging_));
+  for (ByteBuffer& b : round_bufs_) env_.buffers->give(std::move(b));
 }
 
 Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {

@@ -19,6 +19,7 @@ namespace tapio {
 class CollectiveEngine final : public NetcdfEngine {
  public:
   static Result<std::unique_ptr<Engine>> open(EngineEnv env);
+  ~CollectiveEngine() override;
 
  private:
   explicit CollectiveEngine(EngineEnv env);
@@ -79,7 +80,8 @@ class CollectiveEngine final : public NetcdfEngine {
   int my_agg_ = -1;                        // this rank's aggregator index, or -1
   std::unique_ptr<io::File> data_file_;    // aggregators, and ranks that went direct
   std::unique_ptr<io::WriteBehind> writer_;  // aggregators only, when pipelining
-  // Data-path buffers, kept from step to step (no zeroing, no page faults after the first).
+  // Data-path buffers, kept from step to step (no zeroing, no page faults after the first);
+  // the large ones come from the context's pool and go back to it.
   ByteBuffer staging_;                   // this rank's data (written or read), big-endian
   ByteBuffer round_bufs_[2];             // aggregator: the rounds being assembled / written
   std::vector<ByteBuffer> send_bufs_[2];  // one segment list per destination, per slot
