@@ -52,10 +52,15 @@ Status open(tapio_io* io, const char* path, tapio_mode mode, tapio_engine** out)
   if (ctx->config)
     TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, env.path, &env.engine, &env.params));
   if (env.engine.empty()) env.engine = default_engine_for_path(env.path);
-  TAPIO_ASSIGN_OR_RETURN(env.topology,
-                         comm::detect_topology(ctx->comm,
-                                               static_cast<int>(env.params.get_int("ranks_per_node")),
-                                               env.params.get("node_layout") == "cyclic"));
+  const int ranks_per_node = static_cast<int>(env.params.get_int("ranks_per_node"));
+  if (ranks_per_node == 0 && ctx->detected) {
+    env.topology = *ctx->detected;
+  } else {
+    TAPIO_ASSIGN_OR_RETURN(env.topology,
+                           comm::detect_topology(ctx->comm, ranks_per_node,
+                                                 env.params.get("node_layout") == "cyclic"));
+    if (ranks_per_node == 0) ctx->detected = env.topology;
+  }
   TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, open_engine(std::move(env)));
   auto handle = std::make_unique<tapio_engine>();
   handle->ctx = ctx;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "comm/comm.h"
+#include "comm/topology.h"
 #include "core/config.h"
 #include "core/model.h"
 #include "engine/engine.h"
@@ -16,6 +17,9 @@ struct tapio_context {
   tapio::comm::Comm comm;
   // Engines' large buffers between files: at most 256 MiB stay cached, freed at finalize.
   tapio::BufferPool buffers{256u << 20};
+  // The nodes MPI reports for comm, found once (it takes a communicator split and an
+  // allgather): the machine does not change between files.
+  std::optional<tapio::comm::Topology> detected;
   std::optional<tapio::Config> config;
   std::deque<std::unique_ptr<tapio_io>> ios;
   std::deque<std::unique_ptr<tapio_engine>> engines;

@@ -129,14 +129,45 @@ Status Comm::allreduce_sum(uint64_t* values, int n) const {
 Status Comm::allreduce_sum(uint64_t* value) const {
   return allreduce(value, 1, MPI_UINT64_T, MPI_SUM);
 }
-Status Comm::allreduce_sum(double* values, int n) const {
-  return allreduce(values, n, MPI_DOUBLE, MPI_SUM);
+namespace {
+
+// (sum, min, max) triples, reduced element-wise.
+void sum_min_max(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const double*>(in);
+  auto* b = static_cast<double*>(inout);
+  for (int i = 0; i < *len; ++i, a += 3, b += 3) {
+    b[0] += a[0];
+    b[1] = std::min(a[1], b[1]);
+    b[2] = std::max(a[2], b[2]);
+  }
 }
-Status Comm::allreduce_min(double* values, int n) const {
-  return allreduce(values, n, MPI_DOUBLE, MPI_MIN);
-}
-Status Comm::allreduce_max(double* values, int n) const {
-  return allreduce(values, n, MPI_DOUBLE, MPI_MAX);
+
+}  // namespace
+
+Status Comm::allreduce_sum_min_max(const std::vector<double>& mine, std::vector<double>* sum,
+                                   std::vector<double>* lo, std::vector<double>* hi) const {
+  std::vector<double> triples;
+  triples.reserve(3 * mine.size());
+  for (double v : mine) triples.insert(triples.end(), {v, v, v});
+  MPI_Datatype triple;
+  MPI_Type_contiguous(3, MPI_DOUBLE, &triple);
+  MPI_Type_commit(&triple);
+  MPI_Op op;
+  MPI_Op_create(&sum_min_max, 1, &op);
+  const int rc = MPI_Allreduce(MPI_IN_PLACE, triples.data(), static_cast<int>(mine.size()), triple,
+                               op, comm_);
+  MPI_Op_free(&op);
+  MPI_Type_free(&triple);
+  TAPIO_RETURN_IF_ERROR(mpi_status(rc, "MPI_Allreduce (sum, min, max)"));
+  sum->resize(mine.size());
+  lo->resize(mine.size());
+  hi->resize(mine.size());
+  for (size_t i = 0; i < mine.size(); ++i) {
+    (*sum)[i] = triples[3 * i];
+    (*lo)[i] = triples[3 * i + 1];
+    (*hi)[i] = triples[3 * i + 2];
+  }
+  return ok_status();
 }
 
 Status Comm::gather_bytes(const std::vector<uint8_t>& mine, int root, std::vector<uint8_t>* all,

@@ -39,9 +39,9 @@ class Comm {
   // Sum of `value` over the ranks before this one (0 on rank 0).
   Status exscan_sum(uint64_t value, uint64_t* before) const;
   Status exscan_max(const std::vector<uint64_t>& values, std::vector<uint64_t>* before) const;
-  Status allreduce_sum(double* values, int n) const;
-  Status allreduce_min(double* values, int n) const;
-  Status allreduce_max(double* values, int n) const;
+  // Element-wise sum, minimum and maximum over the ranks, in one reduction.
+  Status allreduce_sum_min_max(const std::vector<double>& mine, std::vector<double>* sum,
+                               std::vector<double>* lo, std::vector<double>* hi) const;
   // Every rank's bytes reach root, concatenated in rank order; *counts gets each rank's
   // length (root only).
   Status gather_bytes(const std::vector<uint8_t>& mine, int root, std::vector<uint8_t>* all,

@@ -75,9 +75,14 @@ Status NetcdfEngine::create() {
     header_ = std::move(header).value();
     local = netcdf::compute_layout(header_, ncfile::layout_options(env_.params));
   }
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local.with_context(where())));
-  TAPIO_ASSIGN_OR_RETURN(file_, ncfile::open_on_root(comm(), env_.path, io::OpenMode::kCreate,
-                                                     &profile().io));
+  local = local.with_context(where());
+  // Rank 0 creates the file within the same agreement as the definitions' check.
+  if (local.ok() && comm().rank() == 0) {
+    auto opened = io::open_posix(env_.path, io::OpenMode::kCreate, &profile().io);
+    local = opened.status();
+    if (local.ok()) file_ = std::move(opened).value();
+  }
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
   step_touched_.assign(header_.vars.size(), false);
   fixed_written_.assign(header_.vars.size(), false);
   if (comm().rank() == 0) {

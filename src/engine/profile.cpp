@@ -39,10 +39,8 @@ Status Profile::write_json(const comm::Comm& comm, const std::string& path,
                            const std::string& engine, const std::string& file) const {
   Named mine = flatten(*this);
   const int n = static_cast<int>(mine.values.size());
-  std::vector<double> sum = mine.values, lo = mine.values, hi = mine.values;
-  TAPIO_RETURN_IF_ERROR(comm.allreduce_sum(sum.data(), n));
-  TAPIO_RETURN_IF_ERROR(comm.allreduce_min(lo.data(), n));
-  TAPIO_RETURN_IF_ERROR(comm.allreduce_max(hi.data(), n));
+  std::vector<double> sum, lo, hi;
+  TAPIO_RETURN_IF_ERROR(comm.allreduce_sum_min_max(mine.values, &sum, &lo, &hi));
   Status local = ok_status();
   if (comm.rank() == 0) {
     nlohmann::ordered_json j;

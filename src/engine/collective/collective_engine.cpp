@@ -44,23 +44,7 @@ CollectiveEngine::~CollectiveEngine() {
 Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {
   std::unique_ptr<CollectiveEngine> e(new CollectiveEngine(std::move(env)));
   TAPIO_RETURN_IF_ERROR(e->open_file());
-  TAPIO_RETURN_IF_ERROR(e->open_data_file());
   return std::unique_ptr<Engine>(std::move(e));
-}
-
-// Aggregators open the file rank 0 created (or found) for their own large requests.
-Status CollectiveEngine::open_data_file() {
-  Status local = ok_status();
-  if (my_agg_ >= 0) {
-    const io::OpenMode mode =
-        env_.mode == OpenMode::kRead ? io::OpenMode::kReadOnly : io::OpenMode::kReadWrite;
-    auto file = io::open_posix(env_.path, mode, &profile().io);
-    local = file.status();
-    if (local.ok()) data_file_ = std::move(file).value();
-    if (local.ok() && env_.mode != OpenMode::kRead && env_.params.get_bool("pipeline"))
-      writer_ = std::make_unique<io::WriteBehind>();
-  }
-  return comm::agree(comm(), local);
 }
 
 Result<io::File*> CollectiveEngine::own_file() {

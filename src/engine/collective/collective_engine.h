@@ -23,7 +23,6 @@ class CollectiveEngine final : public NetcdfEngine {
 
  private:
   explicit CollectiveEngine(EngineEnv env);
-  Status open_data_file();
 
   Status write_puts(const std::vector<PutOp>& puts, uint64_t step) override;
   Status read_gets(const std::vector<GetOp>& gets) override;
@@ -39,7 +38,8 @@ class CollectiveEngine final : public NetcdfEngine {
                      std::vector<uint64_t>* votes);
   Status write_direct(const plan::DirectPlan& direct);
   Status read_direct(const plan::DirectPlan& direct, uint8_t* staging);
-  // The data file, opened on first use by a rank that is not an aggregator.
+  // The data file, opened by each rank on its first own request (aggregators and ranks going
+  // direct; an error surfaces at the agreement that ends the call).
   Result<io::File*> own_file();
   // Domains over [lo, hi) for this engine's aggregators, rounds of buffer_size.
   plan::Layout layout_for(uint64_t lo, uint64_t hi) const;
@@ -78,8 +78,8 @@ class CollectiveEngine final : public NetcdfEngine {
 
   std::vector<int> aggregators_;           // rank of each aggregator, in domain order
   int my_agg_ = -1;                        // this rank's aggregator index, or -1
-  std::unique_ptr<io::File> data_file_;    // aggregators, and ranks that went direct
-  std::unique_ptr<io::WriteBehind> writer_;  // aggregators only, when pipelining
+  std::unique_ptr<io::File> data_file_;    // opened on first use (own_file)
+  std::unique_ptr<io::WriteBehind> writer_;  // aggregators, on their first write, when pipelining
   // Data-path buffers, kept from step to step (no zeroing, no page faults after the first);
   // the large ones come from the context's pool and go back to it.
   ByteBuffer staging_;                   // this rank's data (written or read), big-endian

@@ -202,11 +202,13 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
   // next round reuses it.
   ByteBuffer& buf = round_bufs_[0];
   buf.prepare(w.length);
-  {
+  if (!reads.empty() && local.ok()) {
     ScopedTimer t(&profile().read_time);
+    auto opened = own_file();
+    local = opened.status();
     for (const plan::Extent& e : reads) {
       if (!local.ok()) break;
-      local = data_file_->read_exact(e.offset, buf.data() + (e.offset - w.offset), e.length);
+      local = (*opened)->read_exact(e.offset, buf.data() + (e.offset - w.offset), e.length);
     }
   }
   // One reply per requester, gathered by MPI from the buffer. After an error the replies still

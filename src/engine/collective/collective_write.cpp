@@ -356,7 +356,12 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
                      [&](uint64_t off, uint64_t len) { writes.push_back(plan::Extent{off, len}); });
   }
   if (writes.empty() || !local.ok() || !deferred_.ok()) return local;
-  io::File* file = data_file_.get();
+  auto opened = own_file();
+  if (!opened.ok()) return opened.status();
+  io::File* file = *opened;
+  // Pipelining needs a next round to overlap with; a one-round step writes in place.
+  if (!writer_ && layout.rounds > 1 && env_.params.get_bool("pipeline"))
+    writer_ = std::make_unique<io::WriteBehind>();
   const uint8_t* data = buf->data();
   const uint64_t base = w.offset;
   double* write_time = &profile().write_time;
@@ -364,7 +369,7 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
     ScopedTimer t(write_time);
     return write_extents(file, writes, data, base);
   };
-  if (writer_) {
+  if (writer_ && layout.rounds > 1) {
     writer_->submit(job);
     return local;
   }
