@@ -2,13 +2,16 @@
 # make bench: the standard set of tapio-bench runs at NP ranks, on disk (/tmp) and in memory
 # (/dev/shm), JSON into $BUILD/bench/, then docs/benchmarks.md and docs/img/*.png regenerated.
 # Open MPI picks its MPI-IO component once per process (OMPI_MCA_io, read at MPI_Init), so each
-# case runs twice: every method under the default component (ompio), then raw + mpiio-romio
-# under OMPI_MCA_io=romio321; the report merges the two (raw is in both as the reference).
+# case runs twice: every method under the default component (ompio), then raw + collective +
+# mpiio-romio under OMPI_MCA_io=romio321 with ROMIO_REPS repetitions; the report merges the
+# two (raw is in both as the reference) and takes the collective-versus-ROMIO ratios from the
+# second run, where the two are interleaved (the collective engine does not use MPI-IO).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 NP=${NP:-4}
 REPS=${REPS:-3}
+ROMIO_REPS=${ROMIO_REPS:-7}
 MPIEXEC=${MPIEXEC:-mpiexec.openmpi}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -56,7 +59,7 @@ for dir in /tmp /dev/shm; do
       --json "$OUT/$label.$tag.json" || echo "tapio-bench $label failed (exit $?)"
     # shellcheck disable=SC2086
     OMPI_MCA_io=romio321 "$MPIEXEC" -x OMPI_MCA_io --oversubscribe -n "$NP" "$BIN" $args \
-      --methods raw,mpiio-romio --reps "$REPS" --read --dir "$dir" \
+      --methods raw,collective,mpiio-romio --reps "$ROMIO_REPS" --read --dir "$dir" \
       --json "$OUT/$label.$tag.romio.json" >/dev/null || echo "romio run of $label failed"
   done
 done
