@@ -72,7 +72,7 @@ class CollectiveEngine final : public NetcdfEngine {
                              const SelfPart& self, const std::vector<Target>& targets,
                              ByteBuffer* buf);
   // Aggregator: read what round r's requests ask for, once, and post the replies (sent from
-  // round_bufs_[0]; their requests go to *reqs, which the caller waits for).
+  // round_bufs_[0] or scratch_; their requests go to *reqs, which the caller waits for).
   Status serve_read_round(uint32_t r, const plan::Layout& layout, uint32_t expected,
                           std::vector<MPI_Request>* reqs);
 
@@ -86,6 +86,9 @@ class CollectiveEngine final : public NetcdfEngine {
   ByteBuffer round_bufs_[2];             // aggregator: the rounds being assembled / written
   std::vector<ByteBuffer> send_bufs_[2];  // one segment list per destination, per slot
   ByteBuffer recv_buf_;                   // a received segment list
+  // Aggregator: per peer, the data of many small irregular pieces, received (writes) or sent
+  // (read replies) contiguously and copied piece by piece.
+  std::vector<ByteBuffer> scratch_;
   plan::ByteMap covered_map_;  // aggregators: the bytes of the current window that arrived
 };
 

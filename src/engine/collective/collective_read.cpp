@@ -211,23 +211,27 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
       local = (*opened)->read_exact(e.offset, buf.data() + (e.offset - w.offset), e.length);
     }
   }
-  // One reply per requester, gathered by MPI from the buffer. After an error the replies still
-  // go (nobody waits forever); the agreement reports the error.
-  for (const Requester& q : requesters) {
-    if (q.segments.empty()) {  // a malformed request: an empty reply
-      reqs->emplace_back();
-      MPI_Isend(buf.data(), 0, MPI_BYTE, q.rank, static_cast<int>(2 * r + 1), comm().raw(),
-                &reqs->back());
-      continue;
+  // One reply per requester, gathered from the buffer by MPI (a few large entries) or copied
+  // into a reply buffer (many small ones; see worth_a_datatype). After an error the replies
+  // still go (nobody waits forever); the agreement reports the error.
+  if (scratch_.size() < requesters.size()) scratch_.resize(requesters.size());
+  for (size_t k = 0; k < requesters.size(); ++k) {
+    const Requester& q = requesters[k];
+    uint64_t bytes = 0;
+    for (const plan::Segment& s : q.segments) bytes += s.bytes();
+    collective::Transfer reply;
+    if (!q.segments.empty() && collective::worth_a_datatype(q.segments, bytes)) {
+      reply = collective::pieces_transfer(buf.data(), w.offset, q.segments);
+    } else {
+      reply.buf = scratch_[k].prepare(std::max<uint64_t>(bytes, 1));
+      reply.count = static_cast<int>(bytes);
+      collective::gather_pieces(buf.data() - w.offset, q.segments, reply.buf);
     }
-    const collective::Transfer reply = collective::pieces_transfer(buf.data(), w.offset, q.segments);
     reqs->emplace_back();
     MPI_Isend(reply.buf, reply.count, reply.type, q.rank, static_cast<int>(2 * r + 1),
               comm().raw(), &reqs->back());
-    int bytes = 0;
-    MPI_Type_size(reply.type, &bytes);
     profile().messages_sent += 1;
-    profile().bytes_sent += static_cast<uint64_t>(bytes) * reply.count;
+    profile().bytes_sent += bytes;
   }
   return local;
 }

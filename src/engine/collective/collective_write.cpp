@@ -248,36 +248,36 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
     if (self.begin != self.end) {
       Received mine{comm().rank(), {}};
       for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x) {
-        const uint8_t* data = staging_.data() + x->mem;
         overlap |= !map.mark(x->seg);
-        if (x->seg.stride == x->seg.length) {
-          std::memcpy(out + x->seg.offset, data, x->seg.bytes());
-        } else {
-          collective::for_each_piece_fixed(x->seg, [&](uint64_t off, auto len) {
-            std::memcpy(out + off, data, len);
-            data += len;
-          });
-        }
+        collective::scatter_pieces(staging_.data() + x->mem, x->seg, out);
         mine.segments.push_back(x->seg);
       }
       received.push_back(std::move(mine));
     }
-    // Each sender's segment list, then its data straight into the buffer (or, when the list
-    // is malformed or overlaps what arrived already, into a scratch buffer to be dropped).
+    // Each sender's segment list, then its data: straight into the buffer by a datatype when
+    // the list is a few large entries, else into a scratch buffer and copied piece by piece
+    // (and dropped when the list is malformed or overlaps what arrived already).
+    struct Incoming {
+      int source = -1;
+      uint64_t bytes = 0;   // announced by the segment list (or probed, when dropped)
+      int scratch = -1;     // index in scratch_, or -1 when received in place
+      bool keep = false;    // scatter the scratch into the window after the wait
+      std::vector<plan::Segment> segments;
+    };
+    std::vector<Incoming> incoming;
     std::vector<MPI_Request> reqs;
     std::vector<collective::Transfer> transfers;  // their types live until the waits end
-    std::vector<std::pair<int, uint64_t>> announced;  // sender and bytes of each data message
-    std::vector<std::unique_ptr<uint8_t[]>> dropped;
-    reqs.reserve(others);
+    incoming.reserve(others);
     transfers.reserve(others);
+    if (scratch_.size() < others) scratch_.resize(others);
     for (uint32_t k = 0; k < others; ++k) {
       MPI_Status status;
       MPI_Probe(MPI_ANY_SOURCE, static_cast<int>(2 * r), comm().raw(), &status);
       int list_bytes = 0;
       MPI_Get_count(&status, MPI_BYTE, &list_bytes);
       const int source = status.MPI_SOURCE;
-      MPI_Recv(recv_buf_.prepare(list_bytes), list_bytes, MPI_BYTE, source, static_cast<int>(2 * r), comm().raw(),
-               MPI_STATUS_IGNORE);
+      MPI_Recv(recv_buf_.prepare(list_bytes), list_bytes, MPI_BYTE, source,
+               static_cast<int>(2 * r), comm().raw(), MPI_STATUS_IGNORE);
       collective::Unpacked u = collective::unpack(recv_buf_.data(), recv_buf_.size());
       bool well_formed = u.ok;
       for (const plan::Segment& s : u.segments)
@@ -288,39 +288,51 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
       if (!well_formed && local.ok())
         local = error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r, source);
       overlap |= well_formed && !fresh;
-      uint64_t data_bytes = u.bytes;
-      if (fresh) {
+      Incoming in;
+      in.source = source;
+      in.bytes = u.bytes;
+      if (fresh && collective::worth_a_datatype(u.segments, u.bytes)) {
         transfers.push_back(collective::pieces_transfer(buf->data(), w.offset, u.segments));
       } else {
-        int n = 0;
-        MPI_Probe(source, static_cast<int>(2 * r + 1), comm().raw(), &status);
-        MPI_Get_count(&status, MPI_BYTE, &n);
-        dropped.emplace_back(new uint8_t[std::max(n, 1)]);
-        collective::Transfer scratch;
-        scratch.buf = dropped.back().get();
-        scratch.count = n;
-        transfers.push_back(std::move(scratch));
-        data_bytes = static_cast<uint64_t>(n);
+        if (!fresh) {  // its size from the message itself
+          int n = 0;
+          MPI_Probe(source, static_cast<int>(2 * r + 1), comm().raw(), &status);
+          MPI_Get_count(&status, MPI_BYTE, &n);
+          in.bytes = static_cast<uint64_t>(n);
+        }
+        in.scratch = static_cast<int>(k);
+        in.keep = fresh;
+        collective::Transfer t;
+        t.buf = scratch_[k].prepare(std::max<uint64_t>(in.bytes, 1));
+        t.count = static_cast<int>(in.bytes);
+        transfers.push_back(std::move(t));
       }
-      announced.emplace_back(source, data_bytes);
-      const collective::Transfer& in = transfers.back();
+      const collective::Transfer& t = transfers.back();
       reqs.emplace_back();
-      MPI_Irecv(in.buf, in.count, in.type, source, static_cast<int>(2 * r + 1), comm().raw(),
+      MPI_Irecv(t.buf, t.count, t.type, source, static_cast<int>(2 * r + 1), comm().raw(),
                 &reqs.back());
       profile().messages_received += 2;
-      profile().bytes_received += static_cast<uint64_t>(list_bytes) + data_bytes;
-      if (well_formed) received.push_back(Received{source, std::move(u.segments)});
+      profile().bytes_received += static_cast<uint64_t>(list_bytes) + in.bytes;
+      if (well_formed) in.segments = std::move(u.segments);
+      incoming.push_back(std::move(in));
     }
     std::vector<MPI_Status> statuses(reqs.size());
     const int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), statuses.data());
-    for (size_t k = 0; k < reqs.size() && local.ok(); ++k) {
+    for (size_t k = 0; k < incoming.size(); ++k) {
+      const Incoming& in = incoming[k];
       int got = -1;
       if (rc == MPI_SUCCESS) MPI_Get_count(&statuses[k], MPI_BYTE, &got);
-      if (static_cast<uint64_t>(got) != announced[k].second)
-        local = error(TAPIO_ERR_INTERNAL,
-                      "round {}: the data from rank {} does not match its segment list", r,
-                      announced[k].first);
+      if (static_cast<uint64_t>(got) != in.bytes) {
+        if (local.ok())
+          local = error(TAPIO_ERR_INTERNAL,
+                        "round {}: the data from rank {} does not match its segment list", r,
+                        in.source);
+        continue;
+      }
+      if (in.keep) collective::scatter_pieces(scratch_[in.scratch].data(), in.segments, out);
     }
+    for (Incoming& in : incoming)
+      if (!in.segments.empty()) received.push_back(Received{in.source, std::move(in.segments)});
   }
   if (overlap && local.ok()) {  // rare: name the ranks as the per-piece check does
     std::vector<plan::Extent> extents;

@@ -22,6 +22,11 @@ Transfer derived(uint8_t* buf, MPI_Datatype type) {
 
 }  // namespace
 
+bool worth_a_datatype(const std::vector<plan::Segment>& segments, uint64_t bytes) {
+  constexpr uint64_t kFewEntries = 16, kBytesPerEntry = 4096;
+  return segments.size() <= kFewEntries || bytes >= kBytesPerEntry * segments.size();
+}
+
 Transfer pieces_transfer(uint8_t* window, uint64_t base,
                          const std::vector<plan::Segment>& segments) {
   if (segments.size() == 1 && (segments[0].count == 1 || segments[0].stride == segments[0].length))

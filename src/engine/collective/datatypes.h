@@ -43,6 +43,12 @@ struct Transfer {
   MpiType owned;  // the derived type, if one was needed
 };
 
+// Whether MPI should scatter or gather `segments` itself: yes for a few entries of many bytes
+// (a block's rows are one strided entry per level); no for many small irregular runs (E3SM's
+// maps), where a datatype of thousands of entries costs MPI far more than one extra copy
+// through a contiguous buffer.
+bool worth_a_datatype(const std::vector<plan::Segment>& segments, uint64_t bytes);
+
 // The pieces of `segments`, in their order, in a window buffer whose first byte is file offset
 // `base` (every piece at or after base; a message is at most 1 GiB, so lengths fit an int).
 Transfer pieces_transfer(uint8_t* window, uint64_t base, const std::vector<plan::Segment>& segments);

@@ -64,6 +64,39 @@ void for_each_piece_fixed(const plan::Segment& s, F&& f) {
   }
 }
 
+// Copies the pieces of one segment, or of a list, between a window buffer indexed by file
+// offset (window[offset]) and a contiguous buffer where they lie back to back in order;
+// returns the position after them in the contiguous buffer.
+inline const uint8_t* scatter_pieces(const uint8_t* in, const plan::Segment& s, uint8_t* window) {
+  if (s.stride == s.length) {
+    std::memcpy(window + s.offset, in, s.bytes());
+    return in + s.bytes();
+  }
+  for_each_piece_fixed(s, [&](uint64_t off, auto len) {
+    std::memcpy(window + off, in, len);
+    in += len;
+  });
+  return in;
+}
+inline void scatter_pieces(const uint8_t* in, const std::vector<plan::Segment>& segments,
+                           uint8_t* window) {
+  for (const plan::Segment& s : segments) in = scatter_pieces(in, s, window);
+}
+inline void gather_pieces(const uint8_t* window, const std::vector<plan::Segment>& segments,
+                          uint8_t* out) {
+  for (const plan::Segment& s : segments) {
+    if (s.stride == s.length) {
+      std::memcpy(out, window + s.offset, s.bytes());
+      out += s.bytes();
+      continue;
+    }
+    for_each_piece_fixed(s, [&](uint64_t off, auto len) {
+      std::memcpy(out, window + off, len);
+      out += len;
+    });
+  }
+}
+
 struct Unpacked {
   std::vector<plan::Segment> segments;
   uint64_t bytes = 0;  // the pieces' total length
