@@ -49,6 +49,7 @@ Status open(tapio_io* io, const char* path, tapio_mode mode, tapio_engine** out)
   env.engine = io->def.engine;
   env.params = io->def.params;
   env.buffers = &ctx->buffers;
+  env.node_memory = &ctx->node_memory;
   if (ctx->config)
     TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, env.path, &env.engine, &env.params));
   if (env.engine.empty()) env.engine = default_engine_for_path(env.path);

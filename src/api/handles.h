@@ -6,6 +6,7 @@
 #include <string>
 
 #include "comm/comm.h"
+#include "comm/node_memory.h"
 #include "comm/topology.h"
 #include "core/config.h"
 #include "core/model.h"
@@ -20,6 +21,8 @@ struct tapio_context {
   // The nodes MPI reports for comm, found once (it takes a communicator split and an
   // allgather): the machine does not change between files.
   std::optional<tapio::comm::Topology> detected;
+  // Node shared memory for node-local aggregation, made at the first open that uses it.
+  std::unique_ptr<tapio::comm::NodeMemory> node_memory;
   std::optional<tapio::Config> config;
   std::deque<std::unique_ptr<tapio_io>> ios;
   std::deque<std::unique_ptr<tapio_engine>> engines;

@@ -62,6 +62,17 @@ Result<Comm> Comm::split(const Comm& parent, int color, int key) {
   return c;
 }
 
+Result<Comm> Comm::split_shared(const Comm& parent) {
+  Comm c;
+  TAPIO_RETURN_IF_ERROR(mpi_status(MPI_Comm_split_type(parent.comm_, MPI_COMM_TYPE_SHARED,
+                                                       parent.rank_, MPI_INFO_NULL, &c.comm_),
+                                   "MPI_Comm_split_type"));
+  MPI_Comm_set_errhandler(c.comm_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(c.comm_, &c.rank_);
+  MPI_Comm_size(c.comm_, &c.size_);
+  return c;
+}
+
 Status Comm::exscan(const uint64_t* values, int n, MPI_Op op, uint64_t* before) const {
   TAPIO_RETURN_IF_ERROR(mpi_status(
       MPI_Exscan(values, before, n, MPI_UINT64_T, op, comm_), "MPI_Exscan"));

@@ -18,6 +18,8 @@ class Comm {
   static Result<Comm> duplicate(MPI_Comm comm);
   // Collective over `parent`: ranks with the same color form a new communicator (owned).
   static Result<Comm> split(const Comm& parent, int color, int key);
+  // Collective over `parent`: the ranks that share memory with this one (MPI_COMM_TYPE_SHARED).
+  static Result<Comm> split_shared(const Comm& parent);
   Comm() = default;
   Comm(Comm&& other) noexcept;
   Comm& operator=(Comm&& other) noexcept;

@@ -64,6 +64,10 @@ const std::vector<ParamDef> kRegistry = {
      1, false},
     {"pipeline", K::kBoolean, "true", "", {}, "collective",
      "Overlap exchanging the next round's data with writing the current round.", kNoMin, false},
+    {"shared_memory", K::kBoolean, "true", "", {}, "collective",
+     "Ranks on an aggregator's node copy their data straight into its round buffer in node "
+     "shared memory (MPI_Win_allocate_shared) instead of sending it as messages.",
+     kNoMin, false},
     {"direct", K::kEnum, "auto", "", {"auto", "never"}, "collective",
      "auto: when every rank's pieces are contiguous runs of at least stripe_size and the ranks' "
      "file ranges follow rank order without interleaving, each rank reads and writes its own "

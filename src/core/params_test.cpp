@@ -44,6 +44,7 @@ const Expected kExpected[] = {
     {"collect_order", ParamKind::kEnum, "topology", "collective"},
     {"stripe_size", ParamKind::kSize, "1MiB", "collective"},
     {"pipeline", ParamKind::kBoolean, "true", "collective"},
+    {"shared_memory", ParamKind::kBoolean, "true", "collective"},
     {"direct", ParamKind::kEnum, "auto", "collective"},
     {"block_align", ParamKind::kSize, "4096", "subfile"},
     {"metadata", ParamKind::kEnum, "gather", "subfile"},

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "comm/comm.h"
+#include "comm/node_memory.h"
 #include "comm/topology.h"
 #include "core/buffer_pool.h"
 #include "core/model.h"
@@ -49,6 +50,9 @@ struct EngineEnv {
   Params params;        // effective parameters (program values, then config rules)
   comm::Topology topology;
   BufferPool* buffers = nullptr;  // the context's, for data-path buffers (may be null)
+  // The context's node shared memory, created by the first engine that wants it (collective
+  // at that engine's open; may be null).
+  std::unique_ptr<comm::NodeMemory>* node_memory = nullptr;
 };
 
 class Engine {

@@ -112,7 +112,8 @@ TEST_P(Conformance, LicomBlocksAcrossParameterSets) {
       {},
       {{"buffer_size", "4096"}, {"stripe_size", "1024"}},  // many rounds, many domains
       {{"ranks_per_node", "1"}, {"aggregators", "3"}, {"buffer_size", "3000"},
-       {"stripe_size", "512"}, {"placement", "rank-order"}, {"collect_order", "rank"}},
+       {"stripe_size", "512"}, {"placement", "rank-order"}, {"collect_order", "rank"},
+       {"shared_memory", "false"}},  // every piece as a message
       {{"ranks_per_node", "2"}, {"node_layout", "cyclic"}, {"pipeline", "false"},
        {"buffer_size", "8192"}, {"stripe_size", "4096"}},
   };
@@ -298,6 +299,34 @@ TEST_P(Conformance, WriteRequestsPerAggregatorAreBounded) {
     // Rank 0 also writes the header once and numrecs once.
     EXPECT_LE(j["counters"]["POSIX_WRITES"]["max"].get<double>(), bound + 2) << j.dump(1);
     EXPECT_GE(j["counters"]["POSIX_WRITES"]["sum"].get<double>(), bytes / buffer);
+  }
+}
+
+// On one node the ranks copy their pieces into the aggregators' round buffers in shared
+// memory: only segment lists travel as messages. Without shared memory the data does.
+TEST_P(Conformance, NodeLocalPiecesGoThroughSharedMemory) {
+  if (GetParam() != "collective") GTEST_SKIP() << "node-local aggregation is the collective engine's";
+  if (size() < 2) GTEST_SKIP() << "needs a rank that is not the aggregator";
+  TempDir dir;
+  double sent[2] = {0, 0};
+  for (int shm = 0; shm < 2; ++shm) {
+    const std::string prof = dir.file("shm" + std::to_string(shm) + ".json");
+    Licom licom;
+    licom.nz = 20;  // 20 x 13 x 17 doubles: many rounds of 4 KiB, so slots are reused
+    expect_same_as_serial(
+        GetParam(),
+        {{"shared_memory", shm ? "true" : "false"}, {"buffer_size", "4096"},
+         {"stripe_size", "1024"}, {"profile", prof}},
+        [&](IO& io) { licom.define(io); }, [&](IO& io, Engine& out, int s) { licom.put(io, out, s); },
+        3, dir, "shm" + std::to_string(shm));
+    if (rank() == 0)
+      sent[shm] = nlohmann::json::parse(read_file(prof))["counters"]["bytes_sent"]["sum"].get<double>();
+  }
+  if (rank() == 0) {
+    const double data = 3.0 * (20 * 13 * 17 + 2 * 13 * 17) * 8;  // what all ranks put
+    EXPECT_GT(sent[0], data / size()) << "without shared memory the data travels";
+    // With it only segment lists do (32 bytes per segment: many here, with 4 KiB rounds).
+    EXPECT_LT(sent[1], sent[0] / 2) << sent[1] << " bytes sent with shared memory";
   }
 }
 

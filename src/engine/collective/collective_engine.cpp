@@ -44,7 +44,36 @@ CollectiveEngine::~CollectiveEngine() {
 Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {
   std::unique_ptr<CollectiveEngine> e(new CollectiveEngine(std::move(env)));
   TAPIO_RETURN_IF_ERROR(e->open_file());
+  if (e->env_.mode != OpenMode::kRead && e->env_.params.get_bool("shared_memory") &&
+      e->env_.node_memory) {
+    std::unique_ptr<comm::NodeMemory>& node = *e->env_.node_memory;
+    if (!node) {
+      TAPIO_ASSIGN_OR_RETURN(node, comm::NodeMemory::create(e->comm()));
+    }
+    e->node_ = node.get();
+    for (int rank : e->aggregators_) e->agg_node_rank_.push_back(node->node_rank_of(rank));
+    e->slot_bytes_ = e->round_bytes();
+  }
   return std::unique_ptr<Engine>(std::move(e));
+}
+
+Status CollectiveEngine::prepare_node_slots(const plan::Layout& layout) {
+  if (!node_) return ok_status();
+  std::vector<uint64_t> sizes(node_->node().size(), 0);
+  for (int nr : agg_node_rank_)
+    if (nr >= 0) sizes[nr] = 2 * slot_bytes_;
+  Status local = node_->ensure(sizes);  // collective over the node; kept after the first
+  // A file too large for 16,000 rounds of buffer_size gets larger rounds: then messages.
+  node_slots_ = local.ok() && layout.round_bytes <= slot_bytes_ &&
+                std::any_of(sizes.begin(), sizes.end(), [](uint64_t b) { return b > 0; });
+  if (node_agreed_) return local;
+  node_agreed_ = true;
+  return comm::agree(comm(), local);
+}
+
+uint8_t* CollectiveEngine::node_window(int agg, int slot, const plan::Extent& w) const {
+  if (!node_slots_ || agg_node_rank_[agg] < 0) return nullptr;
+  return node_->memory_of(agg_node_rank_[agg]) + slot * slot_bytes_ - w.offset;
 }
 
 Result<io::File*> CollectiveEngine::own_file() {
@@ -86,11 +115,14 @@ Status CollectiveEngine::close_files() {
   return local.ok() ? base : local;
 }
 
-plan::Layout CollectiveEngine::layout_for(uint64_t lo, uint64_t hi) const {
+uint64_t CollectiveEngine::round_bytes() const {
   // A round's message must fit an int count: at most 1 GiB per aggregator and round.
-  const uint64_t round_bytes = std::min<uint64_t>(env_.params.get_size("buffer_size"), 1u << 30);
+  return std::min<uint64_t>(env_.params.get_size("buffer_size"), 1u << 30);
+}
+
+plan::Layout CollectiveEngine::layout_for(uint64_t lo, uint64_t hi) const {
   return plan::make_layout(lo, hi, static_cast<int>(aggregators_.size()),
-                           env_.params.get_size("stripe_size"), round_bytes, 16000);
+                           env_.params.get_size("stripe_size"), round_bytes(), 16000);
 }
 
 Status CollectiveEngine::expected_messages(const plan::Layout& layout,

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "comm/node_memory.h"
 #include "core/byte_buffer.h"
 #include "engine/netcdf_engine.h"
 #include "io/write_behind.h"
@@ -41,6 +42,7 @@ class CollectiveEngine final : public NetcdfEngine {
   // The data file, opened by each rank on its first own request (aggregators and ranks going
   // direct; an error surfaces at the agreement that ends the call).
   Result<io::File*> own_file();
+  uint64_t round_bytes() const;  // buffer_size, at most 1 GiB
   // Domains over [lo, hi) for this engine's aggregators, rounds of buffer_size.
   plan::Layout layout_for(uint64_t lo, uint64_t hi) const;
   // For each round, how many messages this rank receives as an aggregator (collective: one
@@ -66,17 +68,29 @@ class CollectiveEngine final : public NetcdfEngine {
     const plan::RoutedSegment* begin = nullptr;
     const plan::RoutedSegment* end = nullptr;
   };
-  // Aggregator: assemble round r of a write into buf from `others` senders and itself, and
-  // queue its write requests.
+  // Aggregator: assemble round r of a write into buf (w.length bytes) from `others` senders
+  // and itself, and queue its write requests.
   Status receive_write_round(uint32_t r, const plan::Layout& layout, uint32_t others,
                              const SelfPart& self, const std::vector<Target>& targets,
-                             ByteBuffer* buf);
+                             uint8_t* buf);
+  // Node-local aggregation (comm/node_memory.h), with `shared_memory` on: the two round
+  // slots of the aggregators on this node live in the node's shared window, and this node's
+  // ranks copy their pieces straight in. prepare_node_slots sizes the window (collective; the
+  // first write of a file agrees on it); node_window is aggregator agg's slot for window w,
+  // indexed by file offset, or null when agg is not on this node or the window is not in use.
+  Status prepare_node_slots(const plan::Layout& layout);
+  uint8_t* node_window(int agg, int slot, const plan::Extent& w) const;
   // Aggregator: read what round r's requests ask for, once, and post the replies (sent from
   // round_bufs_[0] or scratch_; their requests go to *reqs, which the caller waits for).
   Status serve_read_round(uint32_t r, const plan::Layout& layout, uint32_t expected,
                           std::vector<MPI_Request>* reqs);
 
   std::vector<int> aggregators_;           // rank of each aggregator, in domain order
+  comm::NodeMemory* node_ = nullptr;       // the context's, when shared_memory is on
+  std::vector<int> agg_node_rank_;         // each aggregator's rank on this node, or -1
+  uint64_t slot_bytes_ = 0;                // one round slot in the shared window
+  bool node_slots_ = false;                // this file's writes use the shared window
+  bool node_agreed_ = false;               // the window's allocation was agreed on
   int my_agg_ = -1;                        // this rank's aggregator index, or -1
   std::unique_ptr<io::File> data_file_;    // opened on first use (own_file)
   std::unique_ptr<io::WriteBehind> writer_;  // aggregators, on their first write, when pipelining

@@ -153,6 +153,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   }
   std::vector<uint32_t> expected;
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
+  TAPIO_RETURN_IF_ERROR(prepare_node_slots(layout));
   profile().rounds += layout.rounds;
 
   std::vector<MPI_Request> requests[2];
@@ -161,6 +162,15 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   for (uint32_t r = 0; r < layout.rounds; ++r) {
     const int slot = r % 2;
     SelfPart self;
+    if (node_slots_ && r >= 2) {
+      // Slot r % 2 held round r - 2: its aggregators finish writing it before this node's
+      // ranks copy round r in. (Rounds 0 and 1 find both slots free: each step ends drained.)
+      if (my_agg_ >= 0 && writer_) {
+        const Status st = writer_->drain(1);
+        if (local.ok()) local = st;
+      }
+      MPI_Barrier(node_->node().raw());
+    }
     {
       ScopedTimer t(&profile().exchange_time);
       // The sends of round r-2 used this slot's segment lists: wait for them before reuse.
@@ -183,9 +193,21 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
         }
         ByteBuffer& list = send_bufs_[slot][k];
         collective::pack(routed, first, last, &list);
+        const int dest = aggregators_[agg];
+        if (uint8_t* window = node_window(agg, slot, layout.window(agg, r))) {
+          // On my node: copied straight into its round buffer; the list says it is there.
+          for (size_t x = first; x < last; ++x)
+            collective::scatter_pieces(staging_.data() + routed[x].mem, routed[x].seg, window);
+          node_->sync();
+          requests[slot].emplace_back();
+          MPI_Isend(list.data(), static_cast<int>(list.size()), MPI_BYTE, dest,
+                    static_cast<int>(2 * r), comm().raw(), &requests[slot].back());
+          profile().messages_sent += 1;
+          profile().bytes_sent += list.size();
+          continue;
+        }
         const collective::Transfer data =
             collective::spans_transfer(staging_.data(), collective::mem_spans(routed, first, last));
-        const int dest = aggregators_[agg];
         requests[slot].resize(requests[slot].size() + 2);
         MPI_Request* req = &requests[slot].back() - 1;
         MPI_Isend(list.data(), static_cast<int>(list.size()), MPI_BYTE, dest,
@@ -201,7 +223,10 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     }
     if (my_agg_ >= 0) {
       const uint32_t others = expected[r] - (self.begin != self.end ? 1 : 0);
-      const Status st = receive_write_round(r, layout, others, self, targets, &round_bufs_[slot]);
+      const plan::Extent w = layout.window(my_agg_, r);
+      uint8_t* buf = node_slots_ ? node_window(my_agg_, slot, w) + w.offset
+                                 : round_bufs_[slot].prepare(w.length);
+      const Status st = receive_write_round(r, layout, others, self, targets, buf);
       if (local.ok()) local = st;
     }
   }
@@ -226,14 +251,13 @@ Status CollectiveEngine::write_direct(const plan::DirectPlan& direct) {
 Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& layout,
                                              uint32_t others, const SelfPart& self,
                                              const std::vector<Target>& targets,
-                                             ByteBuffer* buf) {
+                                             uint8_t* buf) {
   const plan::Extent w = layout.window(my_agg_, r);
   Status local = ok_status();
   // This buffer was last used two rounds ago: at most one write (the previous round's) may
   // still be in flight.
   if (writer_) local = writer_->drain(1);
-  buf->prepare(w.length);
-  uint8_t* const out = buf->data() - w.offset;  // indexed by file offset
+  uint8_t* const out = buf - w.offset;  // indexed by file offset
   // Which bytes of the window the ranks sent: one bit per byte, no per-piece lists or sorts.
   plan::ByteMap& map = covered_map_;
   map.reset(w.offset, w.length);
@@ -254,7 +278,8 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
       }
       received.push_back(std::move(mine));
     }
-    // Each sender's segment list, then its data: straight into the buffer by a datatype when
+    // Each sender's segment list, then its data: nothing more from a rank on my node (it
+    // copied its pieces in already); from others straight into the buffer by a datatype when
     // the list is a few large entries, else into a scratch buffer and copied piece by piece
     // (and dropped when the list is malformed or overlaps what arrived already).
     struct Incoming {
@@ -291,8 +316,14 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
       Incoming in;
       in.source = source;
       in.bytes = u.bytes;
+      if (node_slots_ && node_->node_rank_of(source) >= 0) {
+        profile().messages_received += 1;
+        profile().bytes_received += static_cast<uint64_t>(list_bytes);
+        if (well_formed) received.push_back(Received{source, std::move(u.segments)});
+        continue;
+      }
       if (fresh && collective::worth_a_datatype(u.segments, u.bytes)) {
-        transfers.push_back(collective::pieces_transfer(buf->data(), w.offset, u.segments));
+        transfers.push_back(collective::pieces_transfer(buf, w.offset, u.segments));
       } else {
         if (!fresh) {  // its size from the message itself
           int n = 0;
@@ -318,6 +349,7 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
     }
     std::vector<MPI_Status> statuses(reqs.size());
     const int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), statuses.data());
+    if (node_slots_) node_->sync();  // what this node's ranks copied in is visible now
     for (size_t k = 0; k < incoming.size(); ++k) {
       const Incoming& in = incoming[k];
       int got = -1;
@@ -358,7 +390,7 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
       if (from >= to) continue;
       writes.push_back(plan::Extent{from, to - from});
       map.for_each_run(false, from, to, [&](uint64_t off, uint64_t len) {
-        fill_bytes(buf->data() + (off - w.offset), t.extent.offset, off, off + len, t.fill,
+        fill_bytes(buf + (off - w.offset), t.extent.offset, off, off + len, t.fill,
                    t.esize);
       });
     }
@@ -374,7 +406,7 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
   // Pipelining needs a next round to overlap with; a one-round step writes in place.
   if (!writer_ && layout.rounds > 1 && env_.params.get_bool("pipeline"))
     writer_ = std::make_unique<io::WriteBehind>();
-  const uint8_t* data = buf->data();
+  const uint8_t* data = buf;
   const uint64_t base = w.offset;
   double* write_time = &profile().write_time;
   auto job = [file, writes, data, base, write_time] {

@@ -1,0 +1,46 @@
+// Memory shared by the ranks of one node (MPI_COMM_TYPE_SHARED). Node-local aggregation: the
+// ranks on an aggregator's node copy their pieces straight into its round buffer here, in
+// parallel, instead of sending them for the aggregator to copy in one by one — the
+// aggregator's own work shrinks to writing. Pieces from other nodes still come as messages.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "comm/comm.h"
+#include "core/status.h"
+
+namespace tapio::comm {
+
+class NodeMemory {
+ public:
+  // Collective over `comm`: the node communicator and which of comm's ranks are on it.
+  static Result<std::unique_ptr<NodeMemory>> create(const Comm& comm);
+  ~NodeMemory();  // collective over the node when a window is allocated
+  NodeMemory(const NodeMemory&) = delete;
+  NodeMemory& operator=(const NodeMemory&) = delete;
+
+  const Comm& node() const { return node_; }
+  // The node rank of `comm_rank`, or -1 when it is on another node.
+  int node_rank_of(int comm_rank) const;
+
+  // Collective over the node, every rank passing the same sizes (bytes per node rank): a
+  // shared window of these sizes (kept if it has them already; 0 everywhere frees it).
+  Status ensure(const std::vector<uint64_t>& bytes_per_node_rank);
+  // The shared bytes of a node rank (null if it has none).
+  uint8_t* memory_of(int node_rank) const { return bases_[node_rank]; }
+  // A memory barrier for the window: after writing into another rank's memory and before
+  // telling it so (a message), and after hearing it and before reading.
+  void sync() const;
+
+ private:
+  NodeMemory() = default;
+  void release();
+
+  Comm node_;
+  std::vector<int> comm_rank_of_node_rank_;
+  std::vector<uint64_t> sizes_;
+  std::vector<uint8_t*> bases_;
+  MPI_Win win_ = MPI_WIN_NULL;
+};
+
+}  // namespace tapio::comm
