@@ -11,6 +11,7 @@
 #include "core/byte_buffer.h"
 #include "engine/netcdf_engine.h"
 #include "io/write_behind.h"
+#include "engine/collective/staging.h"
 #include "plan/direct.h"
 #include "plan/exchange.h"
 #include "plan/segments.h"
@@ -71,8 +72,8 @@ class CollectiveEngine final : public NetcdfEngine {
   // Aggregator: assemble round r of a write into buf (w.length bytes) from `others` senders
   // and itself, and queue its write requests.
   Status receive_write_round(uint32_t r, const plan::Layout& layout, uint32_t others,
-                             const SelfPart& self, const std::vector<Target>& targets,
-                             uint8_t* buf);
+                             const SelfPart& self, const collective::Staged& staged,
+                             const std::vector<Target>& targets, uint8_t* buf);
   // Node-local aggregation (comm/node_memory.h), with `shared_memory` on: the two round
   // slots of the aggregators on this node live in the node's shared window, and this node's
   // ranks copy their pieces straight in. prepare_node_slots sizes the window (collective; the
@@ -96,7 +97,7 @@ class CollectiveEngine final : public NetcdfEngine {
   std::unique_ptr<io::WriteBehind> writer_;  // aggregators, on their first write, when pipelining
   // Data-path buffers, kept from step to step (no zeroing, no page faults after the first);
   // the large ones come from the context's pool and go back to it.
-  ByteBuffer staging_;                   // this rank's data (written or read), big-endian
+  ByteBuffer staging_;  // this rank's data (read, or written as messages), big-endian
   ByteBuffer round_bufs_[2];             // aggregator: the rounds being assembled / written
   std::vector<ByteBuffer> send_bufs_[2];  // one segment list per destination, per slot
   ByteBuffer recv_buf_;                   // a received segment list

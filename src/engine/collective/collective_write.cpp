@@ -1,8 +1,9 @@
-// Collective engine, write path: stage (byte-swap) this rank's pieces once, route them to
-// aggregator windows, then per round and aggregator one segment list and one data message
-// sent straight from the staging buffer; aggregators receive the data straight into the
-// round's buffer, fill what no rank wrote, and hand the round to the write-behind thread
-// while the next round arrives.
+// Collective engine, write path: describe this rank's pieces (staging.h), route them to
+// aggregator windows, then per round and aggregator: to an aggregator on this node, swap the
+// pieces straight into its round buffer in shared memory and send the segment list; to one
+// elsewhere, the segment list and one data message from the (byte-swapped) staging buffer,
+// which the aggregator receives straight into the round's buffer. Aggregators fill what no
+// rank wrote and hand the round to the write-behind thread while the next round arrives.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -10,52 +11,10 @@
 #include "engine/collective/collective_engine.h"
 #include "engine/collective/datatypes.h"
 #include "engine/collective/messages.h"
+#include "engine/collective/staging.h"
 
 namespace tapio {
 namespace {
-
-// Stage this rank's puts: byte-swapped to file order into `data`, listed as segments whose mem
-// fields are byte offsets in it. Consecutive runs of constant length at a constant file stride
-// (a box's rows, HPIO's regions, most run lists; also across puts) are one segment: no
-// per-run list is built for regular patterns. `ranges[v]` gets the file range this rank's
-// pieces of variable v span.
-std::vector<plan::MemSegment> stage(const std::vector<PutOp>& puts, const IoDef& io,
-                                    const netcdf::Header& h, uint64_t step, ByteBuffer* data,
-                                    std::vector<plan::Extent>* ranges) {
-  ranges->assign(io.vars.size(), plan::Extent{});
-  std::vector<plan::MemSegment> segs;
-  uint64_t total = 0;
-  for (const PutOp& p : puts) total += p.elements * type_size(io.vars[p.var].type);
-  uint8_t* out = data->prepare(total);
-  uint64_t pos = 0;
-  for (const PutOp& p : puts) {
-    const VariableDef& def = io.vars[p.var];
-    const size_t esize = type_size(def.type);
-    const uint64_t base = h.data_offset(h.vars[p.var], step);
-    const auto* src = static_cast<const uint8_t*>(p.data);
-    // Runs visited in memory order (blocks, run lists) make the whole put one swap at memory
-    // speed; otherwise each run is swapped on its own.
-    const uint64_t start = pos;
-    const plan::SegmentMark before = plan::mark_of(segs);
-    bool in_order = true;
-    plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
-      in_order = in_order && mem * esize == pos - start;
-      plan::append_piece(&segs, base + run.offset * esize, run.length * esize, pos);
-      pos += run.length * esize;
-    });
-    plan::widen_since(&(*ranges)[p.var], segs, before);
-    if (in_order) {
-      host_to_big_endian(out + start, src, (pos - start) / esize, esize);
-      continue;
-    }
-    uint64_t at = start;  // the runs are staged back to back, in visiting order
-    plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
-      host_to_big_endian(out + at, src + mem * esize, run.length, esize);
-      at += run.length * esize;
-    });
-  }
-  return segs;
-}
 
 // Write `extents` (file offsets) of a round buffer that starts at file offset `base`.
 Status write_extents(io::File* file, const std::vector<plan::Extent>& extents,
@@ -121,17 +80,12 @@ std::vector<CollectiveEngine::Target> CollectiveEngine::batch_targets(uint64_t s
 }
 
 Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
-  std::vector<plan::MemSegment> staged;
-  std::vector<plan::Extent> ranges;
-  {
-    ScopedTimer t(&profile().exchange_time);
-    staged = stage(puts, io(), header_, step, &staging_, &ranges);
-  }
+  const collective::Staged staged(puts, io(), header_, step);
   // {ranks that cannot write directly, bytes put}: summed with the touched variables.
   std::vector<uint64_t> direct_votes = {1, 0};
   plan::DirectPlan direct;
   if (direct_allowed())
-    TAPIO_RETURN_IF_ERROR(plan_direct(staged, ranges, &direct, &direct_votes));
+    TAPIO_RETURN_IF_ERROR(plan_direct(staged.segments(), staged.ranges(), &direct, &direct_votes));
   TAPIO_RETURN_IF_ERROR(note_puts(puts, &direct_votes));
   const std::vector<Target> targets = batch_targets(step);  // the same on every rank
   if (targets.empty()) return ok_status();
@@ -143,18 +97,29 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   }
   // Direct when every rank can, and (with fill) the ranks' disjoint pieces cover every
   // variable written, so there is no gap to fill.
-  if (direct_votes[0] == 0 && (!env_.params.get_bool("fill") || direct_votes[1] == target_bytes))
+  if (direct_votes[0] == 0 && (!env_.params.get_bool("fill") || direct_votes[1] == target_bytes)) {
+    staged.swap_all(staging_.prepare(staged.bytes()));
     return write_direct(direct);
+  }
   const plan::Layout layout = layout_for(lo, hi);
   std::vector<plan::RoutedSegment> routed;
   {
     ScopedTimer t(&profile().exchange_time);
-    routed = plan::route_segments(staged, layout);
+    routed = plan::route_segments(staged.segments(), layout);
   }
   std::vector<uint32_t> expected;
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(layout));
   profile().rounds += layout.rounds;
+  // The staging buffer holds what goes as messages (or, without shared slots, what an
+  // aggregator copies from itself); pieces for this node's slots are swapped in directly.
+  {
+    ScopedTimer t(&profile().exchange_time);
+    const bool messages = std::any_of(routed.begin(), routed.end(), [&](const plan::RoutedSegment& x) {
+      return !node_slots_ || agg_node_rank_[x.agg] < 0;
+    });
+    if (messages) staged.swap_all(staging_.prepare(staged.bytes()));
+  }
 
   std::vector<MPI_Request> requests[2];
   Status local = ok_status();
@@ -196,8 +161,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
         const int dest = aggregators_[agg];
         if (uint8_t* window = node_window(agg, slot, layout.window(agg, r))) {
           // On my node: copied straight into its round buffer; the list says it is there.
-          for (size_t x = first; x < last; ++x)
-            collective::scatter_pieces(staging_.data() + routed[x].mem, routed[x].seg, window);
+          for (size_t x = first; x < last; ++x) staged.scatter(routed[x].seg, routed[x].mem, window);
           node_->sync();
           requests[slot].emplace_back();
           MPI_Isend(list.data(), static_cast<int>(list.size()), MPI_BYTE, dest,
@@ -226,7 +190,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
       const plan::Extent w = layout.window(my_agg_, r);
       uint8_t* buf = node_slots_ ? node_window(my_agg_, slot, w) + w.offset
                                  : round_bufs_[slot].prepare(w.length);
-      const Status st = receive_write_round(r, layout, others, self, targets, buf);
+      const Status st = receive_write_round(r, layout, others, self, staged, targets, buf);
       if (local.ok()) local = st;
     }
   }
@@ -250,6 +214,7 @@ Status CollectiveEngine::write_direct(const plan::DirectPlan& direct) {
 
 Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& layout,
                                              uint32_t others, const SelfPart& self,
+                                             const collective::Staged& staged,
                                              const std::vector<Target>& targets,
                                              uint8_t* buf) {
   const plan::Extent w = layout.window(my_agg_, r);
@@ -273,7 +238,10 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
       Received mine{comm().rank(), {}};
       for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x) {
         overlap |= !map.mark(x->seg);
-        collective::scatter_pieces(staging_.data() + x->mem, x->seg, out);
+        if (node_slots_)
+          staged.scatter(x->seg, x->mem, out);
+        else
+          collective::scatter_pieces(staging_.data() + x->mem, x->seg, out);
         mine.segments.push_back(x->seg);
       }
       received.push_back(std::move(mine));

@@ -1,0 +1,88 @@
+#include "engine/collective/staging.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/types.h"
+#include "plan/direct.h"
+
+namespace tapio::collective {
+
+Staged::Staged(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
+               uint64_t step) {
+  ranges_.assign(io.vars.size(), plan::Extent{});
+  for (const PutOp& p : puts) {
+    const VariableDef& def = io.vars[p.var];
+    const size_t esize = type_size(def.type);
+    const uint64_t base = h.data_offset(h.vars[p.var], step);
+    const auto* src = static_cast<const uint8_t*>(p.data);
+    const uint64_t start = bytes_;
+    const plan::SegmentMark before = plan::mark_of(segments_);
+    bool in_order = true;
+    plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
+      in_order = in_order && mem * esize == bytes_ - start;
+      plan::append_piece(&segments_, base + run.offset * esize, run.length * esize, bytes_);
+      bytes_ += run.length * esize;
+    });
+    plan::widen_since(&ranges_[p.var], segments_, before);
+    if (bytes_ == start) continue;
+    // Runs visited in memory order (blocks, run lists) make the whole put one source;
+    // otherwise each run is one.
+    if (in_order) {
+      sources_.push_back(Source{start, bytes_ - start, src, esize});
+      continue;
+    }
+    uint64_t at = start;
+    plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
+      sources_.push_back(Source{at, run.length * esize, src + mem * esize, esize});
+      at += run.length * esize;
+    });
+  }
+}
+
+void Staged::swap_range(uint64_t at, uint64_t len, uint8_t* out) const {
+  if (len == 0) return;
+  auto it = std::upper_bound(sources_.begin(), sources_.end(), at,
+                             [](uint64_t a, const Source& s) { return a < s.at; });
+  for (--it; len > 0; ++it) {
+    const Source& s = *it;
+    uint64_t off = at - s.at;
+    uint64_t n = std::min(len, s.bytes - off);
+    at += n;
+    len -= n;
+    const size_t e = s.esize;
+    // A piece may start or end inside an element (windows split the file at stripe
+    // boundaries, not element ones): swap that element aside and take its bytes.
+    uint8_t element[16];
+    if (off % e) {
+      const uint64_t first = off / e * e, take = std::min<uint64_t>(e - off % e, n);
+      host_to_big_endian(element, s.src + first, 1, e);
+      std::memcpy(out, element + off % e, take);
+      out += take;
+      off += take;
+      n -= take;
+    }
+    const uint64_t whole = n / e;
+    host_to_big_endian(out, s.src + off, whole, e);
+    out += whole * e;
+    off += whole * e;
+    n -= whole * e;
+    if (n) {
+      host_to_big_endian(element, s.src + off, 1, e);
+      std::memcpy(out, element, n);
+      out += n;
+    }
+  }
+}
+
+void Staged::scatter(const plan::Segment& s, uint64_t mem, uint8_t* window) const {
+  if (s.stride == s.length) {
+    swap_range(mem, s.bytes(), window + s.offset);
+    return;
+  }
+  uint64_t off = s.offset;
+  for (uint64_t k = 0; k < s.count; ++k, off += s.stride, mem += s.length)
+    swap_range(mem, s.length, window + off);
+}
+
+}  // namespace tapio::collective

@@ -1,0 +1,51 @@
+// A rank's puts laid out in one "staging" address space: puts back to back, each put's runs in
+// visiting order. The file pieces are segments over that space, and every span of it knows the
+// user bytes it comes from, so the bytes can be swapped to file order (big-endian) either all
+// at once into a staging buffer (for messages and direct writes) or piece by piece straight
+// into an aggregator's round buffer on this node — one copy instead of two.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/model.h"
+#include "engine/engine.h"
+#include "format/netcdf/header.h"
+#include "plan/segments.h"
+
+namespace tapio::collective {
+
+class Staged {
+ public:
+  // Describes the puts of one step; copies nothing.
+  Staged(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
+         uint64_t step);
+
+  // The pieces; mem fields are staging offsets. Consecutive runs of constant length at a
+  // constant file stride (a box's rows, HPIO's regions, most run lists; also across puts)
+  // are one segment.
+  const std::vector<plan::MemSegment>& segments() const { return segments_; }
+  // Per variable, the file range this rank's pieces span (length 0: none).
+  const std::vector<plan::Extent>& ranges() const { return ranges_; }
+  uint64_t bytes() const { return bytes_; }
+
+  // Staging bytes [at, at + len), in file byte order, into out.
+  void swap_range(uint64_t at, uint64_t len, uint8_t* out) const;
+  // All of them (out holds bytes()).
+  void swap_all(uint8_t* out) const { swap_range(0, bytes_, out); }
+  // The pieces of s, whose bytes start at staging offset mem, into window[file offset].
+  void scatter(const plan::Segment& s, uint64_t mem, uint8_t* window) const;
+
+ private:
+  struct Source {
+    uint64_t at;  // staging offset
+    uint64_t bytes;
+    const uint8_t* src;  // the user's bytes, host order
+    size_t esize;
+  };
+  std::vector<plan::MemSegment> segments_;
+  std::vector<plan::Extent> ranges_;
+  std::vector<Source> sources_;  // by staging offset, covering [0, bytes_)
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace tapio::collective
