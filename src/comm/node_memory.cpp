@@ -29,13 +29,15 @@ void NodeMemory::release() {
   if (win_ == MPI_WIN_NULL) return;
   MPI_Win_unlock_all(win_);
   MPI_Win_free(&win_);
-  sizes_.clear();
   std::fill(bases_.begin(), bases_.end(), nullptr);
 }
 
-Status NodeMemory::ensure(const std::vector<uint64_t>& bytes_per_node_rank) {
-  if (bytes_per_node_rank == sizes_ && win_ != MPI_WIN_NULL) return ok_status();
+Status NodeMemory::ensure(const std::vector<uint64_t>& bytes_per_node_rank,
+                          const std::vector<uint64_t>& key, bool* changed) {
+  *changed = key != key_;
+  if (!*changed) return ok_status();
   release();
+  key_ = key;
   if (std::all_of(bytes_per_node_rank.begin(), bytes_per_node_rank.end(),
                   [](uint64_t b) { return b == 0; }))
     return ok_status();
@@ -53,7 +55,6 @@ Status NodeMemory::ensure(const std::vector<uint64_t>& bytes_per_node_rank) {
   }
   // One passive epoch for the window's life: synchronisation is by messages and sync().
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
-  sizes_ = bytes_per_node_rank;
   return ok_status();
 }
 

@@ -23,9 +23,13 @@ class NodeMemory {
   // The node rank of `comm_rank`, or -1 when it is on another node.
   int node_rank_of(int comm_rank) const;
 
-  // Collective over the node, every rank passing the same sizes (bytes per node rank): a
-  // shared window of these sizes (kept if it has them already; 0 everywhere frees it).
-  Status ensure(const std::vector<uint64_t>& bytes_per_node_rank);
+  // Collective over the node, every rank passing the same sizes (bytes per node rank) and the
+  // same `key`, a description of them that is the same on every node (so that every rank
+  // of the parent communicator knows whether any node reallocated): a shared window of these
+  // sizes, kept if it was made for this key already (0 everywhere frees it). *changed tells
+  // whether the key was new.
+  Status ensure(const std::vector<uint64_t>& bytes_per_node_rank,
+                const std::vector<uint64_t>& key, bool* changed);
   // The shared bytes of a node rank (null if it has none).
   uint8_t* memory_of(int node_rank) const { return bases_[node_rank]; }
   // A memory barrier for the window: after writing into another rank's memory and before
@@ -38,7 +42,7 @@ class NodeMemory {
 
   Comm node_;
   std::vector<int> comm_rank_of_node_rank_;
-  std::vector<uint64_t> sizes_;
+  std::vector<uint64_t> key_;
   std::vector<uint8_t*> bases_;
   MPI_Win win_ = MPI_WIN_NULL;
 };

@@ -44,8 +44,7 @@ CollectiveEngine::~CollectiveEngine() {
 Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {
   std::unique_ptr<CollectiveEngine> e(new CollectiveEngine(std::move(env)));
   TAPIO_RETURN_IF_ERROR(e->open_file());
-  if (e->env_.mode != OpenMode::kRead && e->env_.params.get_bool("shared_memory") &&
-      e->env_.node_memory) {
+  if (e->env_.params.get_bool("shared_memory") && e->env_.node_memory) {
     std::unique_ptr<comm::NodeMemory>& node = *e->env_.node_memory;
     if (!node) {
       TAPIO_ASSIGN_OR_RETURN(node, comm::NodeMemory::create(e->comm()));
@@ -62,13 +61,15 @@ Status CollectiveEngine::prepare_node_slots(const plan::Layout& layout) {
   std::vector<uint64_t> sizes(node_->node().size(), 0);
   for (int nr : agg_node_rank_)
     if (nr >= 0) sizes[nr] = 2 * slot_bytes_;
-  Status local = node_->ensure(sizes);  // collective over the node; kept after the first
+  // The same on every rank: the slot size and the aggregators.
+  std::vector<uint64_t> key = {slot_bytes_};
+  key.insert(key.end(), aggregators_.begin(), aggregators_.end());
+  bool changed = false;
+  const Status local = node_->ensure(sizes, key, &changed);  // collective over the node
   // A file too large for 16,000 rounds of buffer_size gets larger rounds: then messages.
   node_slots_ = local.ok() && layout.round_bytes <= slot_bytes_ &&
                 std::any_of(sizes.begin(), sizes.end(), [](uint64_t b) { return b > 0; });
-  if (node_agreed_) return local;
-  node_agreed_ = true;
-  return comm::agree(comm(), local);
+  return changed ? comm::agree(comm(), local) : local;
 }
 
 uint8_t* CollectiveEngine::node_window(int agg, int slot, const plan::Extent& w) const {

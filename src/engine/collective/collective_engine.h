@@ -76,8 +76,8 @@ class CollectiveEngine final : public NetcdfEngine {
                              const std::vector<Target>& targets, uint8_t* buf);
   // Node-local aggregation (comm/node_memory.h), with `shared_memory` on: the two round
   // slots of the aggregators on this node live in the node's shared window, and this node's
-  // ranks copy their pieces straight in. prepare_node_slots sizes the window (collective; the
-  // first write of a file agrees on it); node_window is aggregator agg's slot for window w,
+  // ranks copy their pieces straight in (reads: out). prepare_node_slots sizes the window
+  // (collective; agreed on when it changes); node_window is aggregator agg's slot for window w,
   // indexed by file offset, or null when agg is not on this node or the window is not in use.
   Status prepare_node_slots(const plan::Layout& layout);
   uint8_t* node_window(int agg, int slot, const plan::Extent& w) const;
@@ -90,8 +90,7 @@ class CollectiveEngine final : public NetcdfEngine {
   comm::NodeMemory* node_ = nullptr;       // the context's, when shared_memory is on
   std::vector<int> agg_node_rank_;         // each aggregator's rank on this node, or -1
   uint64_t slot_bytes_ = 0;                // one round slot in the shared window
-  bool node_slots_ = false;                // this file's writes use the shared window
-  bool node_agreed_ = false;               // the window's allocation was agreed on
+  bool node_slots_ = false;                // this call uses the shared window
   int my_agg_ = -1;                        // this rank's aggregator index, or -1
   std::unique_ptr<io::File> data_file_;    // opened on first use (own_file)
   std::unique_ptr<io::WriteBehind> writer_;  // aggregators, on their first write, when pipelining

@@ -103,6 +103,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   const std::vector<plan::RoutedSegment> routed = plan::route_segments(wanted.segments, layout);
   std::vector<uint32_t> expected;
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
+  TAPIO_RETURN_IF_ERROR(prepare_node_slots(layout));
   profile().rounds += layout.rounds;
 
   Status local = ok_status();
@@ -110,9 +111,18 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   for (uint32_t r = 0; r < layout.rounds; ++r) {
     size_t j = i;
     while (j < routed.size() && routed[j].round == r) ++j;
-    // Ask every aggregator this round touches, and post the receive of its reply.
+    // Slot r % 2 held round r - 2, which this node's ranks copied out before that round
+    // ended: after this barrier its aggregators may read round r into it.
+    if (node_slots_ && r >= 2) MPI_Barrier(node_->node().raw());
+    // Ask every aggregator this round touches, and post the receive of its reply: the data,
+    // or from an aggregator on this node a word that the data is in its slot.
     std::deque<ByteBuffer> lists;  // stable addresses while the sends are in flight
     std::vector<MPI_Request> reqs;
+    struct FromSlot {
+      const uint8_t* window;  // indexed by file offset
+      size_t first, last;
+    };
+    std::vector<FromSlot> from_slots;
     for (int agg : send_order(routed, i, j)) {
       size_t first = i;
       while (routed[first].agg != agg) ++first;
@@ -120,8 +130,13 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
       while (last < j && routed[last].agg == agg) ++last;
       lists.emplace_back();
       collective::pack(routed, first, last, &lists.back());
-      const collective::Transfer reply =
-          collective::spans_transfer(staging, collective::mem_spans(routed, first, last));
+      collective::Transfer reply;
+      if (const uint8_t* window = node_window(agg, r % 2, layout.window(agg, r))) {
+        from_slots.push_back(FromSlot{window, first, last});
+        reply.buf = staging;  // an empty message
+      } else {
+        reply = collective::spans_transfer(staging, collective::mem_spans(routed, first, last));
+      }
       const int source = aggregators_[agg];
       reqs.resize(reqs.size() + 2);
       MPI_Request* req = &reqs.back() - 1;
@@ -141,6 +156,13 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
       if (local.ok()) local = st;
     }
     MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    if (!from_slots.empty()) {
+      ScopedTimer t(&profile().exchange_time);
+      node_->sync();  // what the aggregators read into their slots is visible now
+      for (const FromSlot& f : from_slots)
+        for (size_t x = f.first; x < f.last; ++x)
+          collective::gather_pieces(f.window, routed[x].seg, staging + routed[x].mem);
+    }
     i = j;
   }
   swap_into(wanted, staging);
@@ -199,33 +221,41 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
                    [&](uint64_t off, uint64_t len) { wanted.push_back(plan::Extent{off, len}); });
   const std::vector<plan::Extent> reads = plan::sieve(wanted, kSieveHole);
   // Replies of this round are sent from this buffer; the caller waits for them before the
-  // next round reuses it.
-  ByteBuffer& buf = round_bufs_[0];
-  buf.prepare(w.length);
+  // next round reuses it. In a shared slot, this node's requesters copy their pieces out.
+  uint8_t* const buf = node_slots_ ? node_window(my_agg_, r % 2, w) + w.offset
+                                   : round_bufs_[0].prepare(w.length);
   if (!reads.empty() && local.ok()) {
     ScopedTimer t(&profile().read_time);
     auto opened = own_file();
     local = opened.status();
     for (const plan::Extent& e : reads) {
       if (!local.ok()) break;
-      local = (*opened)->read_exact(e.offset, buf.data() + (e.offset - w.offset), e.length);
+      local = (*opened)->read_exact(e.offset, buf + (e.offset - w.offset), e.length);
     }
   }
   // One reply per requester, gathered from the buffer by MPI (a few large entries) or copied
   // into a reply buffer (many small ones; see worth_a_datatype). After an error the replies
   // still go (nobody waits forever); the agreement reports the error.
   if (scratch_.size() < requesters.size()) scratch_.resize(requesters.size());
+  if (node_slots_) node_->sync();
   for (size_t k = 0; k < requesters.size(); ++k) {
     const Requester& q = requesters[k];
+    if (node_slots_ && node_->node_rank_of(q.rank) >= 0) {  // the word that it is there
+      reqs->emplace_back();
+      MPI_Isend(buf, 0, MPI_BYTE, q.rank, static_cast<int>(2 * r + 1), comm().raw(),
+                &reqs->back());
+      profile().messages_sent += 1;
+      continue;
+    }
     uint64_t bytes = 0;
     for (const plan::Segment& s : q.segments) bytes += s.bytes();
     collective::Transfer reply;
     if (!q.segments.empty() && collective::worth_a_datatype(q.segments, bytes)) {
-      reply = collective::pieces_transfer(buf.data(), w.offset, q.segments);
+      reply = collective::pieces_transfer(buf, w.offset, q.segments);
     } else {
       reply.buf = scratch_[k].prepare(std::max<uint64_t>(bytes, 1));
       reply.count = static_cast<int>(bytes);
-      collective::gather_pieces(buf.data() - w.offset, q.segments, reply.buf);
+      collective::gather_pieces(buf - w.offset, q.segments, reply.buf);
     }
     reqs->emplace_back();
     MPI_Isend(reply.buf, reply.count, reply.type, q.rank, static_cast<int>(2 * r + 1),

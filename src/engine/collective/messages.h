@@ -82,19 +82,20 @@ inline void scatter_pieces(const uint8_t* in, const std::vector<plan::Segment>& 
                            uint8_t* window) {
   for (const plan::Segment& s : segments) in = scatter_pieces(in, s, window);
 }
+inline uint8_t* gather_pieces(const uint8_t* window, const plan::Segment& s, uint8_t* out) {
+  if (s.stride == s.length) {
+    std::memcpy(out, window + s.offset, s.bytes());
+    return out + s.bytes();
+  }
+  for_each_piece_fixed(s, [&](uint64_t off, auto len) {
+    std::memcpy(out, window + off, len);
+    out += len;
+  });
+  return out;
+}
 inline void gather_pieces(const uint8_t* window, const std::vector<plan::Segment>& segments,
                           uint8_t* out) {
-  for (const plan::Segment& s : segments) {
-    if (s.stride == s.length) {
-      std::memcpy(out, window + s.offset, s.bytes());
-      out += s.bytes();
-      continue;
-    }
-    for_each_piece_fixed(s, [&](uint64_t off, auto len) {
-      std::memcpy(out, window + off, len);
-      out += len;
-    });
-  }
+  for (const plan::Segment& s : segments) out = gather_pieces(window, s, out);
 }
 
 struct Unpacked {
