@@ -47,7 +47,9 @@ Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {
   if (e->env_.params.get_bool("shared_memory") && e->env_.node_memory) {
     std::unique_ptr<comm::NodeMemory>& node = *e->env_.node_memory;
     if (!node) {
-      TAPIO_ASSIGN_OR_RETURN(node, comm::NodeMemory::create(e->comm()));
+      auto created = comm::NodeMemory::create(e->comm());
+      TAPIO_RETURN_IF_ERROR(comm::agree(e->comm(), created.status()));
+      node = std::move(created).value();
     }
     e->node_ = node.get();
     for (int rank : e->aggregators_) e->agg_node_rank_.push_back(node->node_rank_of(rank));
