@@ -159,6 +159,26 @@ TEST_P(Conformance, ShuffledOffsetsMultiplePutsAndFill) {
   };
   expect_same_as_serial(GetParam(), {{"buffer_size", "100"}, {"stripe_size", "64"}}, define, puts,
                         2, dir, "shuffled");
+  // Read back through the same tiny windows: with and without shared slots.
+  for (const char* shm : {"true", "false"}) {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("shuffled_read");
+    io.set_engine(GetParam());
+    io.set_parameter("buffer_size", "100");
+    io.set_parameter("stripe_size", "64");
+    io.set_parameter("shared_memory", shm);
+    Engine in = io.open(dir.file("shuffled." + GetParam() + ".nc"), TAPIO_MODE_READ);
+    Variable v = io.inquire_variable("shuffled");
+    v.set_offsets(mine);  // another split than the writer's two puts
+    v.set_step_selection(0, 2);
+    std::vector<int64_t> got(2 * mine.size());
+    in.get(v, got);
+    in.perform_gets();
+    for (int s = 0; s < 2; ++s)
+      for (size_t k = 0; k < mine.size(); ++k)
+        ASSERT_EQ(got[s * mine.size() + k], static_cast<int64_t>(mine[k] * 100 + s)) << shm;
+    in.close();
+  }
   expect_same_as_serial(GetParam(), {{"fill", "false"}}, define, puts, 2, dir, "nofill");
 }
 
@@ -299,6 +319,61 @@ TEST_P(Conformance, WriteRequestsPerAggregatorAreBounded) {
     // Rank 0 also writes the header once and numrecs once.
     EXPECT_LE(j["counters"]["POSIX_WRITES"]["max"].get<double>(), bound + 2) << j.dump(1);
     EXPECT_GE(j["counters"]["POSIX_WRITES"]["sum"].get<double>(), bytes / buffer);
+  }
+}
+
+// A double variable that starts 4 bytes past a multiple of 8 (after a 1-float record
+// variable), read through 64-byte windows: window boundaries cut doubles in two, and both
+// halves must meet before the byte swap, with and without shared slots.
+TEST_P(Conformance, ReadsCutInsideElements) {
+  TempDir dir;
+  const std::string path = dir.file("cut.nc");
+  const uint64_t n = 301;
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("cut");
+    io.set_engine("serial");
+    Variable pad = io.define_variable<float>("pad", {1});
+    Variable x = io.define_variable<double>("x", {n});
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    std::vector<double> data(n);
+    const float one = 1.0f;
+    for (int s = 0; s < 2; ++s) {
+      out.begin_step();
+      for (uint64_t g = 0; g < n; ++g) data[g] = value(0, s, g);
+      if (rank() == 0) {
+        out.put(pad, &one);
+        out.put(x, data);
+      }
+      out.end_step();
+    }
+    out.close();
+  }
+  std::vector<uint64_t> mine;  // every third element from this rank's start, and a block
+  for (uint64_t g = rank(); g < n; g += 3) mine.push_back(g);
+  for (const char* shm : {"true", "false"}) {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("cut_read");
+    io.set_engine(GetParam());
+    io.set_parameter("buffer_size", "100");
+    io.set_parameter("stripe_size", "64");
+    io.set_parameter("shared_memory", shm);
+    Engine in = io.open(path, TAPIO_MODE_READ);
+    Variable x = io.inquire_variable("x");
+    x.set_offsets(mine);
+    x.set_step_selection(0, 2);
+    std::vector<double> got(2 * mine.size());
+    in.get(x, got);
+    x.set_selection({10}, {200});
+    x.set_step_selection(1, 1);
+    std::vector<double> block(200);
+    in.get(x, block);
+    in.perform_gets();
+    for (int s = 0; s < 2; ++s)
+      for (size_t k = 0; k < mine.size(); ++k)
+        ASSERT_EQ(got[s * mine.size() + k], value(0, s, mine[k])) << shm << " " << mine[k];
+    for (uint64_t k = 0; k < 200; ++k) ASSERT_EQ(block[k], value(0, 1, 10 + k)) << shm;
+    in.close();
   }
 }
 

@@ -70,6 +70,44 @@ void swap_into(const Wanted& w, const uint8_t* staging) {
     big_endian_to_host(d.dst, staging + d.mem, d.bytes / d.esize, d.esize);
 }
 
+// The destination whose staging bytes contain staging offset `at`.
+const Destination& dest_of(const Wanted& w, uint64_t at) {
+  auto it = std::upper_bound(w.dests.begin(), w.dests.end(), at,
+                             [](uint64_t a, const Destination& d) { return a < d.mem; });
+  return *(it - 1);
+}
+
+// Staging bytes [at, at + len), widened to whole elements, into the user's buffers. Every
+// element they touch is whole in staging: a piece that starts or ends inside an element (a
+// window boundary cut it) always goes through staging, whichever way it came.
+void swap_span(const Wanted& w, const uint8_t* staging, uint64_t at, uint64_t len) {
+  const uint64_t end = at + len;
+  while (at < end) {
+    const Destination& d = dest_of(w, at);
+    const uint64_t from = d.mem + (at - d.mem) / d.esize * d.esize;
+    const uint64_t to = std::min(end, d.mem + d.bytes);
+    const uint64_t whole_to = d.mem + (to - d.mem + d.esize - 1) / d.esize * d.esize;
+    big_endian_to_host(d.dst + (from - d.mem), staging + from, (whole_to - from) / d.esize,
+                       d.esize);
+    at = to;
+  }
+}
+
+// A piece of a shared slot (`window` indexed by file offset) that this rank asked for: swapped
+// straight into the user's buffer when it is whole elements, else copied to staging and noted
+// in *later for swap_span.
+void take_piece(const Wanted& w, const uint8_t* window, uint64_t offset, uint64_t len,
+                uint64_t mem, uint8_t* staging,
+                std::vector<std::pair<uint64_t, uint64_t>>* later) {
+  const Destination& d = dest_of(w, mem);
+  if ((mem - d.mem) % d.esize == 0 && len % d.esize == 0) {
+    big_endian_to_host(d.dst + (mem - d.mem), window + offset, len / d.esize, d.esize);
+    return;
+  }
+  std::memcpy(staging + mem, window + offset, len);
+  later->emplace_back(mem, len);
+}
+
 }  // namespace
 
 Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
@@ -107,6 +145,9 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   profile().rounds += layout.rounds;
 
   Status local = ok_status();
+  // With shared slots, pieces from this node's slots go straight to the user's buffers; these
+  // staging spans (replies from other nodes, pieces cut inside an element) are swapped last.
+  std::vector<std::pair<uint64_t, uint64_t>> later;
   size_t i = 0;
   for (uint32_t r = 0; r < layout.rounds; ++r) {
     size_t j = i;
@@ -135,7 +176,9 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
         from_slots.push_back(FromSlot{window, first, last});
         reply.buf = staging;  // an empty message
       } else {
-        reply = collective::spans_transfer(staging, collective::mem_spans(routed, first, last));
+        const auto spans = collective::mem_spans(routed, first, last);
+        later.insert(later.end(), spans.begin(), spans.end());  // swapped at the end
+        reply = collective::spans_transfer(staging, spans);
       }
       const int source = aggregators_[agg];
       reqs.resize(reqs.size() + 2);
@@ -160,12 +203,21 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
       ScopedTimer t(&profile().exchange_time);
       node_->sync();  // what the aggregators read into their slots is visible now
       for (const FromSlot& f : from_slots)
-        for (size_t x = f.first; x < f.last; ++x)
-          collective::gather_pieces(f.window, routed[x].seg, staging + routed[x].mem);
+        for (size_t x = f.first; x < f.last; ++x) {
+          uint64_t mem = routed[x].mem;
+          plan::for_each_piece(routed[x].seg, [&](uint64_t off, uint64_t len) {
+            take_piece(wanted, f.window, off, len, mem, staging, &later);
+            mem += len;
+          });
+        }
     }
     i = j;
   }
-  swap_into(wanted, staging);
+  if (!node_slots_) {
+    swap_into(wanted, staging);
+    return local;
+  }
+  for (const auto& [at, len] : later) swap_span(wanted, staging, at, len);
   return local;
 }
 
