@@ -104,6 +104,17 @@ struct Licom {
   }
 };
 
+// Reads with `engine` through rounds of 100 bytes in 64-byte stripes (many windows, cutting
+// elements), with or without shared slots.
+IO tiny_window_reader(Context& ctx, const std::string& engine, const char* shared_memory) {
+  IO io = ctx.declare_io("tiny_windows");
+  io.set_engine(engine);
+  io.set_parameter("buffer_size", "100");
+  io.set_parameter("stripe_size", "64");
+  io.set_parameter("shared_memory", shared_memory);
+  return io;
+}
+
 class Conformance : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Conformance, LicomBlocksAcrossParameterSets) {
@@ -162,11 +173,7 @@ TEST_P(Conformance, ShuffledOffsetsMultiplePutsAndFill) {
   // Read back through the same tiny windows: with and without shared slots.
   for (const char* shm : {"true", "false"}) {
     Context ctx(MPI_COMM_WORLD);
-    IO io = ctx.declare_io("shuffled_read");
-    io.set_engine(GetParam());
-    io.set_parameter("buffer_size", "100");
-    io.set_parameter("stripe_size", "64");
-    io.set_parameter("shared_memory", shm);
+    IO io = tiny_window_reader(ctx, GetParam(), shm);
     Engine in = io.open(dir.file("shuffled." + GetParam() + ".nc"), TAPIO_MODE_READ);
     Variable v = io.inquire_variable("shuffled");
     v.set_offsets(mine);  // another split than the writer's two puts
@@ -353,11 +360,7 @@ TEST_P(Conformance, ReadsCutInsideElements) {
   for (uint64_t g = rank(); g < n; g += 3) mine.push_back(g);
   for (const char* shm : {"true", "false"}) {
     Context ctx(MPI_COMM_WORLD);
-    IO io = ctx.declare_io("cut_read");
-    io.set_engine(GetParam());
-    io.set_parameter("buffer_size", "100");
-    io.set_parameter("stripe_size", "64");
-    io.set_parameter("shared_memory", shm);
+    IO io = tiny_window_reader(ctx, GetParam(), shm);
     Engine in = io.open(path, TAPIO_MODE_READ);
     Variable x = io.inquire_variable("x");
     x.set_offsets(mine);

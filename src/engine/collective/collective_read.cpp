@@ -187,12 +187,10 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
                 static_cast<int>(2 * r), comm().raw(), req);
       MPI_Irecv(reply.buf, reply.count, reply.type, source, static_cast<int>(2 * r + 1),
                 comm().raw(), req + 1);
-      int bytes = 0;
-      MPI_Type_size(reply.type, &bytes);
       profile().messages_sent += 1;
       profile().bytes_sent += lists.back().size();
       profile().messages_received += 1;
-      profile().bytes_received += static_cast<uint64_t>(bytes) * reply.count;
+      profile().bytes_received += reply.bytes();
     }
     if (my_agg_ >= 0) {
       const Status st = serve_read_round(r, layout, expected[r], &reqs);

@@ -178,10 +178,8 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
                   static_cast<int>(2 * r), comm().raw(), req);
         MPI_Isend(data.buf, data.count, data.type, dest, static_cast<int>(2 * r + 1),
                   comm().raw(), req + 1);
-        int bytes = 0;
-        MPI_Type_size(data.type, &bytes);
         profile().messages_sent += 2;
-        profile().bytes_sent += list.size() + static_cast<uint64_t>(bytes) * data.count;
+        profile().bytes_sent += list.size() + data.bytes();
       }
       i = j;
     }

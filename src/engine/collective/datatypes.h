@@ -41,6 +41,11 @@ struct Transfer {
   int count = 0;
   MPI_Datatype type = MPI_BYTE;
   MpiType owned;  // the derived type, if one was needed
+  uint64_t bytes() const {
+    int size = 0;
+    MPI_Type_size(type, &size);
+    return static_cast<uint64_t>(size) * static_cast<uint64_t>(count);
+  }
 };
 
 // Whether MPI should scatter or gather `segments` itself: yes for a few entries of many bytes
