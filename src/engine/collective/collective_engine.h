@@ -69,11 +69,31 @@ class CollectiveEngine final : public NetcdfEngine {
     const plan::RoutedSegment* begin = nullptr;
     const plan::RoutedSegment* end = nullptr;
   };
+  // Sender: round r of a write (see collective_write.cpp).
+  SelfPart send_write_round(uint32_t r, const plan::Layout& layout,
+                            const std::vector<plan::RoutedSegment>& routed, size_t begin,
+                            size_t end, const collective::Staged& staged,
+                            std::vector<MPI_Request>* requests);
   // Aggregator: assemble round r of a write into buf (w.length bytes) from `others` senders
-  // and itself, and queue its write requests.
+  // and itself, and queue its write requests (collective_assemble.cpp).
   Status receive_write_round(uint32_t r, const plan::Layout& layout, uint32_t others,
                              const SelfPart& self, const collective::Staged& staged,
                              const std::vector<Target>& targets, uint8_t* buf);
+  // Its steps: who sent which segments (to name ranks when bytes arrive twice); this rank's
+  // own pieces (false if they overlap what arrived); the other senders' lists and data; the
+  // overlap error; the fill and the write requests.
+  struct Arrived {
+    int source;
+    std::vector<plan::Segment> segments;
+  };
+  bool copy_own_pieces(const SelfPart& self, const collective::Staged& staged, uint8_t* out,
+                       std::vector<Arrived>* arrived);
+  Status collect_senders(uint32_t r, const plan::Extent& w, uint32_t others, uint8_t* buf,
+                         std::vector<Arrived>* arrived, bool* overlap);
+  Status name_overlap(const plan::Extent& w, const std::vector<Arrived>& arrived,
+                      const std::vector<Target>& targets) const;
+  Status write_round(const plan::Layout& layout, const plan::Extent& w,
+                     const std::vector<Target>& targets, uint8_t* buf);
   // Node-local aggregation (comm/node_memory.h), with `shared_memory` on: the two round
   // slots of the aggregators on this node live in the node's shared window, and this node's
   // ranks copy their pieces straight in (reads: out). prepare_node_slots sizes the window
