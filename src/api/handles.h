@@ -22,7 +22,7 @@ struct tapio_context {
   // allgather): the machine does not change between files.
   std::optional<tapio::comm::Topology> detected;
   // Node shared memory for node-local aggregation, made at the first open that uses it.
-  std::unique_ptr<tapio::comm::NodeMemory> node_memory;
+  std::shared_ptr<tapio::comm::NodeMemory> node_memory;
   std::optional<tapio::Config> config;
   std::deque<std::unique_ptr<tapio_io>> ios;
   std::deque<std::unique_ptr<tapio_engine>> engines;

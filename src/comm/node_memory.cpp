@@ -4,9 +4,12 @@
 
 namespace tapio::comm {
 
-Result<std::unique_ptr<NodeMemory>> NodeMemory::create(const Comm& comm) {
+Result<std::unique_ptr<NodeMemory>> NodeMemory::create(const Comm& comm,
+                                                       const Topology& topology) {
   std::unique_ptr<NodeMemory> m(new NodeMemory());
-  TAPIO_ASSIGN_OR_RETURN(m->node_, Comm::split_shared(comm));
+  TAPIO_ASSIGN_OR_RETURN(Comm shared, Comm::split_shared(comm));
+  TAPIO_ASSIGN_OR_RETURN(m->node_, Comm::split(shared, topology.node(comm.rank()), comm.rank()));
+  m->node_of_rank_ = topology.node_of_rank;
   // Node size entries, not comm size: each rank knows only its own node's members.
   m->comm_rank_of_node_rank_.resize(m->node_.size());
   int me = comm.rank();

@@ -7,14 +7,19 @@
 #include <vector>
 
 #include "comm/comm.h"
+#include "comm/topology.h"
 #include "core/status.h"
 
 namespace tapio::comm {
 
 class NodeMemory {
  public:
-  // Collective over `comm`: the node communicator and which of comm's ranks are on it.
-  static Result<std::unique_ptr<NodeMemory>> create(const Comm& comm);
+  // Collective over `comm`: the ranks that share memory with this one and belong to the same
+  // node of `topology` (a virtual layout splits a real node into several), and which of
+  // comm's ranks they are.
+  static Result<std::unique_ptr<NodeMemory>> create(const Comm& comm, const Topology& topology);
+  // Whether this was made for `topology` (the same answer on every rank).
+  bool made_for(const Topology& topology) const { return node_of_rank_ == topology.node_of_rank; }
   ~NodeMemory();  // collective over the node when a window is allocated
   NodeMemory(const NodeMemory&) = delete;
   NodeMemory& operator=(const NodeMemory&) = delete;
@@ -41,6 +46,7 @@ class NodeMemory {
   void release();
 
   Comm node_;
+  std::vector<int> node_of_rank_;  // the topology it was made for
   std::vector<int> comm_rank_of_node_rank_;
   std::vector<uint64_t> key_;
   std::vector<uint8_t*> bases_;

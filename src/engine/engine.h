@@ -50,9 +50,9 @@ struct EngineEnv {
   Params params;        // effective parameters (program values, then config rules)
   comm::Topology topology;
   BufferPool* buffers = nullptr;  // the context's, for data-path buffers (may be null)
-  // The context's node shared memory, created by the first engine that wants it (collective
-  // at that engine's open; may be null).
-  std::unique_ptr<comm::NodeMemory>* node_memory = nullptr;
+  // The context's node shared memory, made by the first engine that wants it for its topology
+  // (collective at that engine's open; may be null). Engines share it.
+  std::shared_ptr<comm::NodeMemory>* node_memory = nullptr;
 };
 
 class Engine {

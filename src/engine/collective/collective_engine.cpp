@@ -45,13 +45,13 @@ Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {
   std::unique_ptr<CollectiveEngine> e(new CollectiveEngine(std::move(env)));
   TAPIO_RETURN_IF_ERROR(e->open_file());
   if (e->env_.params.get_bool("shared_memory") && e->env_.node_memory) {
-    std::unique_ptr<comm::NodeMemory>& node = *e->env_.node_memory;
-    if (!node) {
-      auto created = comm::NodeMemory::create(e->comm());
+    std::shared_ptr<comm::NodeMemory>& node = *e->env_.node_memory;
+    if (!node || !node->made_for(e->env_.topology)) {
+      auto created = comm::NodeMemory::create(e->comm(), e->env_.topology);
       TAPIO_RETURN_IF_ERROR(comm::agree(e->comm(), created.status()));
       node = std::move(created).value();
     }
-    e->node_ = node.get();
+    e->node_ = node;
     for (int rank : e->aggregators_) e->agg_node_rank_.push_back(node->node_rank_of(rank));
     e->slot_bytes_ = e->round_bytes();
   }

@@ -107,7 +107,7 @@ class CollectiveEngine final : public NetcdfEngine {
                           std::vector<MPI_Request>* reqs);
 
   std::vector<int> aggregators_;           // rank of each aggregator, in domain order
-  comm::NodeMemory* node_ = nullptr;       // the context's, when shared_memory is on
+  std::shared_ptr<comm::NodeMemory> node_;  // the context's, when shared_memory is on
   std::vector<int> agg_node_rank_;         // each aggregator's rank on this node, or -1
   uint64_t slot_bytes_ = 0;                // one round slot in the shared window
   bool node_slots_ = false;                // this call uses the shared window
