@@ -28,6 +28,9 @@ class File {
   // Read exactly n bytes, or fail with TAPIO_ERR_FORMAT "truncated" naming path and offset.
   Status read_exact(uint64_t offset, void* data, size_t n);
   virtual Status sync() = 0;
+  // A hint: start writing [offset, offset + length) to storage now, without waiting, so that a
+  // later sync has less left to do. Failures show at that sync; this never fails.
+  virtual void start_writeback(uint64_t offset, uint64_t length) { (void)offset, (void)length; }
   virtual Status truncate(uint64_t size) = 0;
   virtual Result<uint64_t> size() = 0;
   // Idempotent. The destructor closes too, but cannot report an error.

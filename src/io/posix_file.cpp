@@ -61,6 +61,10 @@ class PosixFile final : public File {
   Status write_at(uint64_t offset, const void* data, size_t n) override;
   Status read_at(uint64_t offset, void* data, size_t n, size_t* got) override;
   Status sync() override;
+  void start_writeback(uint64_t offset, uint64_t length) override {
+    if (fd_ >= 0 && fits_off_t(offset, length))
+      (void)syscalls().start_writeback(fd_, static_cast<off_t>(offset), static_cast<off_t>(length));
+  }
   Status truncate(uint64_t size) override;
   Result<uint64_t> size() override;
   Status close() override;

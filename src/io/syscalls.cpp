@@ -19,12 +19,20 @@ int real_fsync(int fd) { return ::fsync(fd); }
 int real_ftruncate(int fd, off_t length) { return ::ftruncate(fd, length); }
 int real_fstat(int fd, struct stat* st) { return ::fstat(fd, st); }
 int real_close(int fd) { return ::close(fd); }
+int real_start_writeback(int fd, off_t offset, off_t length) {
+#ifdef __linux__
+  return ::sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)fd, (void)offset, (void)length;
+  return 0;
+#endif
+}
 
 }  // namespace
 
 const Syscalls& default_syscalls() {
-  static const Syscalls table = {real_open,      real_pread,     real_pwrite, real_fsync,
-                                 real_ftruncate, real_fstat,     real_close};
+  static const Syscalls table = {real_open,      real_pread, real_pwrite, real_fsync,
+                                 real_ftruncate, real_fstat, real_close,  real_start_writeback};
   return table;
 }
 

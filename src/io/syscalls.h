@@ -14,6 +14,9 @@ struct Syscalls {
   int (*ftruncate)(int fd, off_t length);
   int (*fstat)(int fd, struct stat* st);
   int (*close)(int fd);
+  // Start writing back a range's dirty pages without waiting (Linux sync_file_range with
+  // SYNC_FILE_RANGE_WRITE; elsewhere nothing).
+  int (*start_writeback)(int fd, off_t offset, off_t length);
 };
 
 // The table in use. Tests may overwrite entries and must restore them (see ScopedSyscalls).

@@ -432,6 +432,17 @@ TEST_P(Conformance, SlabsInRankOrderGoDirect) {
   };
   const Params params = {{"stripe_size", "4096"}, {"profile", wprof}};
   expect_same_as_serial(GetParam(), params, define, puts, 2, dir, "slabs");
+  {
+    // With fsync = step every rank that wrote syncs its own descriptor at each step (on a
+    // parallel file system rank 0's fsync would not flush the others' caches).
+    const std::string sprof = dir.file("direct_step.json");
+    write_file(dir.file("slabs_step.nc"), GetParam(),
+               {{"stripe_size", "4096"}, {"fsync", "step"}, {"profile", sprof}}, define, puts, 2);
+    if (rank() == 0) {
+      const auto j = nlohmann::json::parse(read_file(sprof));
+      EXPECT_GE(j["counters"]["POSIX_FSYNCS"]["min"].get<double>(), 2) << j.dump(1);
+    }
+  }
   Context ctx(MPI_COMM_WORLD);
   IO io = ctx.declare_io("slabs_read");
   io.set_engine(GetParam());

@@ -15,11 +15,15 @@
 namespace tapio {
 namespace {
 
-// Write `extents` (file offsets) of a round buffer that starts at file offset `base`.
+// Write `extents` (file offsets) of a round buffer that starts at file offset `base`; with
+// `eager`, start their writeback at once (the data must reach storage by the sync anyway, and
+// the disk can work while the next rounds arrive).
 Status write_extents(io::File* file, const std::vector<plan::Extent>& extents,
-                     const uint8_t* buf, uint64_t base) {
-  for (const plan::Extent& e : extents)
+                     const uint8_t* buf, uint64_t base, bool eager) {
+  for (const plan::Extent& e : extents) {
     TAPIO_RETURN_IF_ERROR(file->write_at(e.offset, buf + (e.offset - base), e.length));
+    if (eager) file->start_writeback(e.offset, e.length);
+  }
   return ok_status();
 }
 
@@ -240,9 +244,10 @@ Status CollectiveEngine::write_round(const plan::Layout& layout, const plan::Ext
   const uint8_t* data = buf;
   const uint64_t base = w.offset;
   double* write_time = &profile().write_time;
-  auto job = [file, writes, data, base, write_time] {
+  const bool eager = eager_writeback();
+  auto job = [file, writes, data, base, write_time, eager] {
     ScopedTimer t(write_time);
-    return write_extents(file, writes, data, base);
+    return write_extents(file, writes, data, base, eager);
   };
   if (!behind) return job();
   writer_->submit(job);

@@ -39,6 +39,10 @@ class CollectiveEngine final : public NetcdfEngine {
                      const std::vector<plan::Extent>& ranges, plan::DirectPlan* direct,
                      std::vector<uint64_t>* votes);
   Status write_direct(const plan::DirectPlan& direct);
+  // Whether written ranges start their writeback at once (the data must reach storage: fsync
+  // is not `never`); with fsync = step, each writer syncs its own descriptor before the commit.
+  bool eager_writeback() const;
+  Status sync_for_step();
   Status read_direct(const plan::DirectPlan& direct, uint8_t* staging);
   // The data file, opened by each rank on its first own request (aggregators and ranks going
   // direct; an error surfaces at the agreement that ends the call).

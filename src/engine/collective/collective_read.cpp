@@ -222,6 +222,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
 Status CollectiveEngine::read_direct(const plan::DirectPlan& direct, uint8_t* staging) {
   if (direct.requests.empty()) return ok_status();
   TAPIO_ASSIGN_OR_RETURN(io::File * file, own_file());
+  ScopedTimer t(&profile().read_time);
   for (const plan::DirectRequest& q : direct.requests)
     TAPIO_RETURN_IF_ERROR(file->read_exact(q.file.offset, staging + q.mem, q.file.length));
   return ok_status();

@@ -116,7 +116,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     const Status st = writer_->drain();
     if (local.ok()) local = st;
   }
-  return local;
+  return local.ok() ? sync_for_step() : local;
 }
 
 // Round r's pieces (routed[begin, end)) to their aggregators: swapped into the shared slot of
@@ -171,9 +171,20 @@ Status CollectiveEngine::write_direct(const plan::DirectPlan& direct) {
   if (direct.requests.empty()) return ok_status();
   TAPIO_ASSIGN_OR_RETURN(io::File * file, own_file());
   ScopedTimer t(&profile().write_time);
-  for (const plan::DirectRequest& q : direct.requests)
+  for (const plan::DirectRequest& q : direct.requests) {
     TAPIO_RETURN_IF_ERROR(file->write_at(q.file.offset, staging_.data() + q.mem, q.file.length));
-  return ok_status();
+    if (eager_writeback()) file->start_writeback(q.file.offset, q.file.length);
+  }
+  return sync_for_step();
+}
+
+bool CollectiveEngine::eager_writeback() const { return env_.params.get("fsync") != "never"; }
+
+Status CollectiveEngine::sync_for_step() {
+  // Each rank that wrote syncs its own descriptor: on a parallel file system rank 0's fsync
+  // flushes only its own node's cache, and numrecs must not get ahead of the data.
+  if (!data_file_ || env_.params.get("fsync") != "step") return ok_status();
+  return data_file_->sync();
 }
 
 }  // namespace tapio

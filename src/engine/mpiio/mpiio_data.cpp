@@ -172,8 +172,10 @@ Status MpiioEngine::read_gets(const std::vector<GetOp>& gets) {
   }
   if (!extents.empty()) bytes += extents.back().second;
   std::vector<uint8_t> buffer(bytes);
-  // read_time is counted by the base around the whole of read_gets.
-  TAPIO_RETURN_IF_ERROR(transfer(false, extents, buffer.data(), bytes));
+  {
+    ScopedTimer t(&profile().read_time);
+    TAPIO_RETURN_IF_ERROR(transfer(false, extents, buffer.data(), bytes));
+  }
   for (size_t i = 0; i < pieces.size(); ++i)
     big_endian_to_host(pieces[i].user, buffer.data() + where_in_buffer[i], pieces[i].elements,
                        pieces[i].esize);
