@@ -28,6 +28,7 @@ CASES=(
   "licom|licom --grid 144x96x30 --vars3d 4 --vars2d 2 --steps 5"
   "hpio-noncontig|hpio --count 8192 --size 256 --spacing 256 --mem noncontig --file noncontig"
   "hpio-contig|hpio --count 8192 --size 256 --spacing 0 --mem contig --file contig"
+  "hpio-small|hpio --count 262144 --size 8 --spacing 0 --mem contig --file noncontig"
   "matrix-block|matrix --rows 70400 --cols 200 --dist block"
   "matrix-cyclic|matrix --rows 70400 --cols 200 --dist cyclic --nb 16"
   "shared-read|shared-read --mib 64"
