@@ -3,7 +3,14 @@
 #   make test   set up, build, run every test (GoogleTest units, MPI tests at 1-8 ranks, pytest)
 BUILD ?= build
 NP ?= 4
+# Open MPI by name: Debian's plain mpicc/mpiexec follow its alternatives, which may point at
+# MPICH, and the peers the benchmark links (PnetCDF, HDF5, ADIOS) are built with Open MPI.
+# Another MPI: make MPICC=mpicc.mpich MPICXX=mpicxx.mpich MPIEXEC=mpiexec.mpich BUILD=build-mpich
+MPICC ?= mpicc.openmpi
+MPICXX ?= mpicxx.openmpi
 MPIEXEC ?= mpiexec.openmpi
+CMAKE_MPI = -DMPI_C_COMPILER=$(shell command -v $(MPICC)) -DMPI_CXX_COMPILER=$(shell command -v $(MPICXX)) \
+            -DTAPIO_MPIEXEC=$(shell command -v $(MPIEXEC))
 export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 
@@ -13,7 +20,7 @@ setup:
 	bash scripts/setup.sh
 
 build: setup
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_MPI)
 	cmake --build $(BUILD) -j2
 
 demo: build
@@ -25,7 +32,7 @@ test: build
 	TAPIO_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/py
 
 bench:
-	BUILD=$(BUILD) NP=$(NP) MPIEXEC=$(MPIEXEC) bash scripts/bench.sh
+	BUILD=$(BUILD) NP=$(NP) MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC) bash scripts/bench.sh
 
 install: build
 	cmake --install $(BUILD)

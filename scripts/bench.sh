@@ -13,10 +13,14 @@ NP=${NP:-4}
 REPS=${REPS:-3}
 ROMIO_REPS=${ROMIO_REPS:-7}
 MPIEXEC=${MPIEXEC:-mpiexec.openmpi}
+MPICC=${MPICC:-mpicc.openmpi}
+MPICXX=${MPICXX:-mpicxx.openmpi}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 bash scripts/setup.sh --bench
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DMPI_C_COMPILER="$(command -v "$MPICC")" -DMPI_CXX_COMPILER="$(command -v "$MPICXX")" \
+  -DTAPIO_MPIEXEC="$(command -v "$MPIEXEC")" >/dev/null
 cmake --build "$BUILD" --target tapio-bench -j2
 BIN="$BUILD/bench/tapio-bench"
 OUT="$BUILD/bench"
