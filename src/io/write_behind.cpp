@@ -13,18 +13,30 @@ WriteBehind::~WriteBehind() {
   worker_.join();
 }
 
-void WriteBehind::submit(std::function<Status()> job) {
+WriteBehind::Ticket WriteBehind::submit(std::function<Status()> job) {
+  Ticket ticket;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(std::move(job));
+    ticket = ++submitted_;
   }
   changed_.notify_all();
+  return ticket;
 }
 
-Status WriteBehind::drain(size_t max_pending) {
+Status WriteBehind::wait(Ticket ticket) {
   std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [&] { return queue_.size() + running_ <= max_pending; });
+  changed_.wait(lock, [&] { return finished_ >= ticket; });
   return std::exchange(first_error_, Status());
+}
+
+Status WriteBehind::drain() {
+  Ticket last;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    last = submitted_;
+  }
+  return wait(last);
 }
 
 void WriteBehind::run() {
@@ -34,12 +46,11 @@ void WriteBehind::run() {
     if (queue_.empty()) return;  // stopping, and nothing left
     auto job = std::move(queue_.front());
     queue_.pop_front();
-    ++running_;
     const bool skip = !first_error_.ok();
     lock.unlock();
     Status st = skip ? Status() : job();
     lock.lock();
-    --running_;
+    ++finished_;
     if (!st.ok() && first_error_.ok()) first_error_ = st;
     changed_.notify_all();
   }

@@ -1,8 +1,9 @@
 // Write-behind: one background thread runs queued write jobs in order, so an aggregator can
 // receive round k+1 while round k goes to storage (IDDIO's pipeline mode; seed 003's `bufa`).
-// Only the owning thread calls submit/drain; jobs must not call MPI.
+// Only the owning thread calls submit/wait/drain; jobs must not call MPI.
 #pragma once
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -14,16 +15,21 @@ namespace tapio::io {
 
 class WriteBehind {
  public:
+  // Names one submitted job; jobs finish in ticket order. 0 names no job (already done).
+  using Ticket = uint64_t;
+
   WriteBehind();
   ~WriteBehind();  // finishes queued jobs
   WriteBehind(const WriteBehind&) = delete;
   WriteBehind& operator=(const WriteBehind&) = delete;
 
   // Queue a job. After a job fails, later jobs are skipped (their buffers are still released).
-  void submit(std::function<Status()> job);
-  // Block until at most `max_pending` jobs are queued or running; returns the first error
-  // since the last drain that returned one.
-  Status drain(size_t max_pending = 0);
+  Ticket submit(std::function<Status()> job);
+  // Block until the job `ticket` (and so every earlier one) has finished, so the buffer it
+  // reads can be reused; returns the first error since the last wait that returned one.
+  Status wait(Ticket ticket);
+  // wait() for every job submitted so far.
+  Status drain();
 
  private:
   void run();
@@ -31,7 +37,8 @@ class WriteBehind {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<std::function<Status()>> queue_;
-  size_t running_ = 0;
+  Ticket submitted_ = 0;
+  Ticket finished_ = 0;
   bool stopping_ = false;
   Status first_error_;
   std::thread worker_;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <thread>
 #include <vector>
 
 namespace tapio::io {
@@ -22,20 +23,46 @@ TEST(WriteBehind, RunsJobsInOrderAndDrains) {
   for (int i = 0; i < 50; ++i) EXPECT_EQ(order[i], i);
 }
 
-TEST(WriteBehind, DrainToDepthLeavesOneRunning) {
+TEST(WriteBehind, WaitReturnsWhenItsJobIsDoneNotLaterOnes) {
   WriteBehind wb;
   std::atomic<bool> release{false};
   std::atomic<int> done{0};
-  wb.submit([&] {
+  const WriteBehind::Ticket first = wb.submit([&] {
+    ++done;
+    return Status();
+  });
+  const WriteBehind::Ticket slow = wb.submit([&] {
     while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     ++done;
     return Status();
   });
-  EXPECT_TRUE(wb.drain(1).ok());  // returns while the slow job is still running
-  EXPECT_EQ(done, 0);
-  release = true;
-  EXPECT_TRUE(wb.drain().ok());
+  EXPECT_LT(first, slow);
+  EXPECT_TRUE(wb.wait(0).ok());      // names no job
+  EXPECT_TRUE(wb.wait(first).ok());  // returns while the slow job still runs
   EXPECT_EQ(done, 1);
+  release = true;
+  EXPECT_TRUE(wb.wait(slow).ok());
+  EXPECT_EQ(done, 2);
+}
+
+// A buffer is free when the job that reads it is done, whatever was queued after it: waiting
+// for "at most one job pending" is not the same when some rounds queue nothing.
+TEST(WriteBehind, WaitCoversAJobFollowedByNone) {
+  WriteBehind wb;
+  std::atomic<bool> release{false};
+  std::atomic<bool> finished{false};
+  const WriteBehind::Ticket t = wb.submit([&] {
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    finished = true;
+    return Status();
+  });
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    release = true;
+  });
+  EXPECT_TRUE(wb.wait(t).ok());
+  EXPECT_TRUE(finished);  // not merely "no more than one pending"
+  releaser.join();
 }
 
 TEST(WriteBehind, FirstErrorIsReportedAndLaterJobsSkipped) {

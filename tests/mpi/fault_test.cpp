@@ -1,11 +1,14 @@
-// Storage faults on one rank, injected through the I/O layer's system-call table: the failing
-// call returns the error on every rank (naming the file and the rank), nobody hangs, and the
-// steps written before stay readable. Covers the collective engine's aggregator writes (with
-// and without node shared memory), direct writes by any rank, and reads.
+// Storage faults injected through the I/O layer's system-call table. A failing call on one
+// rank returns the error on every rank (naming the file and the rank), nobody hangs, and the
+// steps written before stay readable: the collective engine's aggregator writes (with and
+// without node shared memory), direct writes by any rank, and reads. Slow storage never lets
+// the next rounds' data into a buffer that is still being written.
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "io/syscalls.h"
 #include "test_util.h"
@@ -28,6 +31,12 @@ ssize_t failing_pwrite(int, const void*, size_t n, off_t) {
 ssize_t failing_pread(int, void*, size_t, off_t) {
   errno = EIO;
   return -1;
+}
+
+// Data writes take 20 ms (then happen): the write-behind thread lags the exchange.
+ssize_t slow_pwrite(int fd, const void* buf, size_t n, off_t offset) {
+  if (n > 1024) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return io::default_syscalls().pwrite(fd, buf, n, offset);
 }
 
 struct Case {
@@ -161,6 +170,70 @@ TEST(Faults, FailedReadReachesEveryRank) {
   }
   EXPECT_EQ(tapio_close(e), TAPIO_OK);
   EXPECT_EQ(tapio_finalize(ctx), TAPIO_OK);
+}
+
+// A step puts A and C but not B, which lies between them: the rounds inside B write nothing,
+// so after an odd number of them C's first round reuses the slot whose (slow) write of A may
+// still be running. It must wait for that write, or C's bytes land in the slot and go to A's
+// place in the file. B of one to four rounds gives both parities wherever the rounds fall.
+TEST(Faults, SlowWritesNeverSeeLaterRoundsData) {
+  constexpr uint64_t kPerRank = 1024;  // doubles: 8 KiB per rank in A and C, two rounds
+  const uint64_t n = kPerRank * static_cast<uint64_t>(size());
+  const std::vector<std::map<std::string, std::string>> cases = {
+      {}, {{"shared_memory", "false"}}, {{"ranks_per_node", "1"}}};
+  const Dims start = {kPerRank * static_cast<uint64_t>(rank())}, count = {kPerRank};
+  for (const auto& params : cases)
+    for (uint64_t b_rounds = 1; b_rounds <= 4; ++b_rounds) {
+      TempDir dir;
+      const std::string path = dir.file("slow.nc");
+      {
+        io::ScopedSyscalls restore;
+        io::syscalls().pwrite = slow_pwrite;
+        Context ctx(MPI_COMM_WORLD);
+        IO io = ctx.declare_io("slow");
+        io.set_engine("collective");
+        io.set_parameter("buffer_size", "4096");
+        io.set_parameter("stripe_size", "4096");
+        io.set_parameter("direct", "never");
+        for (const auto& [k, v] : params) io.set_parameter(k, v);
+        Variable a = io.define_variable<double>("A", {n}, {"x"});
+        io.define_variable<double>("B", {b_rounds * 512}, {"y"});
+        Variable c = io.define_variable<double>("C", {n}, {"x"});
+        std::vector<double> va(kPerRank), vc(kPerRank);
+        for (uint64_t i = 0; i < kPerRank; ++i) {
+          va[i] = value(0, 0, start[0] + i);
+          vc[i] = value(2, 0, start[0] + i);
+        }
+        Engine out = io.open(path, TAPIO_MODE_WRITE);
+        out.begin_step();
+        a.set_selection(start, count);
+        out.put(a, va);
+        c.set_selection(start, count);
+        out.put(c, vc);
+        out.end_step();
+        out.close();
+      }
+      Context ctx(MPI_COMM_WORLD);
+      IO io = ctx.declare_io("check");
+      Engine in = io.open(path, TAPIO_MODE_READ);
+      in.begin_step();
+      std::vector<double> got_a(kPerRank), got_c(kPerRank), got_b(b_rounds * 512);
+      Variable a = io.inquire_variable("A"), b = io.inquire_variable("B");
+      Variable c = io.inquire_variable("C");
+      a.set_selection(start, count);
+      in.get(a, got_a);
+      c.set_selection(start, count);
+      in.get(c, got_c);
+      in.get(b, got_b);
+      in.end_step();
+      in.close();
+      const std::string what = "B of " + std::to_string(b_rounds) + " rounds";
+      for (uint64_t i = 0; i < kPerRank; ++i) {
+        ASSERT_EQ(got_a[i], value(0, 0, start[0] + i)) << what << ": A[" << start[0] + i << "]";
+        ASSERT_EQ(got_c[i], value(2, 0, start[0] + i)) << what << ": C[" << start[0] + i << "]";
+      }
+      for (double x : got_b) ASSERT_EQ(x, 9.9692099683868690e36) << what << ": B is fill";
+    }
 }
 
 }  // namespace

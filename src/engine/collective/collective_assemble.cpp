@@ -71,9 +71,8 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
                                              uint8_t* buf) {
   const plan::Extent w = layout.window(my_agg_, r);
   Status local = ok_status();
-  // This buffer was last used two rounds ago: at most one write (the previous round's) may
-  // still be in flight.
-  if (writer_) local = writer_->drain(1);
+  // This buffer was last used two rounds ago; its write must be done before data lands in it.
+  local = slot_free(r % 2);
   // Which bytes of the window arrived: one bit per byte, no per-piece lists or sorts.
   covered_map_.reset(w.offset, w.length);
   std::vector<Arrived> arrived;  // kept to name the ranks if two pieces overlap
@@ -86,7 +85,7 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
   }
   if (overlap && local.ok()) local = name_overlap(w, arrived, targets);
   if (!local.ok() || !deferred_.ok()) return local;
-  return write_round(layout, w, targets, buf);
+  return write_round(layout, r % 2, w, targets, buf);
 }
 
 bool CollectiveEngine::copy_own_pieces(const SelfPart& self, const collective::Staged& staged,
@@ -215,7 +214,11 @@ Status CollectiveEngine::name_overlap(const plan::Extent& w, const std::vector<A
                w.end());
 }
 
-Status CollectiveEngine::write_round(const plan::Layout& layout, const plan::Extent& w,
+Status CollectiveEngine::slot_free(int slot) {
+  return writer_ ? writer_->wait(slot_write_[slot]) : ok_status();
+}
+
+Status CollectiveEngine::write_round(const plan::Layout& layout, int slot, const plan::Extent& w,
                                      const std::vector<Target>& targets, uint8_t* buf) {
   // What to write: with fill, every written variable's bytes in this window, the gaps filled;
   // without, only what the ranks sent (no read-modify-write either way).
@@ -250,7 +253,7 @@ Status CollectiveEngine::write_round(const plan::Layout& layout, const plan::Ext
     return write_extents(file, writes, data, base, eager);
   };
   if (!behind) return job();
-  writer_->submit(job);
+  slot_write_[slot] = writer_->submit(job);
   return ok_status();
 }
 

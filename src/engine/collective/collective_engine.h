@@ -96,8 +96,11 @@ class CollectiveEngine final : public NetcdfEngine {
                          std::vector<Arrived>* arrived, bool* overlap);
   Status name_overlap(const plan::Extent& w, const std::vector<Arrived>& arrived,
                       const std::vector<Target>& targets) const;
-  Status write_round(const plan::Layout& layout, const plan::Extent& w,
+  Status write_round(const plan::Layout& layout, int slot, const plan::Extent& w,
                      const std::vector<Target>& targets, uint8_t* buf);
+  // Aggregator: wait until the write that last read round slot `slot` has finished (a round
+  // with nothing to write queues none, so "one write pending" would not say which).
+  Status slot_free(int slot);
   // Node-local aggregation (comm/node_memory.h), with `shared_memory` on: the two round
   // slots of the aggregators on this node live in the node's shared window, and this node's
   // ranks copy their pieces straight in (reads: out). prepare_node_slots sizes the window
@@ -118,6 +121,7 @@ class CollectiveEngine final : public NetcdfEngine {
   int my_agg_ = -1;                        // this rank's aggregator index, or -1
   std::unique_ptr<io::File> data_file_;    // opened on first use (own_file)
   std::unique_ptr<io::WriteBehind> writer_;  // aggregators, on their first write, when pipelining
+  io::WriteBehind::Ticket slot_write_[2] = {0, 0};  // the last queued write of each round slot
   // Data-path buffers, kept from step to step (no zeroing, no page faults after the first);
   // the large ones come from the context's pool and go back to it.
   ByteBuffer staging_;  // this rank's data (read, or written as messages), big-endian

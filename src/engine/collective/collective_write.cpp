@@ -84,8 +84,8 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     if (node_slots_ && r >= 2) {
       // Slot r % 2 held round r - 2: its aggregators finish writing it before this node's
       // ranks copy round r in. (Rounds 0 and 1 find both slots free: each step ends drained.)
-      if (my_agg_ >= 0 && writer_) {
-        const Status st = writer_->drain(1);
+      if (my_agg_ >= 0) {
+        const Status st = slot_free(slot);
         if (local.ok()) local = st;
       }
       MPI_Barrier(node_->node().raw());
