@@ -254,7 +254,8 @@ Status agree(const Comm& comm, const Status& local) {
   // The first failing rank tells everyone its code and message.
   std::vector<uint8_t> bytes;
   if (comm.rank() == failing) {
-    const std::string msg = fmt::format("rank {}: {}", failing, local.message());
+    const std::string msg =
+        local.agreed() ? local.message() : fmt::format("rank {}: {}", failing, local.message());
     const int code = static_cast<int>(local.code());
     bytes.resize(sizeof code);
     std::memcpy(bytes.data(), &code, sizeof code);
@@ -264,8 +265,8 @@ Status agree(const Comm& comm, const Status& local) {
   if (!st.ok()) return st;
   int code = 0;
   std::memcpy(&code, bytes.data(), sizeof code);
-  return Status(static_cast<Code>(code),
-                std::string(bytes.begin() + sizeof code, bytes.end()));
+  return Status(static_cast<Code>(code), std::string(bytes.begin() + sizeof code, bytes.end()))
+      .as_agreed();
 }
 
 }  // namespace tapio::comm

@@ -76,8 +76,9 @@ class Comm {
 Status mpi_status(int rc, const char* call);
 
 // Collective: every rank passes its local status and every rank gets the same answer: OK if all
-// were OK, else the error of the lowest failing rank, its message prefixed with "rank N: ".
-// Call it at the end of every collective operation so that no rank leaves a collective alone.
+// were OK, else the error of the lowest failing rank, its message prefixed with "rank N: "
+// (unless it was agreed on already). Call it at the end of every collective operation so that
+// no rank leaves a collective alone.
 Status agree(const Comm& comm, const Status& local);
 
 }  // namespace tapio::comm

@@ -28,6 +28,11 @@ int NodeMemory::node_rank_of(int comm_rank) const {
   return it == v.end() ? -1 : static_cast<int>(it - v.begin());
 }
 
+void NodeMemory::forget() {
+  release();
+  key_.clear();
+}
+
 void NodeMemory::release() {
   if (win_ == MPI_WIN_NULL) return;
   MPI_Win_unlock_all(win_);

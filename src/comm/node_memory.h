@@ -35,6 +35,9 @@ class NodeMemory {
   // whether the key was new.
   Status ensure(const std::vector<uint64_t>& bytes_per_node_rank,
                 const std::vector<uint64_t>& key, bool* changed);
+  // Frees the window and forgets its key, so the next ensure() allocates again. Collective
+  // over the node; call it on every rank when an ensure() failed on any node.
+  void forget();
   // The shared bytes of a node rank (null if it has none).
   uint8_t* memory_of(int node_rank) const { return bases_[node_rank]; }
   // A memory barrier for the window: after writing into another rank's memory and before

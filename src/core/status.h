@@ -25,12 +25,24 @@ class [[nodiscard]] Status {
   // Prefix the message with context ("file 'x.nc'", "variable 'T'") as the error travels up.
   Status with_context(const std::string& context) const {
     if (ok()) return *this;
-    return Status(code_, context + ": " + message_);
+    Status st(code_, context + ": " + message_);
+    st.agreed_ = agreed_;
+    return st;
+  }
+
+  // Whether every rank holds this status (comm::agree made it): agreeing on it again keeps
+  // its message instead of naming a rank a second time.
+  bool agreed() const { return agreed_; }
+  Status as_agreed() const {
+    Status st = *this;
+    st.agreed_ = true;
+    return st;
   }
 
  private:
   Code code_ = TAPIO_OK;
   std::string message_;
+  bool agreed_ = false;
 };
 
 inline Status ok_status() { return Status(); }

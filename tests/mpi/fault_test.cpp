@@ -2,7 +2,8 @@
 // rank returns the error on every rank (naming the file and the rank), nobody hangs, and the
 // steps written before stay readable: the collective engine's aggregator writes (with and
 // without node shared memory), direct writes by any rank, and reads. Slow storage never lets
-// the next rounds' data into a buffer that is still being written.
+// the next rounds' data into a buffer that is still being written; a node whose shared window
+// cannot be allocated fails the step everywhere, and the next step allocates again.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -38,6 +39,22 @@ ssize_t slow_pwrite(int fd, const void* buf, size_t n, off_t offset) {
   if (n > 1024) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   return io::default_syscalls().pwrite(fd, buf, n, offset);
 }
+
+// MPI's profiling interface: this definition takes the place of the library's, and fails
+// without allocating (and without entering the collective) while the flag is set.
+bool fail_shared_window = false;
+
+}  // namespace
+}  // namespace tapio::test
+
+extern "C" int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
+                                       MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  if (tapio::test::fail_shared_window) return MPI_ERR_NO_MEM;
+  return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+}
+
+namespace tapio::test {
+namespace {
 
 struct Case {
   const char* name;
@@ -170,6 +187,48 @@ TEST(Faults, FailedReadReachesEveryRank) {
   }
   EXPECT_EQ(tapio_close(e), TAPIO_OK);
   EXPECT_EQ(tapio_finalize(ctx), TAPIO_OK);
+}
+
+// Two virtual nodes (one at 1 rank); every rank of node 0 fails to allocate the node window
+// while node 1 makes its own. The step fails on every rank, naming the call once; the next
+// step must agree to allocate again on both nodes (had node 1 kept its window, it would skip
+// the agreement node 0 enters) and writes exact data.
+TEST(Faults, FailedSharedWindowFailsTheStepAndTheNextAllocatesAgain) {
+  const int per_node = std::max(1, size() / 2);
+  TempDir dir;
+  const std::string path = dir.file("window.nc");
+  const Dims start = {0, 64 * static_cast<uint64_t>(rank())}, count = {kRows, 64};
+  const std::vector<uint64_t> mine = box_indices({kRows, cols()}, start, count);
+  std::vector<double> data(mine.size());
+  for (size_t i = 0; i < mine.size(); ++i) data[i] = value(0, 0, mine[i]);
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("window");
+    io.set_engine("collective");
+    io.set_parameter("ranks_per_node", std::to_string(per_node));
+    Variable field = io.define_variable<double>("field", {kRows, cols()}, {"y", "x"});
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    field.set_selection(start, count);
+    fail_shared_window = rank() < per_node;
+    out.begin_step();
+    out.put(field, data);
+    Outcome failed{TAPIO_OK, ""};
+    try {
+      out.end_step();
+    } catch (const Error& e) {
+      failed = Outcome{e.code(), e.what()};
+    }
+    fail_shared_window = false;
+    expect_everywhere(failed.code, TAPIO_ERR_MPI);
+    EXPECT_TRUE(contains(failed.message, "rank 0: ")) << failed.message;
+    EXPECT_TRUE(contains(failed.message, "MPI_Win_allocate_shared")) << failed.message;
+    EXPECT_FALSE(contains(failed.message, "rank 0: rank 0:")) << failed.message;
+    out.begin_step();
+    out.put(field, data);
+    out.end_step();
+    out.close();
+  }
+  expect_steps(path, 1, "after a failed window");
 }
 
 // A step puts A and C but not B, which lies between them: the rounds inside B write nothing,

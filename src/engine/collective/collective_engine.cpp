@@ -67,11 +67,21 @@ Status CollectiveEngine::prepare_node_slots(const plan::Layout& layout) {
   std::vector<uint64_t> key = {slot_bytes_};
   key.insert(key.end(), aggregators_.begin(), aggregators_.end());
   bool changed = false;
+  node_slots_ = false;
   const Status local = node_->ensure(sizes, key, &changed);  // collective over the node
+  if (changed) {  // on every rank alike (same key everywhere); unchanged is always OK
+    const Status agreed = comm::agree(comm(), local);
+    if (!agreed.ok()) {
+      // Every rank forgets the key (a node whose window was made would otherwise skip the
+      // next agreement, which the failed node enters), and the next call allocates again.
+      node_->forget();
+      return agreed;
+    }
+  }
   // A file too large for 16,000 rounds of buffer_size gets larger rounds: then messages.
-  node_slots_ = local.ok() && layout.round_bytes <= slot_bytes_ &&
+  node_slots_ = layout.round_bytes <= slot_bytes_ &&
                 std::any_of(sizes.begin(), sizes.end(), [](uint64_t b) { return b > 0; });
-  return changed ? comm::agree(comm(), local) : local;
+  return ok_status();
 }
 
 uint8_t* CollectiveEngine::node_window(int agg, int slot, const plan::Extent& w) const {
