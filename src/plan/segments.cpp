@@ -76,6 +76,14 @@ std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segment
   return order_by_window(std::move(out), [](const RoutedSegment& r) { return r.seg.offset; });
 }
 
+bool segment_inside(const Segment& s, const Extent& w) {
+  if (s.length == 0 || s.count == 0 || s.offset < w.offset || s.offset > w.end()) return false;
+  const uint64_t room = w.end() - s.offset;  // bytes from the first piece to the window's end
+  if (s.length > room) return false;
+  // The last piece starts (count - 1) * stride after the first and must leave it length bytes.
+  return s.count == 1 || s.stride == 0 || (s.count - 1) <= (room - s.length) / s.stride;
+}
+
 void ByteMap::reset(uint64_t base, uint64_t length) {
   base_ = base;
   length_ = length;

@@ -84,6 +84,10 @@ struct RoutedSegment {
 std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segments,
                                           const Layout& layout);
 
+// Whether s has pieces (length and count > 0) and every one lies inside w, without
+// overflow: what an aggregator checks of a received list before it touches its window.
+bool segment_inside(const Segment& s, const Extent& w);
+
 // Calls f(offset, length) for each piece of s, in order.
 template <typename F>
 void for_each_piece(const Segment& s, F&& f) {

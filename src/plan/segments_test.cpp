@@ -276,6 +276,24 @@ TEST(Segments, ByteMapMarksSegmentsAsPieces) {
   }
 }
 
+TEST(Segments, SegmentInsideChecksEveryPieceWithoutOverflow) {
+  const Extent w{1000, 100};  // [1000, 1100)
+  EXPECT_TRUE(segment_inside(Segment{1000, 100, 100, 1}, w));
+  EXPECT_TRUE(segment_inside(Segment{1000, 10, 30, 4}, w));   // last piece [1090, 1100)
+  EXPECT_FALSE(segment_inside(Segment{1000, 10, 30, 5}, w));  // fifth piece past the end
+  EXPECT_TRUE(segment_inside(Segment{1050, 8, 0, 1000}, w));  // stride 0: one place
+  EXPECT_FALSE(segment_inside(Segment{999, 8, 8, 1}, w));
+  EXPECT_FALSE(segment_inside(Segment{1000, 101, 101, 1}, w));
+  EXPECT_FALSE(segment_inside(Segment{1100, 1, 1, 1}, w));
+  EXPECT_FALSE(segment_inside(Segment{1000, 0, 0, 1}, w));
+  EXPECT_FALSE(segment_inside(Segment{1000, 8, 8, 0}, w));
+  // (count - 1) * stride wraps around 2^64 to a small number: still outside.
+  EXPECT_FALSE(segment_inside(Segment{1000, 8, uint64_t{1} << 63, 3}, w));
+  EXPECT_FALSE(segment_inside(Segment{1000, 8, 16, uint64_t{1} << 62}, w));
+  // A huge length that would wrap offset + length.
+  EXPECT_FALSE(segment_inside(Segment{1000, UINT64_MAX - 500, 1, 1}, w));
+}
+
 TEST(Segments, SieveMergesSmallHolesOnly) {
   const std::vector<Extent> in = {{0, 10}, {15, 5}, {100, 10}, {110, 1}};
   EXPECT_EQ(sieve(in, 5), (std::vector<Extent>{{0, 20}, {100, 11}}));

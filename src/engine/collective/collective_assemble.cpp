@@ -136,10 +136,10 @@ Status CollectiveEngine::collect_senders(uint32_t r, const plan::Extent& w, uint
     collective::Unpacked u = collective::unpack(recv_buf_.data(), recv_buf_.size());
     bool well_formed = u.ok;
     for (const plan::Segment& s : u.segments)
-      well_formed = well_formed && s.offset >= w.offset && s.last_end() <= w.end() &&
-                    s.offset + s.length <= w.end();
+      well_formed = well_formed && plan::segment_inside(s, w);
     bool fresh = well_formed;
-    for (const plan::Segment& s : u.segments) fresh = covered_map_.mark(s) && fresh;
+    if (well_formed)  // a malformed list never touches the map (it could point anywhere)
+      for (const plan::Segment& s : u.segments) fresh = covered_map_.mark(s) && fresh;
     if (!well_formed && local.ok())
       local = error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r, source);
     *overlap |= well_formed && !fresh;

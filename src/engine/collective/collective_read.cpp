@@ -252,7 +252,7 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
     collective::Unpacked u = collective::unpack(recv_buf_.data(), recv_buf_.size());
     bool well_formed = u.ok;
     for (const plan::Segment& s : u.segments)
-      well_formed = well_formed && s.offset >= w.offset && s.last_end() <= w.end();
+      well_formed = well_formed && plan::segment_inside(s, w);
     if (!well_formed) {
       if (local.ok())
         local = error(TAPIO_ERR_INTERNAL, "round {}: malformed request from rank {}", r,
