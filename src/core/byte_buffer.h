@@ -6,19 +6,30 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 
 namespace tapio {
 
 class ByteBuffer {
  public:
-  // Make room for n bytes; the previous contents are not kept.
+  // Make room for n bytes; the previous contents are not kept. Throws std::bad_alloc.
   uint8_t* prepare(size_t n) {
+    if (!try_prepare(n)) throw std::bad_alloc();
+    return data_.get();
+  }
+  // prepare() that returns false instead of throwing when the memory cannot be had (the
+  // buffer is then empty): collective paths take their large buffers this way, before an
+  // agreement, so that one rank short of memory fails the call everywhere.
+  bool try_prepare(size_t n) {
     if (n > capacity_) {
-      data_.reset(new uint8_t[n]);
+      data_.reset();
+      capacity_ = size_ = 0;
+      data_.reset(new (std::nothrow) uint8_t[n]);
+      if (!data_) return false;
       capacity_ = n;
     }
     size_ = n;
-    return data_.get();
+    return true;
   }
   uint8_t* data() { return data_.get(); }
   const uint8_t* data() const { return data_.get(); }

@@ -3,12 +3,16 @@
 // steps written before stay readable: the collective engine's aggregator writes (with and
 // without node shared memory), direct writes by any rank, and reads. Slow storage never lets
 // the next rounds' data into a buffer that is still being written; a node whose shared window
-// cannot be allocated fails the step everywhere, and the next step allocates again.
+// cannot be allocated fails the step everywhere, and the next step allocates again; so does a
+// rank that runs out of memory for its data.
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <map>
+#include <new>
 #include <thread>
 
 #include "io/syscalls.h"
@@ -47,10 +51,20 @@ bool fail_shared_window = false;
 }  // namespace
 }  // namespace tapio::test
 
+// tapio takes its large buffers with the nothrow array new (linked statically here, it uses
+// this replacement): allocations of at least this many bytes fail while it is set, as they do
+// when a rank runs out of memory.
+size_t fail_allocations_from = SIZE_MAX;
+
 extern "C" int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
                                        MPI_Comm comm, void* baseptr, MPI_Win* win) {
   if (tapio::test::fail_shared_window) return MPI_ERR_NO_MEM;
   return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+}
+
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+  if (n >= fail_allocations_from) return nullptr;
+  return std::malloc(n);
 }
 
 namespace tapio::test {
@@ -229,6 +243,72 @@ TEST(Faults, FailedSharedWindowFailsTheStepAndTheNextAllocatesAgain) {
     out.close();
   }
   expect_steps(path, 1, "after a failed window");
+}
+
+// The last rank (not an aggregator at 2+ ranks) cannot allocate the staging copy of its
+// 4 MiB: the write step and then a read fail on every rank with its error, naming the file;
+// nobody is left inside the exchange, and with the memory back both work.
+TEST(Faults, OutOfMemoryFailsTheCallOnEveryRank) {
+  constexpr uint64_t kPerRank = 512u << 10;  // doubles: 4 MiB
+  const uint64_t n = kPerRank * static_cast<uint64_t>(size());
+  const int victim = size() - 1;
+  TempDir dir;
+  const std::string path = dir.file("nomem.nc");
+  const Dims start = {kPerRank * static_cast<uint64_t>(rank())}, count = {kPerRank};
+  std::vector<double> data(kPerRank);
+  for (uint64_t i = 0; i < kPerRank; ++i) data[i] = value(0, 0, start[0] + i);
+  const auto expect_nomem = [&](const std::function<void()>& call, const char* what) {
+    Outcome o{TAPIO_OK, ""};
+    if (rank() == victim) fail_allocations_from = 2u << 20;
+    try {
+      call();
+    } catch (const Error& e) {
+      o = Outcome{e.code(), e.what()};
+    }
+    fail_allocations_from = SIZE_MAX;
+    expect_everywhere(o.code, TAPIO_ERR_NOMEM);
+    EXPECT_TRUE(contains(o.message, "rank " + std::to_string(victim))) << what << ": " << o.message;
+    EXPECT_TRUE(contains(o.message, path)) << what << ": " << o.message;
+  };
+  // Messages, not shared slots: every rank stages its data.
+  const std::map<std::string, std::string> params = {
+      {"shared_memory", "false"}, {"direct", "never"}, {"fsync", "never"}};
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("nomem");
+    io.set_engine("collective");
+    for (const auto& [k, v] : params) io.set_parameter(k, v);
+    Variable x = io.define_variable<double>("x", {n}, {"n"});
+    x.set_selection(start, count);
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    out.begin_step();
+    out.put(x, data);
+    expect_nomem([&] { out.end_step(); }, "write");
+    out.begin_step();
+    out.put(x, data);
+    out.end_step();
+    out.close();
+  }
+  // A read step ends whether or not its gets succeeded: the second read opens the file again.
+  std::vector<double> got(kPerRank, -1.0);
+  for (bool short_of_memory : {true, false}) {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("nomem_read");
+    io.set_engine("collective");
+    for (const auto& [k, v] : params) io.set_parameter(k, v);
+    Engine in = io.open(path, TAPIO_MODE_READ);
+    EXPECT_EQ(in.steps(), 1u);
+    Variable x = io.inquire_variable("x");
+    x.set_selection(start, count);
+    in.begin_step();
+    in.get(x, got);
+    if (short_of_memory)
+      expect_nomem([&] { in.end_step(); }, "read");
+    else
+      in.end_step();
+    in.close();
+  }
+  for (uint64_t i = 0; i < kPerRank; ++i) ASSERT_EQ(got[i], data[i]) << i;
 }
 
 // A step puts A and C but not B, which lies between them: the rounds inside B write nothing,

@@ -89,6 +89,25 @@ uint8_t* CollectiveEngine::node_window(int agg, int slot, const plan::Extent& w)
   return node_->memory_of(agg_node_rank_[agg]) + slot * slot_bytes_ - w.offset;
 }
 
+bool CollectiveEngine::reserve(uint64_t staging, int round_buffers, uint64_t round) {
+  bool ok = staging == 0 || staging_.try_prepare(staging);
+  // Private round buffers only for an aggregator whose slots are not in the node window.
+  if (my_agg_ >= 0 && !node_)
+    for (int k = 0; k < round_buffers; ++k) ok = ok && round_bufs_[k].try_prepare(round);
+  return ok;
+}
+
+Status CollectiveEngine::out_of_memory(uint64_t staging, int round_buffers,
+                                       uint64_t round) const {
+  return error(TAPIO_ERR_NOMEM,
+               "{}: cannot allocate {} bytes to stage this rank's data{}; put less per rank "
+               "and step, or lower buffer_size",
+               where(), staging,
+               my_agg_ >= 0 && !node_ ? fmt::format(" and {} round buffers of {} bytes",
+                                                    round_buffers, round)
+                                      : "");
+}
+
 Result<io::File*> CollectiveEngine::own_file() {
   if (!data_file_) {
     const io::OpenMode mode =

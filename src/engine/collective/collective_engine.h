@@ -30,6 +30,19 @@ class CollectiveEngine final : public NetcdfEngine {
   Status read_gets(const std::vector<GetOp>& gets) override;
   Status close_files() override;
 
+  // A call's large buffers are taken before its first agreement, and a failure rides on it,
+  // so that a rank short of memory fails the call on every rank instead of leaving the others
+  // inside the exchange: this rank's staging copy (`staging` bytes, 0 for none) and, when an
+  // aggregator's rounds go through private buffers, `round_buffers` buffers of `round` bytes.
+  // False when the memory cannot be had; out_of_memory is then this rank's error.
+  bool reserve(uint64_t staging, int round_buffers, uint64_t round);
+  Status out_of_memory(uint64_t staging, int round_buffers, uint64_t round) const;
+  // Whether this write may go through the staging buffer: direct, or to an aggregator on
+  // another node or without shared slots (only node-local aggregation needs none).
+  bool may_stage(const plan::DirectPlan& direct) const;
+  // Bytes from the first to the last byte of every variable at `step`: no round of a batch
+  // of that step needs a larger buffer.
+  uint64_t step_span(uint64_t step) const;
   // Direct I/O (plan/direct.h): allowed by the `direct` parameter; plan_direct plans this
   // rank's requests, takes part in the exscan that checks rank order per variable (`ranges`:
   // this rank's file range in each variable), sets votes[0] to 0 if this rank can go direct

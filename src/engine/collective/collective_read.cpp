@@ -112,23 +112,28 @@ void take_piece(const Wanted& w, const uint8_t* window, uint64_t offset, uint64_
 
 Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   const Wanted wanted = want(gets, io(), header_);
-  uint8_t* const staging = staging_.prepare(wanted.bytes);  // every byte is read or replied
+  // Every byte wanted is read or replied into staging; an aggregator without shared slots
+  // reads its rounds into a private buffer.
+  const bool reserved = reserve(wanted.bytes, 1, round_bytes());
+  uint8_t* const staging = staging_.data();
   // Direct when every rank can (its pieces large, the ranks' ranges disjoint in rank order:
   // then no two ranks want the same bytes, and reading them once each is the minimum).
   std::vector<uint64_t> direct_votes = {1, 0};
   plan::DirectPlan direct;
   if (direct_allowed())
     TAPIO_RETURN_IF_ERROR(plan_direct(wanted.segments, wanted.ranges, &direct, &direct_votes));
-  // The global range, the one input no rank knows without asking, and whether some rank
-  // cannot read directly: {UINT64_MAX - lo, hi, cannot}, one MAX reduces all three.
-  uint64_t range[3] = {0, 0, direct_votes[0]};
+  // The global range, the one input no rank knows without asking, whether some rank cannot
+  // read directly and whether one is out of memory: {UINT64_MAX - lo, hi, cannot, short},
+  // one MAX reduces all four.
+  uint64_t range[4] = {0, 0, direct_votes[0], reserved ? 0u : 1u};
   for (const plan::MemSegment& m : wanted.segments) {
     range[0] = std::max(range[0], UINT64_MAX - m.seg.offset);
     range[1] = std::max(range[1], m.seg.last_end());
   }
   TAPIO_RETURN_IF_ERROR(comm::mpi_status(
-      MPI_Allreduce(MPI_IN_PLACE, range, 3, MPI_UINT64_T, MPI_MAX, comm().raw()),
+      MPI_Allreduce(MPI_IN_PLACE, range, 4, MPI_UINT64_T, MPI_MAX, comm().raw()),
       "MPI_Allreduce"));
+  if (range[3] > 0) return reserved ? ok_status() : out_of_memory(wanted.bytes, 1, round_bytes());
   const uint64_t lo = UINT64_MAX - range[0], hi = range[1];
   if (hi <= lo) return ok_status();  // nobody reads anything
   if (range[2] == 0) {

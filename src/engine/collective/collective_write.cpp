@@ -33,14 +33,35 @@ std::vector<CollectiveEngine::Target> CollectiveEngine::batch_targets(uint64_t s
   return out;
 }
 
+uint64_t CollectiveEngine::step_span(uint64_t step) const {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const netcdf::Var& v : header_.vars) {
+    const uint64_t at = header_.data_offset(v, step);
+    lo = std::min(lo, at);
+    hi = std::max(hi, at + header_.elements(v) * netcdf::nc_type_size(v.type));
+  }
+  return hi > lo ? hi - lo : 0;
+}
+
+bool CollectiveEngine::may_stage(const plan::DirectPlan& direct) const {
+  return direct.eligible || !node_ ||
+         std::any_of(agg_node_rank_.begin(), agg_node_rank_.end(), [](int nr) { return nr < 0; });
+}
+
 Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   const collective::Staged staged(puts, io(), header_, step);
-  // {ranks that cannot write directly, bytes put}: summed with the touched variables.
-  std::vector<uint64_t> direct_votes = {1, 0};
+  // {ranks that cannot write directly, bytes put, ranks out of memory}: summed with the
+  // touched variables.
+  std::vector<uint64_t> votes = {1, 0, 0};
   plan::DirectPlan direct;
   if (direct_allowed())
-    TAPIO_RETURN_IF_ERROR(plan_direct(staged.segments(), staged.ranges(), &direct, &direct_votes));
-  TAPIO_RETURN_IF_ERROR(note_puts(puts, &direct_votes));
+    TAPIO_RETURN_IF_ERROR(plan_direct(staged.segments(), staged.ranges(), &direct, &votes));
+  const uint64_t staging = may_stage(direct) ? staged.bytes() : 0;
+  const uint64_t round = std::min(round_bytes(), step_span(step));
+  const bool reserved = reserve(staging, 2, round);
+  votes[2] = reserved ? 0 : 1;
+  TAPIO_RETURN_IF_ERROR(note_puts(puts, &votes));
+  if (votes[2] > 0) return reserved ? ok_status() : out_of_memory(staging, 2, round);
   const std::vector<Target> targets = batch_targets(step);  // the same on every rank
   if (targets.empty()) return ok_status();
   uint64_t lo = UINT64_MAX, hi = 0, target_bytes = 0;
@@ -51,7 +72,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   }
   // Direct when every rank can, and (with fill) the ranks' disjoint pieces cover every
   // variable written, so there is no gap to fill.
-  if (direct_votes[0] == 0 && (!env_.params.get_bool("fill") || direct_votes[1] == target_bytes)) {
+  if (votes[0] == 0 && (!env_.params.get_bool("fill") || votes[1] == target_bytes)) {
     staged.swap_all(staging_.prepare(staged.bytes()));
     return write_direct(direct);
   }
