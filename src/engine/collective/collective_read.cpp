@@ -291,8 +291,15 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
   }
   // One reply per requester, gathered from the buffer by MPI (a few large entries) or copied
   // into a reply buffer (many small ones; see worth_a_datatype). After an error the replies
-  // still go (nobody waits forever); the agreement reports the error.
+  // still go (nobody waits forever); the agreement reports the error. Copied replies in
+  // flight are bounded by two rounds' bytes: past that the round waits for those it sent
+  // before copying more, so many requesters of the same small pieces (a shared irregular
+  // read) cost bounded memory, not a window each. Every requester posted its receive before
+  // serving its own round, so these waits always end.
   if (scratch_.size() < requesters.size()) scratch_.resize(requesters.size());
+  const uint64_t scratch_cap = 2 * std::max<uint64_t>(round_bytes(), w.length);
+  std::vector<MPI_Request> copied;  // replies sent from scratch_[0, copied.size())
+  uint64_t copied_bytes = 0;
   if (node_slots_) node_->sync();
   for (size_t k = 0; k < requesters.size(); ++k) {
     const Requester& q = requesters[k];
@@ -309,16 +316,24 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
     if (!q.segments.empty() && collective::worth_a_datatype(q.segments, bytes)) {
       reply = collective::pieces_transfer(buf, w.offset, q.segments);
     } else {
-      reply.buf = scratch_[k].prepare(std::max<uint64_t>(bytes, 1));
+      if (!copied.empty() && copied_bytes + bytes > scratch_cap) {
+        MPI_Waitall(static_cast<int>(copied.size()), copied.data(), MPI_STATUSES_IGNORE);
+        copied.clear();
+        copied_bytes = 0;
+      }
+      reply.buf = scratch_[copied.size()].prepare(std::max<uint64_t>(bytes, 1));
       reply.count = static_cast<int>(bytes);
       collective::gather_pieces(buf - w.offset, q.segments, reply.buf);
+      copied_bytes += bytes;
     }
-    reqs->emplace_back();
+    std::vector<MPI_Request>& sent = reply.type == MPI_BYTE ? copied : *reqs;
+    sent.emplace_back();
     MPI_Isend(reply.buf, reply.count, reply.type, q.rank, static_cast<int>(2 * r + 1),
-              comm().raw(), &reqs->back());
+              comm().raw(), &sent.back());
     profile().messages_sent += 1;
     profile().bytes_sent += bytes;
   }
+  reqs->insert(reqs->end(), copied.begin(), copied.end());
   return local;
 }
 
