@@ -93,6 +93,11 @@ TEST(ConfigParse, AcceptedTomlTypesPerKind) {
   EXPECT_EQ(parse_ok("[[rule]]\nranks_per_node = '4'\n").rules()[0].params.at("ranks_per_node"),
             "4");
   EXPECT_EQ(parse_ok("[[rule]]\naggregators = 3\n").rules()[0].params.at("aggregators"), "3");
+  // Counts: integers as above, or a ratio of the ranks as a string.
+  EXPECT_EQ(parse_ok("[[rule]]\naggregators = '1/4'\n").rules()[0].params.at("aggregators"),
+            "1/4");
+  EXPECT_EQ(parse_ok("[[rule]]\naggregators = \"2/16\"\n").rules()[0].params.at("aggregators"),
+            "1/8");
   // Booleans: TOML booleans, the words, and 0/1.
   EXPECT_EQ(parse_ok("[[rule]]\nfill = false\n").rules()[0].params.at("fill"), "false");
   EXPECT_EQ(parse_ok("[[rule]]\nfill = true\n").rules()[0].params.at("fill"), "true");
@@ -179,14 +184,33 @@ TEST(ConfigErrors, BadSize) {
 
 TEST(ConfigErrors, BadIntegerAndBoolean) {
   EXPECT_EQ(parse_error("[[rule]]\naggregators = 'many'\n"),
-            "config file 'tapio.toml', line 2: 'aggregators' must be an integer, 'auto' or 'all' (got "
-            "'many')");
+            "config file 'tapio.toml', line 2: 'aggregators' must be an integer, a ratio like 1/4, "
+            "'auto' or 'all' (got 'many')");
   EXPECT_EQ(parse_error("[[rule]]\nranks_per_node = -2\n"),
             "config file 'tapio.toml', line 2: 'ranks_per_node' must be at least 0 (got '-2')");
   EXPECT_EQ(parse_error("[[rule]]\nfill = 'maybe'\n"),
             "config file 'tapio.toml', line 2: 'fill' must be true or false (got 'maybe')");
   EXPECT_EQ(parse_error("[[rule]]\npipeline = 2\n"),
             "config file 'tapio.toml', line 2: 'pipeline' must be true or false (got '2')");
+}
+
+TEST(ConfigErrors, BadRatio) {
+  EXPECT_EQ(parse_error("[[rule]]\naggregators = '1/0'\n"),
+            "config file 'tapio.toml', line 2: 'aggregators' must be a ratio m/n with n at least 1 "
+            "(got '1/0')");
+  EXPECT_EQ(parse_error("[[rule]]\naggregators = '0/4'\n"),
+            "config file 'tapio.toml', line 2: 'aggregators' must be a ratio m/n with m at least 1 "
+            "(got '0/4')");
+  EXPECT_EQ(parse_error("[[rule]]\naggregators = 'x/4'\n"),
+            "config file 'tapio.toml', line 2: 'aggregators' must be an integer, a ratio like 1/4, "
+            "'auto' or 'all' (got 'x/4')");
+  EXPECT_EQ(parse_error("[[rule]]\naggregators = '8/4'\n"),
+            "config file 'tapio.toml', line 2: 'aggregators' must be a ratio m/n with m at most n "
+            "(at most one per rank) (got '8/4')");
+  // A fraction is not a ratio: 0.25 is a TOML float.
+  EXPECT_EQ(parse_error("[[rule]]\naggregators = 0.25\n"),
+            "config file 'tapio.toml', line 2: 'aggregators' must be an integer, a ratio like 1/4, "
+            "'auto' or 'all' (got a float 0.25)");
 }
 
 TEST(ConfigErrors, WrongTomlTypes) {

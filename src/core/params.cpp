@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <limits>
+#include <numeric>
 
 namespace tapio {
 namespace {
@@ -48,9 +49,10 @@ const std::vector<ParamDef> kRegistry = {
      "the file had.",
      kNoMin, false},
     // Collective engine.
-    {"aggregators", K::kInteger, "auto", "", {"auto", "all"}, "collective,subfile",
-     "Number of aggregator ranks; auto: one per node (times aggregators_per_node); all: every "
-     "rank (subfile: file per process).", 1, false},
+    {"aggregators", K::kCount, "auto", "", {"auto", "all"}, "collective,subfile",
+     "Number of aggregator ranks, or a ratio m/n of the ranks (\"1/4\": one per 4 ranks); auto: "
+     "one per node (times aggregators_per_node); all: every rank (subfile: file per process).",
+     1, false},
     {"aggregators_per_node", K::kInteger, "1", "", {}, "collective,subfile",
      "Aggregators per node when aggregators = auto.", 1, false},
     {"placement", K::kEnum, "spread", "", {"spread", "rank-order"}, "collective",
@@ -214,6 +216,40 @@ std::string_view size_problem_text(SizeProblem p) {
   }
 }
 
+// --- integers and ratios ----------------------------------------------------------------------
+
+bool parse_int64(std::string_view text, int64_t* out) {
+  std::string_view s = trim(text);
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return !s.empty() && ec == std::errc() && ptr == s.data() + s.size();
+}
+
+// Why a ratio did not parse; kGarbage gets no explanation beyond "expected ...".
+enum class RatioProblem { kNone, kGarbage, kDenominator, kNumerator, kAboveOne };
+
+RatioProblem parse_ratio_impl(std::string_view text, RankRatio* out) {
+  const size_t slash = text.find('/');
+  int64_t m = 0, n = 0;
+  if (slash == std::string_view::npos || !parse_int64(text.substr(0, slash), &m) ||
+      !parse_int64(text.substr(slash + 1), &n))
+    return RatioProblem::kGarbage;
+  if (n < 1) return RatioProblem::kDenominator;
+  if (m < 1) return RatioProblem::kNumerator;
+  if (m > n) return RatioProblem::kAboveOne;
+  const int64_t g = std::gcd(m, n);
+  *out = RankRatio{m / g, n / g};
+  return RatioProblem::kNone;
+}
+
+std::string_view ratio_problem_text(RatioProblem p) {
+  switch (p) {
+    case RatioProblem::kDenominator: return "with n at least 1";
+    case RatioProblem::kNumerator: return "with m at least 1";
+    case RatioProblem::kAboveOne: return "with m at most n (at most one per rank)";
+    default: return "of whole numbers";
+  }
+}
+
 // --- per-kind validation ---------------------------------------------------------------------
 
 Status bad_value(const ParamDef& def, std::string_view value, std::string_view extra = "") {
@@ -227,12 +263,21 @@ Status below_min(const ParamDef& def, std::string_view value) {
 }
 
 Result<std::string> normalize_integer(const ParamDef& def, std::string_view value) {
-  std::string_view s = trim(value);
   int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return bad_value(def, value);
+  if (!parse_int64(value, &v)) return bad_value(def, value);
   if (v < def.min_value) return below_min(def, value);
   return std::to_string(v);
+}
+
+// An integer, or a ratio "m/n" kept in lowest terms.
+Result<std::string> normalize_count(const ParamDef& def, std::string_view value) {
+  if (value.find('/') == std::string_view::npos) return normalize_integer(def, value);
+  RankRatio r;
+  const RatioProblem p = parse_ratio_impl(value, &r);
+  if (p == RatioProblem::kNone) return fmt::format("{}/{}", r.num, r.den);
+  if (p == RatioProblem::kGarbage) return bad_value(def, value);
+  return error(TAPIO_ERR_CONFIG, "'{}' must be a ratio m/n {} (got '{}')", def.name,
+               ratio_problem_text(p), value);
 }
 
 Result<std::string> normalize_size(const ParamDef& def, std::string_view value) {
@@ -296,6 +341,7 @@ Result<std::string> normalize_engine(std::string_view name) {
 std::string_view param_kind_name(ParamKind kind) {
   switch (kind) {
     case K::kInteger: return "integer";
+    case K::kCount: return "count";
     case K::kSize: return "size";
     case K::kBoolean: return "boolean";
     case K::kEnum: return "enum";
@@ -311,13 +357,16 @@ std::string param_expected(const ParamDef& def) {
     case K::kString: return "a string";
     default: break;
   }
-  std::string base = def.kind == K::kSize ? "a size like 16MiB" : "an integer";
-  if (def.choices.empty()) return base;
-  std::string words;  // "'auto'" or "'auto' or 'all'"
-  for (size_t i = 0; i < def.choices.size(); ++i)
-    words += (i == 0 ? "" : i + 1 == def.choices.size() ? " or " : ", ") +
-             std::string("'") + std::string(def.choices[i]) + "'";
-  return base + (def.choices.size() == 1 ? " or " : ", ") + words;
+  // "an integer, a ratio like 1/4, 'auto' or 'all'"
+  std::vector<std::string> forms;
+  if (def.kind == K::kSize) forms.push_back("a size like 16MiB");
+  if (def.kind == K::kInteger || def.kind == K::kCount) forms.push_back("an integer");
+  if (def.kind == K::kCount) forms.push_back("a ratio like 1/4");
+  for (std::string_view word : def.choices) forms.push_back(fmt::format("'{}'", word));
+  std::string out;
+  for (size_t i = 0; i < forms.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == forms.size() ? " or " : ", ") + forms[i];
+  return out;
 }
 
 std::string nearest(std::string_view word, const std::vector<std::string_view>& candidates) {
@@ -344,6 +393,14 @@ Result<uint64_t> parse_size(std::string_view text) {
   return error(TAPIO_ERR_CONFIG, "invalid size '{}': {}", text, size_problem_text(p));
 }
 
+Result<RankRatio> parse_rank_ratio(std::string_view text) {
+  RankRatio r;
+  const RatioProblem p = parse_ratio_impl(text, &r);
+  if (p == RatioProblem::kNone) return r;
+  return error(TAPIO_ERR_CONFIG, "invalid ratio '{}': expected m/n {}", text,
+               ratio_problem_text(p));
+}
+
 Result<std::string> normalize_param(std::string_view name, std::string_view value) {
   const ParamDef* def = find_param(name);
   if (def == nullptr) return unknown_param(name);
@@ -352,6 +409,7 @@ Result<std::string> normalize_param(std::string_view name, std::string_view valu
     if (iequals(trim(value), word)) return std::string(word);
   switch (def->kind) {
     case K::kInteger: return normalize_integer(*def, value);
+    case K::kCount: return normalize_count(*def, value);
     case K::kSize: return normalize_size(*def, value);
     case K::kBoolean: return normalize_boolean(*def, value);
     default: return enum_error(*def, value);

@@ -14,6 +14,7 @@ namespace tapio {
 
 enum class ParamKind {
   kInteger,  // signed 64-bit; TOML integer or decimal string
+  kCount,    // a number of ranks: an integer as kInteger, or a ratio "m/n" of the ranks
   kSize,     // bytes; TOML integer or string with unit: "16MiB", "4k", "1GiB", "512"
   kBoolean,  // TOML boolean or "true"/"false"/"on"/"off"/"1"/"0"
   kEnum,     // one of `choices`
@@ -28,7 +29,7 @@ struct ParamDef {
   std::vector<std::string_view> choices;  // kEnum; also extra words for other kinds (e.g. "auto")
   std::string_view engines;          // which engines read it: "all", "serial", "collective,subfile"
   std::string_view doc;              // one sentence for docs/tuning.md
-  int64_t min_value;                 // kInteger, kSize: smallest accepted number
+  int64_t min_value;                 // kInteger, kCount, kSize: smallest accepted number
   bool power_of_two;                 // kSize: the value must be a power of two
 };
 
@@ -62,6 +63,18 @@ std::string nearest(std::string_view word, const std::vector<std::string_view>& 
 // negative, too large (> 2^64-1), fractional bytes and anything else.
 Result<uint64_t> parse_size(std::string_view text);
 
+// A ratio m/n of the ranks, the form a count takes in `aggregators = "1/4"` (one aggregator per
+// 4 ranks): 1 <= num <= den, in lowest terms.
+struct RankRatio {
+  int64_t num = 1;
+  int64_t den = 1;
+};
+
+// Parse "m/n" (spaces allowed around the numbers), reduced to lowest terms: "2/8" is 1/4.
+// Errors (TAPIO_ERR_CONFIG) for anything else, and for m < 1, n < 1 or m > n (more than one
+// per rank).
+Result<RankRatio> parse_rank_ratio(std::string_view text);
+
 // Validate `value` for parameter `name` and return its canonical text (sizes in bytes,
 // booleans "true"/"false"). Errors name the key and say what was expected.
 Result<std::string> normalize_param(std::string_view name, std::string_view value);
@@ -74,8 +87,8 @@ class Params {
   bool has(std::string_view name) const;   // set explicitly (not default)
   // Value or the registry default, both canonical (sizes in bytes); "" if neither / unknown.
   std::string get(std::string_view name) const;
-  // Numeric getters return 0 for an extra word such as "auto" (check get() for it) and for
-  // unknown names.
+  // Numeric getters return 0 for an extra word such as "auto" or a ratio (check get() for
+  // them) and for unknown names.
   int64_t get_int(std::string_view name) const;
   uint64_t get_size(std::string_view name) const;
   bool get_bool(std::string_view name) const;

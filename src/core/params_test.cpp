@@ -1,5 +1,6 @@
 #include "core/params.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -38,7 +39,7 @@ const Expected kExpected[] = {
     {"header_pad", ParamKind::kSize, "4096", "all"},
     {"netcdf_version", ParamKind::kEnum, "5", "all"},
     {"fill", ParamKind::kBoolean, "true", "all"},
-    {"aggregators", ParamKind::kInteger, "auto", "collective,subfile"},
+    {"aggregators", ParamKind::kCount, "auto", "collective,subfile"},
     {"aggregators_per_node", ParamKind::kInteger, "1", "collective,subfile"},
     {"placement", ParamKind::kEnum, "spread", "collective"},
     {"collect_order", ParamKind::kEnum, "topology", "collective"},
@@ -107,13 +108,15 @@ TEST(Registry, EveryEntryIsWellFormed) {
 
 TEST(Registry, KindNamesAndExpectations) {
   EXPECT_EQ(param_kind_name(ParamKind::kInteger), "integer");
+  EXPECT_EQ(param_kind_name(ParamKind::kCount), "count");
   EXPECT_EQ(param_kind_name(ParamKind::kSize), "size");
   EXPECT_EQ(param_kind_name(ParamKind::kBoolean), "boolean");
   EXPECT_EQ(param_kind_name(ParamKind::kEnum), "enum");
   EXPECT_EQ(param_kind_name(ParamKind::kString), "string");
   EXPECT_EQ(param_expected(*find_param("fsync")), "one of never, step, close");
   EXPECT_EQ(param_expected(*find_param("buffer_size")), "a size like 16MiB");
-  EXPECT_EQ(param_expected(*find_param("aggregators")), "an integer, 'auto' or 'all'");
+  EXPECT_EQ(param_expected(*find_param("aggregators")),
+            "an integer, a ratio like 1/4, 'auto' or 'all'");
   EXPECT_EQ(param_expected(*find_param("ranks_per_node")), "an integer");
   EXPECT_EQ(param_expected(*find_param("fill")), "true or false");
   EXPECT_EQ(param_expected(*find_param("profile")), "a string");
@@ -303,7 +306,50 @@ TEST(Normalize, IntegerWithExtraWord) {
   EXPECT_EQ(norm("aggregators", "8"), "8");
   EXPECT_EQ(norm("aggregators", "0"), "ERROR: 'aggregators' must be at least 1 (got '0')");
   EXPECT_EQ(norm("aggregators", "many"),
-            "ERROR: 'aggregators' must be an integer, 'auto' or 'all' (got 'many')");
+            "ERROR: 'aggregators' must be an integer, a ratio like 1/4, 'auto' or 'all' (got "
+            "'many')");
+}
+
+// A count is also a ratio m/n of the ranks, kept in lowest terms.
+TEST(Normalize, CountAsRatio) {
+  EXPECT_EQ(norm("aggregators", "1/4"), "1/4");
+  EXPECT_EQ(norm("aggregators", " 1 / 4 "), "1/4");
+  EXPECT_EQ(norm("aggregators", "2/8"), "1/4");
+  EXPECT_EQ(norm("aggregators", "3/8"), "3/8");
+  EXPECT_EQ(norm("aggregators", "1/1"), "1/1");
+  EXPECT_EQ(norm("aggregators", "1/0"),
+            "ERROR: 'aggregators' must be a ratio m/n with n at least 1 (got '1/0')");
+  EXPECT_EQ(norm("aggregators", "0/4"),
+            "ERROR: 'aggregators' must be a ratio m/n with m at least 1 (got '0/4')");
+  EXPECT_EQ(norm("aggregators", "-1/4"),
+            "ERROR: 'aggregators' must be a ratio m/n with m at least 1 (got '-1/4')");
+  EXPECT_EQ(norm("aggregators", "5/4"),
+            "ERROR: 'aggregators' must be a ratio m/n with m at most n (at most one per rank) "
+            "(got '5/4')");
+  EXPECT_EQ(norm("aggregators", "x/4"),
+            "ERROR: 'aggregators' must be an integer, a ratio like 1/4, 'auto' or 'all' (got "
+            "'x/4')");
+  for (std::string_view bad : {"/4", "1/", "/", "1//4", "1/4/2", "1.5/4", "+1/4", "1/4x",
+                               "auto/4", "99999999999999999999/4"})
+    EXPECT_EQ(norm("aggregators", bad),
+              fmt::format("ERROR: 'aggregators' must be an integer, a ratio like 1/4, 'auto' or "
+                          "'all' (got '{}')",
+                          bad));
+  // Ratios are for counts only.
+  EXPECT_EQ(norm("ranks_per_node", "1/4"),
+            "ERROR: 'ranks_per_node' must be an integer (got '1/4')");
+}
+
+TEST(ParseRankRatio, LowestTermsAndErrors) {
+  const Result<RankRatio> r = parse_rank_ratio("6/16");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->num, 3);
+  EXPECT_EQ(r->den, 8);
+  EXPECT_EQ(err(parse_rank_ratio("1/0")), "invalid ratio '1/0': expected m/n with n at least 1");
+  EXPECT_EQ(err(parse_rank_ratio("0/4")), "invalid ratio '0/4': expected m/n with m at least 1");
+  EXPECT_EQ(err(parse_rank_ratio("x/4")), "invalid ratio 'x/4': expected m/n of whole numbers");
+  EXPECT_EQ(err(parse_rank_ratio("4")), "invalid ratio '4': expected m/n of whole numbers");
+  EXPECT_EQ(parse_rank_ratio("2/1").status().code(), TAPIO_ERR_CONFIG);
 }
 
 TEST(Normalize, Size) {
@@ -430,6 +476,9 @@ TEST(Params, SetAndGet) {
   // Setting again replaces.
   ASSERT_TRUE(p.set("buffer_size", "1K").ok());
   EXPECT_EQ(p.get_size("buffer_size"), 1024u);
+  ASSERT_TRUE(p.set("aggregators", "2/8").ok());
+  EXPECT_EQ(p.get("aggregators"), "1/4");
+  EXPECT_EQ(p.get_int("aggregators"), 0);  // a ratio is not a number of ranks
 }
 
 TEST(Params, InvalidSetKeepsOldValue) {

@@ -1,6 +1,9 @@
 #include "plan/domains.h"
 
 #include <algorithm>
+#include <charconv>
+
+#include "core/params.h"
 
 namespace tapio::plan {
 
@@ -47,6 +50,23 @@ std::vector<Extent> file_domains(uint64_t lo, uint64_t hi, int aggregators, uint
     out.push_back(Extent{begin, end - begin});
   }
   return out;
+}
+
+int aggregator_count(int ranks, int nodes, std::string_view aggregators, int per_node) {
+  int64_t number = 0;
+  const char* last = aggregators.data() + aggregators.size();
+  const auto [end, ec] = std::from_chars(aggregators.data(), last, number);
+  int64_t n = int64_t{nodes} * per_node;  // auto
+  if (aggregators == "all") {
+    n = ranks;
+  } else if (ec == std::errc() && end == last) {
+    n = number;
+  } else if (const Result<RankRatio> ratio = parse_rank_ratio(aggregators); ratio.ok()) {
+    // In 128 bits ranks × m cannot overflow; the quotient is at most ranks, as m <= n.
+    const __int128 scaled = __int128{ranks} * ratio->num + ratio->den / 2;
+    n = static_cast<int64_t>(scaled / ratio->den);
+  }
+  return static_cast<int>(std::clamp<int64_t>(n, 1, std::max(ranks, 1)));
 }
 
 std::vector<int> place_aggregators(const std::vector<int>& node_of_rank, int nodes, int count,

@@ -2,6 +2,7 @@
 // MPI, no I/O. The node layout comes in as a plain vector (plan must not depend on comm).
 #pragma once
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 namespace tapio::plan {
@@ -40,6 +41,16 @@ enum class Placement {
   // except where only one node has ranks left at that point of the deal.
   kSpread,
 };
+
+// How many aggregators `ranks` ranks on `nodes` nodes get, from the `aggregators` parameter
+// (its canonical text, as Params::get returns it) and aggregators_per_node:
+//   "auto"  nodes × per_node;   "all"  every rank;   "N"  N;
+//   "m/n"   a ratio of the ranks, ranks × m / n rounded to nearest (halves up): "1/4" is one
+//           aggregator per 4 ranks.
+// The result is clamped to [1, ranks]. Both the collective engine (aggregators) and the subfile
+// engine (groups, each writing one subfile) use it. Text the registry would reject counts as
+// "auto". O(1).
+int aggregator_count(int ranks, int nodes, std::string_view aggregators, int per_node);
 
 // Chooses aggregator ranks: element i of the result is the rank that owns domain i.
 // node_of_rank[r] is the node (0 .. nodes-1) of rank r. `count` is clamped to

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -226,6 +228,57 @@ TEST(PlaceAggregators, HundredThousandRanksIsFast) {
   for (int i = 0; i <= nodes; ++i) ASSERT_EQ(spread[i], i);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(secs, 1.0);
+}
+
+// ---- aggregator_count ----
+
+TEST(AggregatorCount, AutoAllAndNumbers) {
+  EXPECT_EQ(aggregator_count(100, 4, "auto", 1), 4);
+  EXPECT_EQ(aggregator_count(100, 4, "auto", 3), 12);
+  EXPECT_EQ(aggregator_count(6, 4, "auto", 2), 6);  // clamped to the ranks
+  EXPECT_EQ(aggregator_count(8, 2, "all", 1), 8);
+  EXPECT_EQ(aggregator_count(1, 1, "all", 1), 1);
+  EXPECT_EQ(aggregator_count(100, 4, "3", 2), 3);  // aggregators_per_node is for auto only
+  EXPECT_EQ(aggregator_count(8, 2, "1000", 1), 8);
+  // What the registry would reject counts as auto.
+  EXPECT_EQ(aggregator_count(100, 4, "", 1), 4);
+  EXPECT_EQ(aggregator_count(100, 4, "0/4", 1), 4);
+}
+
+TEST(AggregatorCount, RatioRoundsToNearest) {
+  EXPECT_EQ(aggregator_count(100, 4, "1/4", 1), 25);
+  EXPECT_EQ(aggregator_count(100, 4, "1/4", 3), 25);  // nodes and per_node play no part
+  EXPECT_EQ(aggregator_count(6, 1, "1/4", 1), 2);      // 1.5: halves go up
+  EXPECT_EQ(aggregator_count(10, 1, "1/4", 1), 3);     // 2.5
+  EXPECT_EQ(aggregator_count(9, 1, "1/4", 1), 2);      // 2.25
+  EXPECT_EQ(aggregator_count(2, 1, "1/4", 1), 1);      // 0.5
+  EXPECT_EQ(aggregator_count(1, 1, "1/4", 1), 1);      // 0.25, but at least one
+  EXPECT_EQ(aggregator_count(100, 1, "3/8", 1), 38);   // 37.5
+  EXPECT_EQ(aggregator_count(7, 1, "1/1", 1), 7);
+  EXPECT_EQ(aggregator_count(100000, 1563, "1/64", 1), 1563);  // 1562.5
+  // No overflow: ranks × m is computed in 128 bits.
+  const int most = std::numeric_limits<int>::max();
+  EXPECT_EQ(aggregator_count(most, 1, "9223372036854775806/9223372036854775807", 1), most);
+  EXPECT_EQ(aggregator_count(most, 1, "1/9223372036854775807", 1), 1);
+  EXPECT_EQ(aggregator_count(most, 1, "1/2", 1), most / 2 + 1);
+}
+
+// For every rank count and 1/k: within half an aggregator of ranks / k, and in [1, ranks].
+TEST(AggregatorCount, RatioPropertiesOverRankCounts) {
+  for (int k = 1; k <= 64; ++k) {
+    const std::string ratio = "1/" + std::to_string(k);
+    int previous = 1;
+    for (int ranks = 1; ranks <= 2000; ++ranks) {
+      const int n = aggregator_count(ranks, 1, ratio, 1);
+      ASSERT_GE(n, 1);
+      ASSERT_LE(n, ranks);
+      ASSERT_GE(n, previous) << "not monotone in the ranks";
+      if (n > 1 || 2 * ranks >= k) {
+        ASSERT_LE(std::abs(2 * int64_t{n} * k - 2 * int64_t{ranks}), k) << ratio << " " << ranks;
+      }
+      previous = n;
+    }
+  }
 }
 
 // ---- owner_of ----

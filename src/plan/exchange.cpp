@@ -50,4 +50,12 @@ std::vector<Routed> route(const std::vector<Piece>& pieces, const Layout& layout
   return order_by_window(std::move(out), [](const Routed& r) { return r.piece.file_offset; });
 }
 
+std::vector<int> collection_order(std::vector<int> aggs, int node, CollectOrder order) {
+  if (order == CollectOrder::kTopology && !aggs.empty()) {
+    const auto first = static_cast<std::ptrdiff_t>(static_cast<size_t>(node) % aggs.size());
+    std::rotate(aggs.begin(), aggs.begin() + first, aggs.end());
+  }
+  return aggs;
+}
+
 }  // namespace tapio::plan

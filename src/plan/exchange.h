@@ -46,6 +46,20 @@ struct Routed {
 // window for its round.
 std::vector<Routed> route(const std::vector<Piece>& pieces, const Layout& layout);
 
+enum class CollectOrder {
+  // Seed 001's topology-aware order: a rank of node n starts with the (n mod size)-th
+  // aggregator of its list and goes round. When the ranks send to the same A >= nodes
+  // aggregators (interleaved data), at every position of the order the ranks of different
+  // nodes talk to different aggregators: no aggregator drains one node while the rest wait.
+  kTopology,
+  // Domain order for every rank, as ROMIO sends.
+  kRank,
+};
+
+// The order in which a rank on `node` sends to `aggs`, the aggregators it has data for in a
+// round, in domain order. O(aggs).
+std::vector<int> collection_order(std::vector<int> aggs, int node, CollectOrder order);
+
 // Sort routed items (anything with `round` and `agg` fields) by (round, agg, file offset):
 // by offset first — skipped when already sorted, the usual case — which groups each window's
 // items, then the window groups into (round, agg) order. Shared by route and route_segments.

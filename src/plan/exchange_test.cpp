@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
+#include <set>
+
+#include "plan/segments.h"
 
 namespace tapio::plan {
 namespace {
@@ -75,6 +79,74 @@ TEST(Exchange, RoutesEveryByteOnceInsideItsWindow) {
       ASSERT_EQ(routed_total, total);
     }
     for (const auto& [byte, count] : seen) ASSERT_EQ(count, 1) << byte;
+  }
+}
+
+TEST(CollectionOrder, RankKeepsDomainOrder) {
+  const std::vector<int> aggs = {3, 5, 7, 9};
+  for (int node : {0, 1, 6})
+    EXPECT_EQ(collection_order(aggs, node, CollectOrder::kRank), aggs);
+  EXPECT_TRUE(collection_order({}, 2, CollectOrder::kRank).empty());
+}
+
+TEST(CollectionOrder, TopologyStartsAtTheNodesAggregator) {
+  const std::vector<int> aggs = {3, 5, 7, 9};
+  EXPECT_EQ(collection_order(aggs, 0, CollectOrder::kTopology), aggs);
+  EXPECT_EQ(collection_order(aggs, 1, CollectOrder::kTopology), (std::vector<int>{5, 7, 9, 3}));
+  EXPECT_EQ(collection_order(aggs, 3, CollectOrder::kTopology), (std::vector<int>{9, 3, 5, 7}));
+  EXPECT_EQ(collection_order(aggs, 5, CollectOrder::kTopology), (std::vector<int>{5, 7, 9, 3}));
+  EXPECT_EQ(collection_order({4}, 7, CollectOrder::kTopology), (std::vector<int>{4}));
+  EXPECT_TRUE(collection_order({}, 2, CollectOrder::kTopology).empty());
+}
+
+// Interleaved data (HPIO-like: every rank has pieces in every window) routed for `ranks` ranks
+// on `nodes` nodes (block or cyclic): for each round, the ranks that send to each aggregator at
+// position k of their collection order. With kTopology and at least as many aggregators as
+// nodes, no aggregator hears from two nodes at the same position: the aggregators drain
+// different nodes at once. With kRank every node sends to the same aggregator at once.
+TEST(CollectionOrder, TopologyKeepsNodesOnDifferentAggregators) {
+  for (const bool cyclic : {false, true}) {
+    for (const char* setting : {"auto", "1/4", "all"}) {
+      const int ranks = 64, nodes = 8, regions = 64;
+      const int aggs = aggregator_count(ranks, nodes, setting, 2);
+      ASSERT_GE(aggs, nodes);
+      const uint64_t slot = 32, bytes = uint64_t{ranks} * regions * slot;
+      const Layout l = make_layout(0, bytes, aggs, 2048, 2048);  // a window: a region of each
+      for (const CollectOrder order : {CollectOrder::kTopology, CollectOrder::kRank}) {
+        SCOPED_TRACE(testing::Message() << setting << (cyclic ? " cyclic" : " block")
+                                        << (order == CollectOrder::kRank ? " rank" : ""));
+        // talking[round][k][agg] = the nodes whose ranks send to agg at position k.
+        std::vector<std::vector<std::map<int, std::set<int>>>> talking(l.rounds);
+        for (int rank = 0; rank < ranks; ++rank) {
+          const int node = cyclic ? rank % nodes : rank / (ranks / nodes);
+          std::vector<MemSegment> mine;
+          for (int i = 0; i < regions; ++i)
+            append_piece(&mine, static_cast<uint64_t>(i * ranks + rank) * slot, 8, i * 8u);
+          const std::vector<RoutedSegment> routed = route_segments(mine, l);
+          for (uint32_t r = 0; r < l.rounds; ++r) {
+            std::vector<int> list;  // domain order, as the engine collects it
+            for (const RoutedSegment& x : routed)
+              if (x.round == r && (list.empty() || list.back() != x.agg)) list.push_back(x.agg);
+            ASSERT_EQ(list.size(), static_cast<size_t>(aggs)) << "not every window, round " << r;
+            const std::vector<int> sends = collection_order(list, node, order);
+            ASSERT_TRUE(std::is_permutation(sends.begin(), sends.end(), list.begin()));
+            talking[r].resize(sends.size());
+            for (size_t k = 0; k < sends.size(); ++k) talking[r][k][sends[k]].insert(node);
+          }
+        }
+        for (uint32_t r = 0; r < l.rounds; ++r) {
+          for (size_t k = 0; k < talking[r].size(); ++k) {
+            if (order == CollectOrder::kTopology) {
+              ASSERT_EQ(talking[r][k].size(), static_cast<size_t>(nodes)) << r << " " << k;
+              for (const auto& [agg, from] : talking[r][k]) ASSERT_EQ(from.size(), 1u) << agg;
+            } else {
+              ASSERT_EQ(talking[r][k].size(), 1u);
+              EXPECT_EQ(talking[r][k].begin()->first, static_cast<int>(k));
+            }
+          }
+        }
+      }
+    }
   }
 }
 

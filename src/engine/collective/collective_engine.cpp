@@ -10,10 +10,9 @@ namespace tapio {
 namespace {
 
 int aggregator_count(const EngineEnv& env) {
-  const int per_node = static_cast<int>(env.params.get_int("aggregators_per_node"));
-  const int64_t set = env.params.get_int("aggregators");  // 0 = auto
-  const int64_t n = set > 0 ? set : static_cast<int64_t>(env.topology.nodes) * per_node;
-  return static_cast<int>(std::clamp<int64_t>(n, 1, env.comm->size()));
+  return plan::aggregator_count(env.comm->size(), env.topology.nodes,
+                                env.params.get("aggregators"),
+                                static_cast<int>(env.params.get_int("aggregators_per_node")));
 }
 
 }  // namespace
@@ -181,13 +180,10 @@ std::vector<int> CollectiveEngine::send_order(const std::vector<plan::RoutedSegm
   std::vector<int> aggs;
   for (size_t i = begin; i < end; ++i)
     if (aggs.empty() || aggs.back() != routed[i].agg) aggs.push_back(routed[i].agg);
-  // Topology-aware order (seed 001): ranks of node n start with the n-th aggregator of the
-  // list, so that at any moment the aggregators drain different nodes, not all the same one.
-  if (env_.params.get("collect_order") == "topology" && !aggs.empty()) {
-    const int node = env_.topology.node(comm().rank());
-    std::rotate(aggs.begin(), aggs.begin() + node % aggs.size(), aggs.end());
-  }
-  return aggs;
+  const plan::CollectOrder order = env_.params.get("collect_order") == "topology"
+                                       ? plan::CollectOrder::kTopology
+                                       : plan::CollectOrder::kRank;
+  return plan::collection_order(std::move(aggs), env_.topology.node(comm().rank()), order);
 }
 
 }  // namespace tapio

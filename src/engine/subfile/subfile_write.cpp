@@ -3,12 +3,12 @@
 // group's aggregator in one message; the aggregator appends them, aligned, with one write.
 // At commit every writer's block list becomes metadata through the chosen backend (gather,
 // log, aligned), and rank 0 appends the step's index record last.
-#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
 #include "engine/subfile/block_stats.h"
 #include "engine/subfile/subfile_engine.h"
+#include "plan/domains.h"
 
 namespace tapio {
 namespace {
@@ -30,14 +30,16 @@ Status prepare_directory(const std::string& path) {
 }
 
 // The aggregation group of `rank`: one per node (aggregators = auto, times
-// aggregators_per_node), one per rank (all), or N groups of consecutive ranks.
+// aggregators_per_node), or otherwise as many groups of consecutive ranks as the collective
+// engine would have aggregators (all: one per rank; "1/4": one per 4 ranks).
 int group_of(const EngineEnv& env, int rank) {
   const std::string agg = env.params.get("aggregators");
   const int P = env.comm->size();
-  if (agg == "all") return rank;
-  const int64_t n = env.params.get_int("aggregators");
-  if (n > 0) return static_cast<int>(static_cast<int64_t>(rank) * std::min<int64_t>(n, P) / P);
   const int per_node = static_cast<int>(env.params.get_int("aggregators_per_node"));
+  if (agg != "auto") {
+    const int groups = plan::aggregator_count(P, env.topology.nodes, agg, per_node);
+    return static_cast<int>(static_cast<int64_t>(rank) * groups / P);
+  }
   const int node = env.topology.node(rank);
   int index_in_node = 0;
   for (int r = 0; r < rank; ++r) index_in_node += env.topology.node(r) == node;
