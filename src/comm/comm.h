@@ -34,6 +34,8 @@ class Comm {
   Status barrier() const;
   // Root's bytes reach every rank (resized on non-roots).
   Status bcast_bytes(std::vector<uint8_t>& bytes, int root) const;
+  // MAX and MIN of uint64 values below 2^63 only: some MPIs (MPICH 4.0) compare MPI_UINT64_T
+  // as signed in these operations.
   Status allreduce_max(uint64_t* value) const;
   Status allreduce_max(uint8_t* values, int n) const;  // element-wise, e.g. flags
   Status allreduce_sum(uint64_t* value) const;

@@ -123,18 +123,21 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   if (direct_allowed())
     TAPIO_RETURN_IF_ERROR(plan_direct(wanted.segments, wanted.ranges, &direct, &direct_votes));
   // The global range, the one input no rank knows without asking, whether some rank cannot
-  // read directly and whether one is out of memory: {UINT64_MAX - lo, hi, cannot, short},
-  // one MAX reduces all four.
+  // read directly and whether one is out of memory: {kTop - lo, hi, cannot, short}, one MAX
+  // reduces all four. Every value stays below 2^63 (file offsets do: off_t), so the reduction
+  // is right where MPI_MAX compares MPI_UINT64_T as signed (MPICH 4.0 does; with UINT64_MAX
+  // - lo, a rank reading nothing won and nobody read anything).
+  constexpr uint64_t kTop = INT64_MAX;
   uint64_t range[4] = {0, 0, direct_votes[0], reserved ? 0u : 1u};
   for (const plan::MemSegment& m : wanted.segments) {
-    range[0] = std::max(range[0], UINT64_MAX - m.seg.offset);
+    range[0] = std::max(range[0], kTop - m.seg.offset);
     range[1] = std::max(range[1], m.seg.last_end());
   }
   TAPIO_RETURN_IF_ERROR(comm::mpi_status(
       MPI_Allreduce(MPI_IN_PLACE, range, 4, MPI_UINT64_T, MPI_MAX, comm().raw()),
       "MPI_Allreduce"));
   if (range[3] > 0) return reserved ? ok_status() : out_of_memory(wanted.bytes, 1, round_bytes());
-  const uint64_t lo = UINT64_MAX - range[0], hi = range[1];
+  const uint64_t lo = kTop - range[0], hi = range[1];
   if (hi <= lo) return ok_status();  // nobody reads anything
   if (range[2] == 0) {
     const Status st = read_direct(direct, staging);
