@@ -15,7 +15,12 @@ ROMIO_REPS=${ROMIO_REPS:-7}
 MPIEXEC=${MPIEXEC:-mpiexec.openmpi}
 MPICC=${MPICC:-mpicc.openmpi}
 MPICXX=${MPICXX:-mpicxx.openmpi}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI: allow root, and oversubscription (16 ranks below); other MPIs ignore these, whereas
+# MPICH's mpiexec rejects the --oversubscribe flag. Only Open MPI's launcher takes -x (forward a
+# variable to the ranks) for the romio run's OMPI_MCA_io; other MPIs' MPI-IO is ROMIO anyway.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+FORWARD_IO=()
+if [[ $("$MPIEXEC" --version 2>&1) =~ Open\ MPI|OpenRTE ]]; then FORWARD_IO=(-x OMPI_MCA_io); fi
 
 bash scripts/setup.sh --bench
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -60,10 +65,10 @@ for dir in /tmp /dev/shm; do
     label=${c%%|*}; args=${c#*|}
     echo "== $label on $dir"
     # shellcheck disable=SC2086
-    "$MPIEXEC" --oversubscribe -n "$NP" "$BIN" $args --reps "$REPS" --read --dir "$dir" \
+    "$MPIEXEC" -n "$NP" "$BIN" $args --reps "$REPS" --read --dir "$dir" \
       --json "$OUT/$label.$tag.json" || echo "tapio-bench $label failed (exit $?)"
     # shellcheck disable=SC2086
-    OMPI_MCA_io=romio321 "$MPIEXEC" -x OMPI_MCA_io --oversubscribe -n "$NP" "$BIN" $args \
+    OMPI_MCA_io=romio321 "$MPIEXEC" "${FORWARD_IO[@]}" -n "$NP" "$BIN" $args \
       --methods raw,collective,mpiio-romio --reps "$ROMIO_REPS" --read --dir "$dir" \
       --json "$OUT/$label.$tag.romio.json" >/dev/null || echo "romio run of $label failed"
   done
@@ -73,7 +78,7 @@ for c in "${MD_CASES[@]}"; do
   echo "== $label ($np ranks) on /tmp"
   reps=$REPS; [[ $args == *--reps* ]] && reps=""
   # shellcheck disable=SC2086
-  "$MPIEXEC" --oversubscribe -n "$np" "$BIN" $args ${reps:+--reps $reps} --dir /tmp \
+  "$MPIEXEC" -n "$np" "$BIN" $args ${reps:+--reps $reps} --dir /tmp \
     --json "$OUT/$label.disk.json" || echo "tapio-bench $label failed (exit $?)"
 done
 echo "bench.sh: all runs took $SECONDS s"

@@ -8,13 +8,41 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("TAPIO_BUILD_DIR", ROOT / "build"))
 SHARED = ROOT.parent / "shared"
-MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+# Open MPI refuses to run as root unless told, and runs more ranks than cores (up to 8 on 2
+# here) only when allowed to oversubscribe. Set in the environment, which other MPIs ignore,
+# rather than as flags: MPICH's mpiexec rejects --oversubscribe.
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
 
 
-def mpirun(np, *args, timeout=300):
-    """Run a program under Open MPI with np ranks; fail the test on a non-zero exit."""
-    cmd = ["mpiexec.openmpi", "--oversubscribe", "-n", str(np), *map(str, args)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=MPI_ENV)
+def _configured_mpiexec():
+    """The launcher the build was configured with (TAPIO_MPIEXEC in its CMake cache), so that
+    programs linked with one MPI are not started by another's launcher."""
+    try:
+        for line in (BUILD / "CMakeCache.txt").read_text().splitlines():
+            if line.startswith("TAPIO_MPIEXEC:"):
+                return line.split("=", 1)[1] or None
+    except OSError:
+        pass
+    return None
+
+
+MPIEXEC = os.environ.get("TAPIO_MPIEXEC") or _configured_mpiexec() or "mpiexec.openmpi"
+# Tests needing more ranks skip (MPICH busy-polls: only 1-2 ranks are usable on 2 cores).
+MAX_RANKS = int(os.environ.get("TAPIO_MAX_RANKS") or 0)
+
+
+def mpiexec(np, *args):
+    """The command that runs args on np ranks with the chosen launcher."""
+    if MAX_RANKS and np > MAX_RANKS:
+        pytest.skip(f"needs {np} ranks, TAPIO_MAX_RANKS={MAX_RANKS}")
+    return [MPIEXEC, "-n", str(np), *map(str, args)]
+
+
+def mpirun(np, *args, timeout=300, env=MPI_ENV):
+    """Run a program with np ranks; fail the test on a non-zero exit."""
+    cmd = mpiexec(np, *args)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     assert proc.returncode == 0, f"{cmd} failed:\n{proc.stdout}\n{proc.stderr}"
     return proc.stdout
 

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import MPI_ENV, SHARED, mpirun
+from conftest import MPI_ENV, SHARED, mpiexec, mpirun
 
 FIELDS = {"write_mib_s", "read_mib_s", "storage_write_requests", "storage_read_requests",
           "storage_bytes_written", "storage_bytes_read", "messages", "peak_rss_mib", "verified"}
@@ -160,8 +160,8 @@ def test_metadata_presets_and_named_only_variants(build, tmp_path):
 
 
 def test_e3sm_bad_arguments_exit_2(build):
-    proc = subprocess.run(["mpiexec.openmpi", "--oversubscribe", "-n", "1", str(bench(build)),
-                           "e3sm"], capture_output=True, text=True, timeout=60, env=MPI_ENV)
+    proc = subprocess.run(mpiexec(1, bench(build), "e3sm"), capture_output=True, text=True,
+                          timeout=60, env=MPI_ENV)
     assert proc.returncode == 2
     assert "--case" in proc.stderr
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import MPI_ENV, SHARED, mpirun
+from conftest import MPI_ENV, SHARED, mpiexec, mpirun
 
 netCDF4 = pytest.importorskip("netCDF4")
 
@@ -42,13 +42,6 @@ def serial_env(tmp_path):
     config = tmp_path / "serial.toml"
     config.write_text('[[rule]]\nengine = "serial"\n')
     return dict(MPI_ENV, TAPIO_CONFIG=str(config))
-
-
-def mpirun_env(np_, env, *args):
-    cmd = ["mpiexec.openmpi", "--oversubscribe", "-n", str(np_), *map(str, args)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
-    assert proc.returncode == 0, f"{cmd} failed:\n{proc.stdout}\n{proc.stderr}"
-    return proc.stdout
 
 
 def assert_same_netcdf(got_path, want_path):
@@ -91,7 +84,7 @@ def licom(tmp_path_factory):
         pytest.fail(f"no build at {BUILD}: run `make build` first or set TAPIO_BUILD_DIR")
     d = tmp_path_factory.mktemp("licom")
     mpirun(4, BUILD / "examples" / "licom_demo", d / "ocean", 3)
-    mpirun_env(4, serial_env(d), BUILD / "examples" / "licom_demo", d / "serial.nc", 3)
+    mpirun(4, BUILD / "examples" / "licom_demo", d / "serial.nc", 3, env=serial_env(d))
     assert (d / "ocean" / "tapio.idx").is_file()
     return d / "ocean", d / "serial.nc"
 
@@ -134,7 +127,7 @@ def test_convert_engine_from_config(licom, tmp_path):
     out = tmp_path / "configured.nc"
     config = tmp_path / "mpiio.toml"
     config.write_text('[[rule]]\npath = "*.nc"\nengine = "mpiio"\n')
-    text = mpirun_env(2, dict(MPI_ENV, TAPIO_CONFIG=str(config)), TAPIO, "convert", dataset, out)
+    text = mpirun(2, TAPIO, "convert", dataset, out, env=dict(MPI_ENV, TAPIO_CONFIG=str(config)))
     assert "the mpiio engine" in text
     assert_identical(out, serial)
 
@@ -145,7 +138,7 @@ def test_e3sm_map_replay_convert(tmp_path, np_):
         pytest.skip(f"{E3SM_MAP} not present")
     replay = BUILD / "examples" / "e3sm_replay"
     mpirun(np_, replay, E3SM_MAP, tmp_path / "e3sm", 3)
-    mpirun_env(np_, serial_env(tmp_path), replay, E3SM_MAP, tmp_path / "serial.nc", 3)
+    mpirun(np_, replay, E3SM_MAP, tmp_path / "serial.nc", 3, env=serial_env(tmp_path))
     out = tmp_path / "converted.nc"
     mpirun(np_, TAPIO, "convert", tmp_path / "e3sm", out)
     assert_identical(out, tmp_path / "serial.nc")
@@ -267,8 +260,7 @@ def test_corrupt_data_checksum(licom, tmp_path):
     assert not out.exists()  # no half-converted file is left behind
     fails("dump", bad, "temp", "--step", "0", "--count", "1,1,1",
           contains=["checksum mismatch", data.name])
-    cmd = ["mpiexec.openmpi", "--oversubscribe", "-n", "2", str(TAPIO), "convert", str(bad),
-           str(out)]
+    cmd = mpiexec(2, TAPIO, "convert", bad, out)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env=MPI_ENV)
     assert proc.returncode != 0
     assert proc.stderr.count("tapio: ") == 1 and "checksum mismatch" in proc.stderr

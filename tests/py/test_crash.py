@@ -28,7 +28,7 @@ import netCDF4
 import numpy as np
 import pytest
 
-from conftest import BUILD, MPI_ENV
+from conftest import BUILD, MPI_ENV, mpiexec
 
 ENGINES = ["subfile", "collective", "serial"]
 TEMP_SHAPE = (8, 256, 256)
@@ -54,10 +54,6 @@ def writer():
 
 def out_path(tmp_path, engine):
     return tmp_path / ("out.tapio" if engine == "subfile" else "out.nc")
-
-
-def mpiexec(ranks, *args):
-    return ["mpiexec.openmpi", "--oversubscribe", "-n", str(ranks), *map(str, args)]
 
 
 def session_pids(sid):

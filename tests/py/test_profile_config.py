@@ -3,7 +3,7 @@ reports exact request counts (Darshan's names)."""
 import json
 import subprocess
 
-from conftest import MPI_ENV
+from conftest import MPI_ENV, mpiexec
 
 
 def test_profile_counts_every_request(build, tmp_path):
@@ -12,8 +12,7 @@ def test_profile_counts_every_request(build, tmp_path):
     config.write_text(f'[[rule]]\nio = "ocean_history"\nengine = "serial"\n'
                       f'profile = "{profile}"\nfsync = "never"\n')
     env = dict(MPI_ENV, TAPIO_CONFIG=str(config))
-    cmd = ["mpiexec.openmpi", "--oversubscribe", "-n", "4", str(build / "examples" / "licom_demo"),
-           str(tmp_path / "p.nc"), "3"]
+    cmd = mpiexec(4, build / "examples" / "licom_demo", tmp_path / "p.nc", 3)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(profile.read_text())
