@@ -15,19 +15,19 @@ MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CO
                OMPI_MCA_rmaps_base_oversubscribe="1")
 
 
-def _configured_mpiexec():
-    """The launcher the build was configured with (TAPIO_MPIEXEC in its CMake cache), so that
-    programs linked with one MPI are not started by another's launcher."""
+def cmake_cache(name):
+    """A value of the build's CMake cache (None if absent): the MPI it was configured with,
+    so that programs linked with one MPI are not started or compiled with another's tools."""
     try:
         for line in (BUILD / "CMakeCache.txt").read_text().splitlines():
-            if line.startswith("TAPIO_MPIEXEC:"):
+            if line.startswith(name + ":"):
                 return line.split("=", 1)[1] or None
     except OSError:
         pass
     return None
 
 
-MPIEXEC = os.environ.get("TAPIO_MPIEXEC") or _configured_mpiexec() or "mpiexec.openmpi"
+MPIEXEC = os.environ.get("TAPIO_MPIEXEC") or cmake_cache("TAPIO_MPIEXEC") or "mpiexec.openmpi"
 # Tests needing more ranks skip (MPICH busy-polls: only 1-2 ranks are usable on 2 cores).
 MAX_RANKS = int(os.environ.get("TAPIO_MAX_RANKS") or 0)
 
