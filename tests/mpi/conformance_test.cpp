@@ -152,6 +152,29 @@ std::vector<uint64_t> shuffled_share(uint64_t n, uint64_t seed) {
   return mine;
 }
 
+// Reads both steps of each decomposition's variable (its runs) and checks every value: the
+// k-th variable holds value(k, step, element).
+void expect_runs_read(IO& io, Engine& in, const std::vector<e3sm::Decomposition>& decomps,
+                      const std::string& label) {
+  std::vector<std::vector<double>> got(decomps.size());
+  for (size_t k = 0; k < decomps.size(); ++k) {
+    Variable v = io.inquire_variable(decomps[k].name);
+    v.set_runs(decomps[k].offsets, decomps[k].lengths);
+    v.set_step_selection(0, 2);
+    got[k].resize(2 * decomps[k].elements());
+    in.get(v, got[k]);
+  }
+  in.perform_gets();
+  for (size_t k = 0; k < decomps.size(); ++k) {
+    size_t pos = 0;
+    for (int s = 0; s < 2; ++s)
+      for (size_t i = 0; i < decomps[k].offsets.size(); ++i)
+        for (uint64_t e = 0; e < decomps[k].lengths[i]; ++e)
+          ASSERT_EQ(got[k][pos++], value(static_cast<int>(k), s, decomps[k].offsets[i] + e))
+              << label << " " << decomps[k].name;
+  }
+}
+
 class Conformance : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Conformance, LicomBlocksAcrossParameterSets) {
@@ -262,23 +285,7 @@ TEST_P(Conformance, E3smMapsWrittenAndRead) {
     io.set_engine(GetParam());
     for (const auto& [k, v] : params) io.set_parameter(k, v);
     Engine in = io.open(dir.file(std::string(name) + "." + GetParam() + ".nc"), TAPIO_MODE_READ);
-    std::vector<std::vector<double>> got(decomps.size());
-    for (size_t k = 0; k < decomps.size(); ++k) {
-      Variable v = io.inquire_variable(decomps[k].name);
-      v.set_runs(decomps[k].offsets, decomps[k].lengths);
-      v.set_step_selection(0, 2);
-      got[k].resize(2 * decomps[k].elements());
-      in.get(v, got[k]);
-    }
-    in.perform_gets();
-    for (size_t k = 0; k < decomps.size(); ++k) {
-      size_t pos = 0;
-      for (int s = 0; s < 2; ++s)
-        for (size_t i = 0; i < decomps[k].offsets.size(); ++i)
-          for (uint64_t e = 0; e < decomps[k].lengths[i]; ++e)
-            ASSERT_EQ(got[k][pos++], value(static_cast<int>(k), s, decomps[k].offsets[i] + e))
-                << name << " " << decomps[k].name;
-    }
+    expect_runs_read(io, in, decomps, name);
     in.close();
   }
 }
@@ -714,24 +721,8 @@ TEST_P(Conformance, E3smMapReadByOtherRanksOnVirtualNodes) {
     io.set_engine(GetParam());
     for (const auto& [k, v] : sets[p]) io.set_parameter(k, v);
     Engine in = io.open(path, TAPIO_MODE_READ);
-    std::vector<std::vector<double>> got(theirs.size());
-    for (size_t k = 0; k < theirs.size(); ++k) {
-      Variable v = io.inquire_variable(theirs[k].name);
-      v.set_runs(theirs[k].offsets, theirs[k].lengths);
-      v.set_step_selection(0, 2);
-      got[k].resize(2 * theirs[k].elements());
-      in.get(v, got[k]);
-    }
-    in.perform_gets();
+    expect_runs_read(io, in, theirs, "set " + std::to_string(p));
     in.close();
-    for (size_t k = 0; k < theirs.size(); ++k) {
-      size_t pos = 0;
-      for (int s = 0; s < 2; ++s)
-        for (size_t i = 0; i < theirs[k].offsets.size(); ++i)
-          for (uint64_t e = 0; e < theirs[k].lengths[i]; ++e)
-            ASSERT_EQ(got[k][pos++], value(static_cast<int>(k), s, theirs[k].offsets[i] + e))
-                << "set " << p << " " << theirs[k].name;
-    }
   }
 }
 
