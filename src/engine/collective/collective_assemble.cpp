@@ -68,11 +68,9 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
                                              uint32_t others, const SelfPart& self,
                                              const collective::Staged& staged,
                                              const std::vector<Target>& targets,
-                                             uint8_t* buf) {
+                                             uint8_t* buf, const Status& slot_ready) {
   const plan::Extent w = layout.window(my_agg_, r);
-  Status local = ok_status();
-  // This buffer was last used two rounds ago; its write must be done before data lands in it.
-  local = slot_free(r % 2);
+  Status local = slot_ready;  // a failed earlier write: collect this round, write nothing
   // Which bytes of the window arrived: one bit per byte, no per-piece lists or sorts.
   covered_map_.reset(w.offset, w.length);
   std::vector<Arrived> arrived;  // kept to name the ranks if two pieces overlap

@@ -92,10 +92,12 @@ class CollectiveEngine final : public NetcdfEngine {
                             size_t end, const collective::Staged& staged,
                             std::vector<MPI_Request>* requests);
   // Aggregator: assemble round r of a write into buf (w.length bytes) from `others` senders
-  // and itself, and queue its write requests (collective_assemble.cpp).
+  // and itself, and queue its write requests (collective_assemble.cpp); `slot_ready` is
+  // slot_free's answer for buf's slot (an error: collect, but write nothing).
   Status receive_write_round(uint32_t r, const plan::Layout& layout, uint32_t others,
                              const SelfPart& self, const collective::Staged& staged,
-                             const std::vector<Target>& targets, uint8_t* buf);
+                             const std::vector<Target>& targets, uint8_t* buf,
+                             const Status& slot_ready);
   // Its steps: who sent which segments (to name ranks when bytes arrive twice); this rank's
   // own pieces (false if they overlap what arrived); the other senders' lists and data; the
   // overlap error; the fill and the write requests.

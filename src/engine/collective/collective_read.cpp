@@ -316,7 +316,8 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
     uint64_t bytes = 0;
     for (const plan::Segment& s : q.segments) bytes += s.bytes();
     collective::Transfer reply;
-    if (!q.segments.empty() && collective::worth_a_datatype(q.segments, bytes)) {
+    const bool copy = q.segments.empty() || !collective::worth_a_datatype(q.segments, bytes);
+    if (!copy) {
       reply = collective::pieces_transfer(buf, w.offset, q.segments);
     } else {
       if (!copied.empty() && copied_bytes + bytes > scratch_cap) {
@@ -329,7 +330,7 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
       collective::gather_pieces(buf - w.offset, q.segments, reply.buf);
       copied_bytes += bytes;
     }
-    std::vector<MPI_Request>& sent = reply.type == MPI_BYTE ? copied : *reqs;
+    std::vector<MPI_Request>& sent = copy ? copied : *reqs;
     sent.emplace_back();
     MPI_Isend(reply.buf, reply.count, reply.type, q.rank, static_cast<int>(2 * r + 1),
               comm().raw(), &sent.back());

@@ -102,15 +102,10 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   for (uint32_t r = 0; r < layout.rounds; ++r) {
     const int slot = r % 2;
     SelfPart self;
-    if (node_slots_ && r >= 2) {
-      // Slot r % 2 held round r - 2: its aggregators finish writing it before this node's
-      // ranks copy round r in. (Rounds 0 and 1 find both slots free: each step ends drained.)
-      if (my_agg_ >= 0) {
-        const Status st = slot_free(slot);
-        if (local.ok()) local = st;
-      }
-      MPI_Barrier(node_->node().raw());
-    }
+    // Slot r % 2 held round r - 2: an aggregator waits for the write that last read it before
+    // round r lands in it (by this node's ranks, after the barrier, or by messages).
+    const Status slot_ready = my_agg_ >= 0 ? slot_free(slot) : ok_status();
+    if (node_slots_ && r >= 2) MPI_Barrier(node_->node().raw());
     {
       ScopedTimer t(&profile().exchange_time);
       // The sends of round r-2 used this slot's segment lists: wait for them before reuse.
@@ -127,7 +122,8 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
       const plan::Extent w = layout.window(my_agg_, r);
       uint8_t* buf = node_slots_ ? node_window(my_agg_, slot, w) + w.offset
                                  : round_bufs_[slot].prepare(w.length);
-      const Status st = receive_write_round(r, layout, others, self, staged, targets, buf);
+      const Status st =
+          receive_write_round(r, layout, others, self, staged, targets, buf, slot_ready);
       if (local.ok()) local = st;
     }
   }
