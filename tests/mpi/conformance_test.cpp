@@ -290,6 +290,25 @@ TEST_P(Conformance, E3smMapsWrittenAndRead) {
   }
 }
 
+// Reads the whole 1-D variable "x" of step 0 on `comm` with `engine`, writing a profile, and
+// checks that element g holds value(0, 0, g).
+void read_whole_x(MPI_Comm comm, const std::string& path, const std::string& engine,
+                  const Params& params, const std::string& profile, uint64_t n) {
+  Context ctx(comm);
+  IO io = ctx.declare_io("read_x");
+  io.set_engine(engine);
+  for (const auto& [key, v] : params) io.set_parameter(key, v);
+  io.set_parameter("profile", profile);
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  Variable v = io.inquire_variable("x");
+  std::vector<double> got(n);
+  in.begin_step();
+  in.get(v, got);
+  in.end_step();
+  in.close();
+  for (uint64_t g = 0; g < n; ++g) ASSERT_EQ(got[g], value(0, 0, g)) << engine << " " << profile;
+}
+
 // Every rank reads the same whole variable: the aggregators read it from storage once, on
 // one node (one aggregator) and on virtual nodes of one rank (every rank an aggregator).
 TEST_P(Conformance, SharedReadIsReadOnce) {
@@ -319,19 +338,7 @@ TEST_P(Conformance, SharedReadIsReadOnce) {
     const std::string hprofile = dir.file("header" + std::to_string(k) + ".json");
     const bool counted = GetParam() == "collective";
     headers.push_back(counted ? header_read_bytes(path, GetParam(), sets[k], hprofile) : 0);
-    Context ctx(MPI_COMM_WORLD);
-    IO io = ctx.declare_io("shared_read");
-    io.set_engine(GetParam());
-    for (const auto& [key, v] : sets[k]) io.set_parameter(key, v);
-    io.set_parameter("profile", profile);
-    Engine in = io.open(path, TAPIO_MODE_READ);
-    Variable v = io.inquire_variable("x");
-    std::vector<double> got(n);
-    in.begin_step();
-    in.get(v, got);
-    in.end_step();
-    in.close();
-    for (uint64_t g = 0; g < n; ++g) ASSERT_EQ(got[g], value(0, 0, g)) << k;
+    read_whole_x(MPI_COMM_WORLD, path, GetParam(), sets[k], profile, n);
     // The mpiio engine reads its data through MPI-IO, which POSIX counters do not see.
     if (rank() == 0 && GetParam() == "collective") {
       const auto j = profile_of(profile);
@@ -346,19 +353,7 @@ TEST_P(Conformance, SharedReadIsReadOnce) {
   // (on its own communicator, header included) reads ranks x bytes beyond one header.
   if (GetParam() != "collective" || size() < 2) return;
   const std::string alone = dir.file("alone" + std::to_string(rank()) + ".json");
-  {
-    Context ctx(MPI_COMM_SELF);
-    IO io = ctx.declare_io("alone");
-    io.set_engine(GetParam());
-    io.set_parameter("profile", alone);
-    Engine in = io.open(path, TAPIO_MODE_READ);
-    Variable v = io.inquire_variable("x");
-    std::vector<double> got(n);
-    in.begin_step();
-    in.get(v, got);
-    in.end_step();
-    in.close();
-  }
+  read_whole_x(MPI_COMM_SELF, path, GetParam(), {}, alone, n);
   double sum = counter(profile_of(alone), "POSIX_BYTES_READ", "sum");
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   if (rank() == 0) {
