@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import MPI_ENV, SHARED, mpiexec, mpirun
+from conftest import MPI_ENV, SHARED, cmake_cache, mpiexec, mpirun
 
 FIELDS = {"write_mib_s", "read_mib_s", "storage_write_requests", "storage_read_requests",
           "storage_bytes_written", "storage_bytes_read", "messages", "peak_rss_mib", "verified"}
@@ -19,6 +19,10 @@ CASES = {
 
 
 def bench(build):
+    # A build configured without it (-DTAPIO_BUILD_BENCH=OFF) has nothing to test here; one
+    # configured with it must have built it.
+    if cmake_cache("TAPIO_BUILD_BENCH") == "OFF":
+        pytest.skip("tapio-bench is not built (TAPIO_BUILD_BENCH=OFF)")
     return build / "bench" / "tapio-bench"
 
 
