@@ -11,8 +11,11 @@ MPICXX ?= mpicxx.openmpi
 MPIEXEC ?= mpiexec.openmpi
 CMAKE_MPI = -DMPI_C_COMPILER=$(shell command -v $(MPICC)) -DMPI_CXX_COMPILER=$(shell command -v $(MPICXX)) \
             -DTAPIO_MPIEXEC=$(shell command -v $(MPIEXEC))
+# Open MPI runs as root and oversubscribes (NP ranks on fewer cores) only when its environment
+# allows it; other MPIs ignore these, whereas MPICH's mpiexec rejects an --oversubscribe flag.
 export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
+export OMPI_MCA_rmaps_base_oversubscribe = 1
 
 .PHONY: setup build demo test unit-mpi pytest install clean bench
 
@@ -23,11 +26,8 @@ build: setup
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_MPI)
 	cmake --build $(BUILD) -j2
 
-# Open MPI oversubscribes (NP ranks on fewer cores) when its environment allows it; other MPIs
-# ignore that, whereas MPICH's mpiexec rejects the --oversubscribe flag.
 demo: build
-	OMPI_MCA_rmaps_base_oversubscribe=1 $(MPIEXEC) -n $(NP) $(BUILD)/examples/licom_demo \
-	  $(BUILD)/licom_demo.nc 3
+	$(MPIEXEC) -n $(NP) $(BUILD)/examples/licom_demo $(BUILD)/licom_demo.nc 3
 	$(BUILD)/tools/tapio ls $(BUILD)/licom_demo.nc
 
 test: build
