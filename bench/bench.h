@@ -69,6 +69,7 @@ class Pattern {
 // Storage and network counters of one operation; missing = not known ("n/a").
 struct Counters {
   std::optional<double> requests, bytes, messages;
+  json phases;  // a tapio engine's per-phase times (its profile's "phases"); null: none
 };
 
 struct RunConfig {

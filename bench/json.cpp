@@ -25,6 +25,27 @@ Stats stats(std::vector<double> v) {
   return s;
 }
 
+std::vector<std::string> phase_names(const std::vector<json>& reps) {
+  std::vector<std::string> names;
+  if (!reps.empty())
+    for (const auto& [name, v] : reps.front().items()) names.push_back(name);
+  return names;
+}
+
+json phase_summary(const std::vector<json>& reps) {
+  if (reps.empty()) return nullptr;
+  json out = json::object();
+  for (const std::string& name : phase_names(reps)) {
+    std::vector<double> median, max;
+    for (const json& r : reps) {
+      median.push_back(1e3 * r[name]["median"].get<double>());
+      max.push_back(1e3 * r[name]["max"].get<double>());
+    }
+    out[name] = {{"median", stats(median).median}, {"max", stats(max).median}};
+  }
+  return out;
+}
+
 std::string MethodResult::status() const {
   if (avail.kind == Availability::kNotBuilt) return "not built";
   if (avail.kind == Availability::kUnavailable) return "unavailable";
@@ -160,6 +181,8 @@ json to_json(const RunInfo& info, const std::vector<MethodResult>& results) {
     r["ratio_best_peer"] = opt(ratio_to_best_peer(m, results));
     r["ratio_raw"] = opt(ratio_to_raw(m, results));
     if (!m.extra.is_null()) r["metadata"] = m.extra;
+    if (!m.write_phases.empty()) r["write_phases_ms"] = phase_summary(m.write_phases);
+    if (!m.read_phases.empty()) r["read_phases_ms"] = phase_summary(m.read_phases);
     res[m.name] = r;
   }
   return j;

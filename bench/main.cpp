@@ -182,6 +182,8 @@ int run(int argc, char** argv, MPI_Comm comm) {
         r.wrong += all_wrong;
         r.write = w;
         r.read = rd;
+        if (!w.phases.is_null()) r.write_phases.push_back(w.phases);
+        if (!rd.phases.is_null()) r.read_phases.push_back(rd.phases);
         r.peak_rss_mib = std::max(r.peak_rss_mib, max_over_ranks(comm, peak_rss_mib()));
         if (!o.keep) m.remove(cfg, *pattern);
       } catch (const tapio::Error& e) {  // collective: every rank has it

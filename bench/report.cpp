@@ -1,5 +1,6 @@
 // The per-pattern table printed to stdout (rank 0).
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "results.h"
@@ -28,6 +29,29 @@ std::string bytes(const std::optional<double>& v) {
   char b[64];
   std::snprintf(b, sizeof b, "%.1fMiB", *v / 1048576.0);
   return b;
+}
+
+// Where a tapio engine's time went, per phase: the median rank's and the slowest rank's
+// milliseconds per run (all steps, open to close), each the median over repetitions.
+void print_phases(const char* what, const std::vector<MethodResult>& results,
+                  const std::function<std::vector<json>(const MethodResult&)>& reps_of) {
+  std::vector<std::string> names;
+  for (const auto& m : results)
+    if (m.ran() && names.empty()) names = phase_names(reps_of(m));
+  if (names.empty()) return;
+  std::printf("%s phases (ms per run; median rank, then max rank; median over reps):\n%-18s",
+              what, "method");
+  for (const auto& n : names) std::printf(" %9s", n.c_str());
+  std::printf("\n");
+  for (const auto& m : results) {
+    if (!m.ran() || reps_of(m).empty()) continue;
+    const json s = phase_summary(reps_of(m));
+    for (const char* which : {"median", "max"}) {
+      std::printf("%-18s", which[1] == 'e' ? m.name.c_str() : "  (max rank)");
+      for (const auto& n : names) std::printf(" %9.2f", s[n][which].get<double>());
+      std::printf("\n");
+    }
+  }
 }
 
 }  // namespace
@@ -59,6 +83,9 @@ void print_table(const RunInfo& info, const std::vector<MethodResult>& results) 
                 bytes(m.read.bytes).c_str(), num(m.write.messages).c_str(), m.peak_rss_mib,
                 m.verified() ? "yes" : "NO");
   }
+  print_phases("write", results, [](const MethodResult& m) { return m.write_phases; });
+  if (info.timed_read)
+    print_phases("read", results, [](const MethodResult& m) { return m.read_phases; });
   // Metadata measurements of the methods that have them (the subfile methods).
   bool any = false;
   for (const auto& m : results) any |= m.ran() && m.extra.is_object();

@@ -9,12 +9,19 @@ struct Stats {
 };
 Stats stats(std::vector<double> v);
 
+// Per phase, the median over repetitions of each repetition's per-rank median and maximum
+// time, in milliseconds: {"write": {"median": .., "max": ..}, ...}; null without phases.
+json phase_summary(const std::vector<json>& reps);
+// The phases' names in the order the profile writes them ("plan", ..., "other").
+std::vector<std::string> phase_names(const std::vector<json>& reps);
+
 struct MethodResult {
   std::string name;
   Availability avail;
   std::string error;             // set when the method failed (tapio error)
   std::vector<double> write_mib_s, read_mib_s;
   Counters write, read;          // of the last repetition
+  std::vector<json> write_phases, read_phases;  // each repetition's (tapio engines)
   double peak_rss_mib = 0;       // max over ranks and repetitions
   uint64_t wrong = 0;            // wrong elements over all ranks and repetitions
   json extra;                    // method-specific results (subfile: "metadata"), rank 0

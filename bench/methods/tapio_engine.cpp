@@ -260,6 +260,7 @@ class TapioMethod : public Method {
     c.requests = get(requests);
     c.bytes = get(bytes);
     c.messages = get("messages_sent");
+    if (j.contains("phases")) c.phases = j["phases"];
     return c;
   }
 

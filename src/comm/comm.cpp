@@ -200,6 +200,14 @@ Status Comm::gather_bytes(const std::vector<uint8_t>& mine, int root, std::vecto
   return ok_status();
 }
 
+Status Comm::gather_doubles(const std::vector<double>& mine, int root,
+                            std::vector<double>* all) const {
+  const int n = static_cast<int>(mine.size());
+  all->assign(rank_ == root ? mine.size() * size_ : 0, 0.0);
+  return mpi_status(MPI_Gather(mine.data(), n, MPI_DOUBLE, all->data(), n, MPI_DOUBLE, root, comm_),
+                    "MPI_Gather");
+}
+
 Status Comm::reduce_scatter_sum(const std::vector<uint32_t>& send,
                                 const std::vector<int>& recv_counts,
                                 std::vector<uint32_t>* mine) const {

@@ -50,6 +50,8 @@ class Comm {
   // length (root only).
   Status gather_bytes(const std::vector<uint8_t>& mine, int root, std::vector<uint8_t>* all,
                       std::vector<uint64_t>* counts) const;
+  // Every rank's `mine` (the same length on every rank) reaches root, in rank order.
+  Status gather_doubles(const std::vector<double>& mine, int root, std::vector<double>* all) const;
   // MPI_Reduce_scatter of uint32 sums: rank r receives recv_counts[r] entries (the r-th slice
   // of the element-wise sum of everyone's `send`, whose length is the sum of recv_counts).
   Status reduce_scatter_sum(const std::vector<uint32_t>& send, const std::vector<int>& recv_counts,

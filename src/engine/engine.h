@@ -78,6 +78,8 @@ class Engine {
   uint64_t current_step() const { return step_; }
   uint64_t steps() const { return available_steps(); }
   const EngineEnv& env() const { return env_; }
+  // open_engine calls this once the engine is open: the open counts as time inside tapio.
+  void opened();
 
  protected:
   // Collective hooks. They must enter the same collectives on every rank even after a local
@@ -106,8 +108,10 @@ class Engine {
   Status check_var(int var, DataType memtype) const;
   Status require(bool condition, const char* call, const char* what) const;
   Status agree(const Status& local);
+  class CallTimer;
 
   Profile profile_;
+  int depth_ = 0;  // nesting of public calls (CallTimer)
   std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
   bool in_step_ = false;
   bool closed_ = false;

@@ -34,7 +34,10 @@ Status NetcdfEngine::note_puts(const std::vector<PutOp>& puts, std::vector<uint6
   std::vector<uint64_t> sums(nvars, 0);  // per variable, how many of my puts touch it
   for (const PutOp& p : puts) sums[p.var] += 1;
   if (also_summed) sums.insert(sums.end(), also_summed->begin(), also_summed->end());
-  TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(sums.data(), static_cast<int>(sums.size())));
+  {
+    PhaseTimer t(&profile(), Phase::kAgree);
+    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(sums.data(), static_cast<int>(sums.size())));
+  }
   if (also_summed) std::copy(sums.begin() + nvars, sums.end(), also_summed->begin());
   touched_now_.assign(nvars, 0);
   for (size_t v = 0; v < nvars; ++v) {
@@ -86,7 +89,7 @@ Status NetcdfEngine::create() {
   step_touched_.assign(header_.vars.size(), false);
   fixed_written_.assign(header_.vars.size(), false);
   if (comm().rank() == 0) {
-    ScopedTimer t(&profile().metadata_time);
+    PhaseTimer t(&profile(), Phase::kMetadata);
     const auto bytes = netcdf::encode(header_);
     local = file_->write_at(0, bytes.data(), bytes.size());
     // Reserve the fixed-size section now, so that a file cut short by a crash is still
@@ -101,7 +104,7 @@ Status NetcdfEngine::open_existing() {
       env_.mode == OpenMode::kRead ? io::OpenMode::kReadOnly : io::OpenMode::kReadWrite;
   TAPIO_ASSIGN_OR_RETURN(file_, ncfile::open_on_root(comm(), env_.path, mode, &profile().io));
   {
-    ScopedTimer t(&profile().metadata_time);
+    PhaseTimer t(&profile(), Phase::kMetadata);
     TAPIO_ASSIGN_OR_RETURN(header_, ncfile::bcast_header(comm(), file_.get()));
   }
   Status local = ok_status();
@@ -187,14 +190,17 @@ Status NetcdfEngine::commit_step(uint64_t step) {
         if (header_.is_record(header_.vars[v]) && !touched[v])
           local = write_fill(static_cast<int>(v), step);
     header_.numrecs = step + 1;
-    ScopedTimer t(&profile().metadata_time);
+    PhaseTimer t(&profile(), Phase::kMetadata);
     // The file must reach the end of the new record even if its last variable was not written
     // (fill = false), or readers would find it shorter than its header says.
     auto size = file_->size();
     if (local.ok()) local = size.status();
     if (local.ok() && *size < data_end()) local = file_->truncate(data_end());
     // Data first, then numrecs: a reader (or a crash) never sees a half-written step.
-    if (local.ok() && env_.params.get("fsync") == "step") local = file_->sync();
+    if (local.ok() && env_.params.get("fsync") == "step") {
+      PhaseTimer s(&profile(), Phase::kSync);
+      local = file_->sync();
+    }
     if (local.ok()) local = ncfile::write_numrecs(*file_, header_, header_.numrecs);
   }
   header_.numrecs = step + 1;
@@ -210,7 +216,10 @@ Status NetcdfEngine::close_files() {
       if (!header_.is_record(header_.vars[v]) && !fixed_written_[v])
         local = write_fill(static_cast<int>(v), 0);
   }
-  if (writing && local.ok() && env_.params.get("fsync") != "never") local = file_->sync();
+  if (writing && local.ok() && env_.params.get("fsync") != "never") {
+    PhaseTimer t(&profile(), Phase::kSync);
+    local = file_->sync();
+  }
   const Status closed = file_->close();
   return local.ok() ? closed : local;
 }
@@ -218,7 +227,7 @@ Status NetcdfEngine::close_files() {
 Status NetcdfEngine::write_fill(int var, uint64_t step) {
   const netcdf::Var& nv = header_.vars[var];
   const std::vector<uint8_t> image = fill_image(nv, header_.elements(nv));
-  ScopedTimer t(&profile().write_time);
+  PhaseTimer t(&profile(), Phase::kWrite);
   return file_->write_at(header_.data_offset(nv, step), image.data(), image.size())
       .with_context(fmt::format("{}, variable '{}'", where(), nv.name));
 }

@@ -1,6 +1,9 @@
-// Per-engine profile: I/O counters, messages and per-phase timers, reduced over ranks and
-// written as JSON at close when the `profile` parameter names a file.
+// Per-engine profile: I/O counters, messages and where each rank's time inside tapio goes,
+// phase by phase, reduced over ranks and written as JSON at close when the `profile`
+// parameter names a file.
 #pragma once
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <string>
 
@@ -8,6 +11,24 @@
 #include "io/counters.h"
 
 namespace tapio {
+
+// What a rank is doing inside a tapio call. Phases are exclusive: entering one pauses the
+// one it is nested in, so a rank's phase times add up to (at most) its time inside tapio, and
+// what is left over is unattributed overhead.
+enum class Phase : int {
+  kPlan,      // turning selections into runs, requests, domains, routes
+  kCopy,      // copying data between buffers (packing, placing)
+  kSwap,      // byte-swapping to or from the file's byte order
+  kChecksum,  // checksums and block statistics (min/max)
+  kExchange,  // moving data between ranks
+  kWrite,     // in write calls, or waiting for background writes to finish
+  kSync,      // fsync and writeback
+  kRead,      // in read calls
+  kMetadata,  // headers, indexes, numrecs, metadata records
+  kAgree,     // waiting for other ranks: agreements, barriers, reductions
+};
+inline constexpr int kPhaseCount = 10;
+const char* phase_name(Phase p);  // "plan", "copy", "swap", ...
 
 struct Profile {
   io::Counters io;            // what this rank's files saw
@@ -17,19 +38,40 @@ struct Profile {
   uint64_t bytes_received = 0;
   uint64_t steps = 0;
   uint64_t rounds = 0;        // two-phase rounds (collective engine)
-  double exchange_time = 0;   // moving data between ranks
-  double write_time = 0;      // in write calls (including waiting for them)
-  double read_time = 0;
-  double metadata_time = 0;   // headers, indexes, numrecs
-  double wait_time = 0;       // waiting for other ranks (agreement, barriers)
-  double total_time = 0;      // open to close
+  std::array<double, kPhaseCount> phase{};  // seconds, exclusive
+  double in_calls = 0;        // seconds inside tapio's collective calls (open to close)
+  double total_time = 0;      // open to close, the application's time between calls included
+  // Seconds a background thread spent writing (write-behind): not part of any phase, which
+  // only count the calling thread; what the caller waited for shows as `write`.
+  std::atomic<int64_t> background_write_ns{0};
 
-  // Collective: sum/min/max over ranks; rank 0 writes `path` as JSON.
+  // Collective: one reduction of the counters (sum/min/max) and one gather of the phase
+  // times (min/median/max per phase need every rank's value); rank 0 writes `path` as JSON.
   Status write_json(const comm::Comm& comm, const std::string& path, const std::string& engine,
                     const std::string& file) const;
+
+ private:
+  friend class PhaseTimer;
+  int current_ = -1;  // the phase being timed, or -1
+  std::chrono::steady_clock::time_point since_{};
 };
 
-// Adds the seconds between construction and destruction to *target.
+// Times one phase from construction to destruction, pausing the enclosing phase meanwhile.
+// Only the thread that owns the profile may use it.
+class PhaseTimer {
+ public:
+  PhaseTimer(Profile* profile, Phase phase);
+  ~PhaseTimer();
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  Profile* profile_;
+  int outer_;
+};
+
+// Adds the seconds between construction and destruction to *target (a plain stopwatch, for
+// totals that are not phases).
 class ScopedTimer {
  public:
   explicit ScopedTimer(double* target)
@@ -40,6 +82,24 @@ class ScopedTimer {
 
  private:
   double* target_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Adds the nanoseconds between construction and destruction to an atomic counter (for a
+// background thread's time).
+class AtomicTimer {
+ public:
+  explicit AtomicTimer(std::atomic<int64_t>* target)
+      : target_(target), start_(std::chrono::steady_clock::now()) {}
+  ~AtomicTimer() {
+    target_->fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - start_)
+                           .count(),
+                       std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<int64_t>* target_;
   std::chrono::steady_clock::time_point start_;
 };
 

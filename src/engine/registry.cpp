@@ -13,7 +13,9 @@ std::string default_engine_for_path(const std::string& path) {
   return netcdf ? "collective" : "subfile";
 }
 
-Result<std::unique_ptr<Engine>> open_engine(EngineEnv env) {
+namespace {
+
+Result<std::unique_ptr<Engine>> open_by_name(EngineEnv env) {
   if (env.engine == "serial") return SerialEngine::open(std::move(env));
   if (env.engine == "collective") return CollectiveEngine::open(std::move(env));
   if (env.engine == "subfile") return SubfileEngine::open(std::move(env));
@@ -21,6 +23,14 @@ Result<std::unique_ptr<Engine>> open_engine(EngineEnv env) {
   // The name was validated against engine_names(); this build does not have it yet.
   return error(TAPIO_ERR_UNSUPPORTED, "file '{}': engine '{}' is not available in this build",
                env.path, env.engine);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Engine>> open_engine(EngineEnv env) {
+  auto engine = open_by_name(std::move(env));
+  if (engine.ok()) (*engine)->opened();
+  return engine;
 }
 
 }  // namespace tapio

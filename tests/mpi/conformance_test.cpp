@@ -123,6 +123,25 @@ double counter(const nlohmann::json& j, const std::string& name, const char* wha
   return j.at("counters").at(name).at(what).get<double>();
 }
 
+double phase(const nlohmann::json& j, const std::string& name, const char* what) {
+  return j.at("phases").at(name).at(what).get<double>();
+}
+
+// A profile's phases are exclusive and, with "other", make up each rank's time inside tapio:
+// per phase min <= median <= max <= sum, and the sums add up to time_in_calls.
+void expect_phases_add_up(const nlohmann::json& j) {
+  double total = 0;
+  for (const char* name : {"plan", "copy", "swap", "checksum", "exchange", "write", "sync",
+                           "read", "metadata", "agree", "other"}) {
+    EXPECT_LE(phase(j, name, "min"), phase(j, name, "median")) << name;
+    EXPECT_LE(phase(j, name, "median"), phase(j, name, "max")) << name;
+    EXPECT_LE(phase(j, name, "max"), phase(j, name, "sum") + 1e-12) << name;
+    total += phase(j, name, "sum");
+  }
+  EXPECT_NEAR(total, counter(j, "time_in_calls", "sum"), 1e-6 + 1e-6 * total) << j.dump(1);
+  EXPECT_LE(counter(j, "time_in_calls", "max"), counter(j, "time_total", "max"));
+}
+
 // The bytes all ranks together read from storage when they open `path` with `engine` and
 // `params` and read nothing: the header, which every read's POSIX_BYTES_READ includes.
 // Collective; valid on rank 0.
@@ -818,11 +837,14 @@ TEST_P(Conformance, OnePackedMessagePerAggregatorAndRound) {
     EXPECT_EQ(counter(r, "messages_received", "sum"), counter(r, "messages_sent", "sum"));
     EXPECT_EQ(counter(r, "bytes_received", "sum"), counter(r, "bytes_sent", "sum"));
     for (const auto* j : {&w, &r}) {
-      for (const char* t : {"time_exchange", "time_write", "time_read", "time_metadata",
-                            "time_wait", "time_total"})
-        EXPECT_GE(counter(*j, t, "min"), 0) << t;
       EXPECT_GT(counter(*j, "time_total", "min"), 0);
+      expect_phases_add_up(*j);
     }
+    // The byte swap to big-endian NetCDF, the storage calls and the messages are timed.
+    EXPECT_GT(phase(w, "swap", "max"), 0) << w.dump(1);
+    EXPECT_GT(phase(w, "write", "max"), 0) << w.dump(1);
+    EXPECT_GT(phase(r, "read", "max"), 0) << r.dump(1);
+    EXPECT_GT(phase(r, "swap", "max"), 0) << r.dump(1);
   }
   // Many rounds: 64 KiB in 512-byte stripes dealt to A' = min(3, P) aggregators (the first
   // 128 mod A' get one more), 1 KiB rounds: A' domains of ceil(stripes / 2) windows each.

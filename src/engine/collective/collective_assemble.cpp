@@ -76,7 +76,7 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
   std::vector<Arrived> arrived;  // kept to name the ranks if two pieces overlap
   bool overlap = false;
   {
-    ScopedTimer t(&profile().exchange_time);
+    PhaseTimer t(&profile(), Phase::kExchange);
     if (self.begin != self.end) overlap |= !copy_own_pieces(self, staged, buf - w.offset, &arrived);
     const Status st = collect_senders(r, w, others, buf, &arrived, &overlap);
     if (local.ok()) local = st;
@@ -90,6 +90,7 @@ bool CollectiveEngine::copy_own_pieces(const SelfPart& self, const collective::S
                                        uint8_t* out, std::vector<Arrived>* arrived) {
   bool fresh = true;
   Arrived mine{comm().rank(), {}};
+  PhaseTimer t(&profile(), node_slots_ ? Phase::kSwap : Phase::kCopy);
   for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x) {
     fresh = covered_map_.mark(x->seg) && fresh;
     if (node_slots_)
@@ -189,7 +190,9 @@ Status CollectiveEngine::collect_senders(uint32_t r, const plan::Extent& w, uint
                       in.source);
       continue;
     }
-    if (in.keep) collective::scatter_pieces(scratch_[in.scratch].data(), in.segments, buf - w.offset);
+    if (!in.keep) continue;
+    PhaseTimer t(&profile(), Phase::kCopy);
+    collective::scatter_pieces(scratch_[in.scratch].data(), in.segments, buf - w.offset);
   }
   for (Incoming& in : incoming)
     if (!in.segments.empty()) arrived->push_back(Arrived{in.source, std::move(in.segments)});
@@ -213,6 +216,7 @@ Status CollectiveEngine::name_overlap(const plan::Extent& w, const std::vector<A
 }
 
 Status CollectiveEngine::slot_free(int slot) {
+  PhaseTimer t(&profile(), Phase::kWrite);
   return writer_ ? writer_->wait(slot_write_[slot]) : ok_status();
 }
 
@@ -244,14 +248,16 @@ Status CollectiveEngine::write_round(const plan::Layout& layout, int slot, const
   if (behind && !writer_) writer_ = std::make_unique<io::WriteBehind>();
   const uint8_t* data = buf;
   const uint64_t base = w.offset;
-  double* write_time = &profile().write_time;
   const bool eager = eager_writeback();
-  auto job = [file, writes, data, base, write_time, eager] {
-    ScopedTimer t(write_time);
+  if (!behind) {
+    PhaseTimer t(&profile(), Phase::kWrite);
     return write_extents(file, writes, data, base, eager);
-  };
-  if (!behind) return job();
-  slot_write_[slot] = writer_->submit(job);
+  }
+  std::atomic<int64_t>* background = &profile().background_write_ns;
+  slot_write_[slot] = writer_->submit([file, writes, data, base, eager, background] {
+    AtomicTimer t(background);
+    return write_extents(file, writes, data, base, eager);
+  });
   return ok_status();
 }
 

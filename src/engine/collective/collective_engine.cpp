@@ -121,7 +121,11 @@ bool CollectiveEngine::direct_allowed() const { return env_.params.get("direct")
 Status CollectiveEngine::plan_direct(const std::vector<plan::MemSegment>& mine,
                                      const std::vector<plan::Extent>& ranges,
                                      plan::DirectPlan* direct, std::vector<uint64_t>* votes) {
-  *direct = plan::plan_direct(mine, env_.params.get_size("stripe_size"));
+  {
+    PhaseTimer t(&profile(), Phase::kPlan);
+    *direct = plan::plan_direct(mine, env_.params.get_size("stripe_size"));
+  }
+  PhaseTimer t(&profile(), Phase::kAgree);
   std::vector<uint64_t> his(ranges.size()), lower_his;
   for (size_t v = 0; v < ranges.size(); ++v) his[v] = ranges[v].length ? ranges[v].end() : 0;
   TAPIO_RETURN_IF_ERROR(comm().exscan_max(his, &lower_his));
@@ -133,12 +137,15 @@ Status CollectiveEngine::plan_direct(const std::vector<plan::MemSegment>& mine,
 Status CollectiveEngine::close_files() {
   Status local = std::exchange(deferred_, Status());
   if (writer_) {
+    PhaseTimer t(&profile(), Phase::kWrite);
     const Status st = writer_->drain();
     if (local.ok()) local = st;
   }
   if (data_file_) {
-    if (local.ok() && env_.mode != OpenMode::kRead && env_.params.get("fsync") != "never")
+    if (local.ok() && env_.mode != OpenMode::kRead && env_.params.get("fsync") != "never") {
+      PhaseTimer t(&profile(), Phase::kSync);
       local = data_file_->sync();
+    }
     const Status closed = data_file_->close();
     if (local.ok()) local = closed;
   }
@@ -172,6 +179,7 @@ Status CollectiveEngine::expected_messages(const plan::Layout& layout,
   for (const plan::RoutedSegment& x : routed) flags[slot[x.agg] * R + x.round] = 1;
   std::vector<int> recv_counts(comm().size(), 0);
   for (int rank : aggregators_) recv_counts[rank] = static_cast<int>(R);
+  PhaseTimer t(&profile(), Phase::kAgree);
   return comm().reduce_scatter_sum(flags, recv_counts, expected);
 }
 

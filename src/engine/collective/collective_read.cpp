@@ -7,6 +7,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <optional>
 
 #include "engine/collective/collective_engine.h"
 #include "engine/collective/datatypes.h"
@@ -111,7 +112,12 @@ void take_piece(const Wanted& w, const uint8_t* window, uint64_t offset, uint64_
 }  // namespace
 
 Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
-  const Wanted wanted = want(gets, io(), header_);
+  std::optional<Wanted> planned;
+  {
+    PhaseTimer t(&profile(), Phase::kPlan);
+    planned = want(gets, io(), header_);
+  }
+  const Wanted& wanted = *planned;
   // Every byte wanted is read or replied into staging; an aggregator without shared slots
   // reads its rounds into a private buffer.
   const bool reserved = reserve(wanted.bytes, 1, round_bytes());
@@ -133,20 +139,28 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
     range[0] = std::max(range[0], kTop - m.seg.offset);
     range[1] = std::max(range[1], m.seg.last_end());
   }
-  TAPIO_RETURN_IF_ERROR(comm::mpi_status(
-      MPI_Allreduce(MPI_IN_PLACE, range, 4, MPI_UINT64_T, MPI_MAX, comm().raw()),
-      "MPI_Allreduce"));
+  {
+    PhaseTimer t(&profile(), Phase::kAgree);
+    TAPIO_RETURN_IF_ERROR(comm::mpi_status(
+        MPI_Allreduce(MPI_IN_PLACE, range, 4, MPI_UINT64_T, MPI_MAX, comm().raw()),
+        "MPI_Allreduce"));
+  }
   if (range[3] > 0) return reserved ? ok_status() : out_of_memory(wanted.bytes, 1, round_bytes());
   const uint64_t lo = kTop - range[0], hi = range[1];
   if (hi <= lo) return ok_status();  // nobody reads anything
   if (range[2] == 0) {
     const Status st = read_direct(direct, staging);
+    PhaseTimer t(&profile(), Phase::kSwap);
     if (st.ok()) swap_into(wanted, staging);
     return st;
   }
 
   const plan::Layout layout = layout_for(lo, hi);
-  const std::vector<plan::RoutedSegment> routed = plan::route_segments(wanted.segments, layout);
+  std::vector<plan::RoutedSegment> routed;
+  {
+    PhaseTimer t(&profile(), Phase::kPlan);
+    routed = plan::route_segments(wanted.segments, layout);
+  }
   std::vector<uint32_t> expected;
   TAPIO_RETURN_IF_ERROR(expected_messages(layout, routed, &expected));
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(layout));
@@ -162,7 +176,10 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
     while (j < routed.size() && routed[j].round == r) ++j;
     // Slot r % 2 held round r - 2, which this node's ranks copied out before that round
     // ended: after this barrier its aggregators may read round r into it.
-    if (node_slots_ && r >= 2) MPI_Barrier(node_->node().raw());
+    if (node_slots_ && r >= 2) {
+      PhaseTimer t(&profile(), Phase::kAgree);
+      MPI_Barrier(node_->node().raw());
+    }
     // Ask every aggregator this round touches, and post the receive of its reply: the data,
     // or from an aggregator on this node a word that the data is in its slot.
     std::deque<ByteBuffer> lists;  // stable addresses while the sends are in flight
@@ -204,9 +221,12 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
       const Status st = serve_read_round(r, layout, expected[r], &reqs);
       if (local.ok()) local = st;
     }
-    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    {
+      PhaseTimer t(&profile(), Phase::kExchange);
+      MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    }
     if (!from_slots.empty()) {
-      ScopedTimer t(&profile().exchange_time);
+      PhaseTimer t(&profile(), Phase::kSwap);
       node_->sync();  // what the aggregators read into their slots is visible now
       for (const FromSlot& f : from_slots)
         for (size_t x = f.first; x < f.last; ++x) {
@@ -219,6 +239,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
     }
     i = j;
   }
+  PhaseTimer t(&profile(), Phase::kSwap);
   if (!node_slots_) {
     swap_into(wanted, staging);
     return local;
@@ -230,7 +251,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
 Status CollectiveEngine::read_direct(const plan::DirectPlan& direct, uint8_t* staging) {
   if (direct.requests.empty()) return ok_status();
   TAPIO_ASSIGN_OR_RETURN(io::File * file, own_file());
-  ScopedTimer t(&profile().read_time);
+  PhaseTimer t(&profile(), Phase::kRead);
   for (const plan::DirectRequest& q : direct.requests)
     TAPIO_RETURN_IF_ERROR(file->read_exact(q.file.offset, staging + q.mem, q.file.length));
   return ok_status();
@@ -284,7 +305,7 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
   uint8_t* const buf = node_slots_ ? node_window(my_agg_, r % 2, w) + w.offset
                                    : round_bufs_[0].prepare(w.length);
   if (!reads.empty() && local.ok()) {
-    ScopedTimer t(&profile().read_time);
+    PhaseTimer t(&profile(), Phase::kRead);
     auto opened = own_file();
     local = opened.status();
     for (const plan::Extent& e : reads) {
@@ -327,6 +348,7 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
       }
       reply.buf = scratch_[copied.size()].prepare(std::max<uint64_t>(bytes, 1));
       reply.count = static_cast<int>(bytes);
+      PhaseTimer t(&profile(), Phase::kCopy);
       collective::gather_pieces(buf - w.offset, q.segments, reply.buf);
       copied_bytes += bytes;
     }

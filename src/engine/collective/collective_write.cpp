@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "engine/collective/collective_engine.h"
 #include "engine/collective/datatypes.h"
@@ -49,7 +50,12 @@ bool CollectiveEngine::may_stage(const plan::DirectPlan& direct) const {
 }
 
 Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
-  const collective::Staged staged(puts, io(), header_, step);
+  std::optional<collective::Staged> described;
+  {
+    PhaseTimer t(&profile(), Phase::kPlan);
+    described.emplace(puts, io(), header_, step);
+  }
+  const collective::Staged& staged = *described;
   // {ranks that cannot write directly, bytes put, ranks out of memory}: summed with the
   // touched variables.
   std::vector<uint64_t> votes = {1, 0, 0};
@@ -73,13 +79,16 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   // Direct when every rank can, and (with fill) the ranks' disjoint pieces cover every
   // variable written, so there is no gap to fill.
   if (votes[0] == 0 && (!env_.params.get_bool("fill") || votes[1] == target_bytes)) {
-    staged.swap_all(staging_.prepare(staged.bytes()));
+    {
+      PhaseTimer t(&profile(), Phase::kSwap);
+      staged.swap_all(staging_.prepare(staged.bytes()));
+    }
     return write_direct(direct);
   }
   const plan::Layout layout = layout_for(lo, hi);
   std::vector<plan::RoutedSegment> routed;
   {
-    ScopedTimer t(&profile().exchange_time);
+    PhaseTimer t(&profile(), Phase::kPlan);
     routed = plan::route_segments(staged.segments(), layout);
   }
   std::vector<uint32_t> expected;
@@ -89,7 +98,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   // The staging buffer holds what goes as messages (or, without shared slots, what an
   // aggregator copies from itself); pieces for this node's slots are swapped in directly.
   {
-    ScopedTimer t(&profile().exchange_time);
+    PhaseTimer t(&profile(), Phase::kSwap);
     const bool messages = std::any_of(routed.begin(), routed.end(), [&](const plan::RoutedSegment& x) {
       return !node_slots_ || agg_node_rank_[x.agg] < 0;
     });
@@ -105,9 +114,12 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     // Slot r % 2 held round r - 2: an aggregator waits for the write that last read it before
     // round r lands in it (by this node's ranks, after the barrier, or by messages).
     const Status slot_ready = my_agg_ >= 0 ? slot_free(slot) : ok_status();
-    if (node_slots_ && r >= 2) MPI_Barrier(node_->node().raw());
+    if (node_slots_ && r >= 2) {
+      PhaseTimer t(&profile(), Phase::kAgree);
+      MPI_Barrier(node_->node().raw());
+    }
     {
-      ScopedTimer t(&profile().exchange_time);
+      PhaseTimer t(&profile(), Phase::kExchange);
       // The sends of round r-2 used this slot's segment lists: wait for them before reuse.
       MPI_Waitall(static_cast<int>(requests[slot].size()), requests[slot].data(),
                   MPI_STATUSES_IGNORE);
@@ -130,6 +142,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   for (auto& reqs : requests)
     MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
   if (writer_) {
+    PhaseTimer t(&profile(), Phase::kWrite);
     const Status st = writer_->drain();
     if (local.ok()) local = st;
   }
@@ -161,7 +174,10 @@ CollectiveEngine::SelfPart CollectiveEngine::send_write_round(
     collective::pack(routed, first, last, &list);
     const int dest = aggregators_[agg];
     if (uint8_t* window = node_window(agg, slot, layout.window(agg, r))) {
-      for (size_t x = first; x < last; ++x) staged.scatter(routed[x].seg, routed[x].mem, window);
+      {
+        PhaseTimer t(&profile(), Phase::kSwap);
+        for (size_t x = first; x < last; ++x) staged.scatter(routed[x].seg, routed[x].mem, window);
+      }
       node_->sync();
       requests->emplace_back();
       MPI_Isend(list.data(), static_cast<int>(list.size()), MPI_BYTE, dest,
@@ -187,7 +203,7 @@ CollectiveEngine::SelfPart CollectiveEngine::send_write_round(
 Status CollectiveEngine::write_direct(const plan::DirectPlan& direct) {
   if (direct.requests.empty()) return ok_status();
   TAPIO_ASSIGN_OR_RETURN(io::File * file, own_file());
-  ScopedTimer t(&profile().write_time);
+  PhaseTimer t(&profile(), Phase::kWrite);
   for (const plan::DirectRequest& q : direct.requests) {
     TAPIO_RETURN_IF_ERROR(file->write_at(q.file.offset, staging_.data() + q.mem, q.file.length));
     if (eager_writeback()) file->start_writeback(q.file.offset, q.file.length);
@@ -201,6 +217,7 @@ Status CollectiveEngine::sync_for_step() {
   // Each rank that wrote syncs its own descriptor: on a parallel file system rank 0's fsync
   // flushes only its own node's cache, and numrecs must not get ahead of the data.
   if (!data_file_ || env_.params.get("fsync") != "step") return ok_status();
+  PhaseTimer t(&profile(), Phase::kSync);
   return data_file_->sync();
 }
 

@@ -6,11 +6,12 @@
 //
 // Profile: MPI-IO hides what storage sees (ROMIO / OMPIO aggregate, sieve and split the
 // requests), so this engine does not invent POSIX counters for the data: profile().io holds
-// what rank 0's own POSIX handle did (header, numrecs, fill), write_time / read_time hold the
+// what rank 0's own POSIX handle did (header, numrecs, fill), the write / read phases hold the
 // time in the collective calls, and the messages/bytes fields stay 0 because MPI-IO's internal
 // exchange is not visible here.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "engine/mpiio/mpiio_engine.h"
 
@@ -99,7 +100,7 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
     }
   }
   if (filled || prepare) {
-    ScopedTimer t(&profile().wait_time);
+    PhaseTimer t(&profile(), Phase::kAgree);
     TAPIO_RETURN_IF_ERROR(comm().barrier());
   }
 
@@ -110,6 +111,7 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   std::vector<uint8_t> staging(bytes);
   Extents extents;
   uint64_t pos = 0;
+  std::optional<PhaseTimer> swapping(std::in_place, &profile(), Phase::kSwap);
   for (const Piece& p : pieces) {
     host_to_big_endian(staging.data() + pos, p.user, p.elements, p.esize);
     pos += p.bytes();
@@ -118,7 +120,8 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
     else
       extents.emplace_back(p.file, p.bytes());
   }
-  ScopedTimer t(&profile().write_time);
+  swapping.reset();
+  PhaseTimer t(&profile(), Phase::kWrite);
   const Status moved = transfer(true, extents, staging.data(), bytes);
   return local.ok() ? moved : local;
 }
@@ -129,7 +132,7 @@ Status MpiioEngine::extend_to_record(uint64_t step) {
     if (header_.is_record(v))
       end = std::max(end, header_.data_offset(v, step) +
                               header_.elements(v) * netcdf::nc_type_size(v.type));
-  ScopedTimer t(&profile().metadata_time);
+  PhaseTimer t(&profile(), Phase::kMetadata);
   auto size = file_->size();
   TAPIO_RETURN_IF_ERROR(size.status().with_context(where()));
   if (*size >= end) return ok_status();
@@ -173,9 +176,10 @@ Status MpiioEngine::read_gets(const std::vector<GetOp>& gets) {
   if (!extents.empty()) bytes += extents.back().second;
   std::vector<uint8_t> buffer(bytes);
   {
-    ScopedTimer t(&profile().read_time);
+    PhaseTimer t(&profile(), Phase::kRead);
     TAPIO_RETURN_IF_ERROR(transfer(false, extents, buffer.data(), bytes));
   }
+  PhaseTimer t(&profile(), Phase::kSwap);
   for (size_t i = 0; i < pieces.size(); ++i)
     big_endian_to_host(pieces[i].user, buffer.data() + where_in_buffer[i], pieces[i].elements,
                        pieces[i].esize);

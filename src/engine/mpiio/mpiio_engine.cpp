@@ -132,7 +132,7 @@ Status MpiioEngine::close_files() {
     // fsync = step is served by commit's fsync on rank 0's handle (data and numrecs are one
     // inode on a local file system); the data handle is synced once here, before close.
     if (env_.mode != OpenMode::kRead && env_.params.get("fsync") != "never") {
-      ScopedTimer t(&profile().metadata_time);
+      PhaseTimer t(&profile(), Phase::kMetadata);
       local = mpi_error(MPI_File_sync(fh_), "MPI_File_sync");
     }
     const Status closed = mpi_error(MPI_File_close(&fh_), "MPI_File_close");

@@ -52,11 +52,12 @@ Status SerialEngine::read_and_pack(int var, uint64_t step,
   if (hi <= lo || !deferred_.ok()) return ok_status();  // after an error: move zeros
   std::vector<uint8_t> span((hi - lo) * esize);
   {
-    ScopedTimer t(&profile().read_time);
+    PhaseTimer t(&profile(), Phase::kRead);
     const uint64_t offset = header_.data_offset(header_.vars[var], step) + lo * esize;
     TAPIO_RETURN_IF_ERROR(file_->read_exact(offset, span.data(), span.size())
                               .with_context(fmt::format("variable '{}', step {}", def.name, step)));
   }
+  PhaseTimer t(&profile(), Phase::kSwap);
   big_endian_to_host(span.data(), span.data(), hi - lo, esize);
   uint64_t pos = 0;
   for (const auto& rank_requests : requests)
@@ -101,13 +102,14 @@ Status SerialEngine::read_gets(const std::vector<GetOp>& gets) {
     }
     std::vector<uint8_t> received(my_count * esize);
     {
-      ScopedTimer t(&profile().exchange_time);
+      PhaseTimer t(&profile(), Phase::kExchange);
       TAPIO_RETURN_IF_ERROR(comm().scatterv(packed.data(), counts, displs, received.data(),
                                             my_count, esize, 0));
     }
     profile().messages_received += 1;
     profile().bytes_received += received.size();
     uint64_t pos = 0;
+    PhaseTimer t(&profile(), Phase::kCopy);
     for (const GetOp& g : gets) {
       if (!covers(plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, {}},
                   static_cast<uint32_t>(var), step))

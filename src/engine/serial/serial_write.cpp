@@ -8,7 +8,7 @@
 namespace tapio {
 Status SerialEngine::gather_requests(const std::vector<plan::Request>& mine,
                                      std::vector<std::vector<plan::Request>>* all) {
-  ScopedTimer t(&profile().exchange_time);
+  PhaseTimer t(&profile(), Phase::kExchange);
   std::vector<uint8_t> bytes, gathered;
   plan::encode_requests(mine, bytes);
   std::vector<uint64_t> counts;
@@ -56,6 +56,7 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
     std::vector<uint8_t> packed;
     const void* send = my_puts.size() == 1 ? my_puts[0]->data : nullptr;
     if (my_puts.size() > 1) {
+      PhaseTimer t(&profile(), Phase::kCopy);
       packed.resize(my_elems * esize);
       uint64_t pos = 0;
       for (const PutOp* p : my_puts) {
@@ -74,7 +75,7 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
     }
     std::vector<uint8_t> staging(total * esize);
     {
-      ScopedTimer t(&profile().exchange_time);
+      PhaseTimer t(&profile(), Phase::kExchange);
       TAPIO_RETURN_IF_ERROR(
           comm().gatherv(send, my_elems, staging.data(), counts, displs, esize, 0));
     }
@@ -103,12 +104,14 @@ Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* stagi
       if (req.var == static_cast<uint32_t>(var))
         for (const auto& run : plan::to_runs(req.sel, def.shape))
           owned.push_back(plan::OwnedRun{run, static_cast<int>(r)});
+  PhaseTimer planning(&profile(), Phase::kPlan);
   auto covered = plan::covered_elements(owned);
   TAPIO_RETURN_IF_ERROR(covered.status().with_context(ctx));
   const uint64_t total = def.elements();
   const bool complete = *covered == total;
   const bool fill = env_.params.get_bool("fill");
 
+  PhaseTimer swapping(&profile(), Phase::kSwap);
   std::vector<uint8_t> image =
       !complete && fill ? fill_image(nv, total) : std::vector<uint8_t>(total * esize);
   uint64_t base = 0;  // element position of the current request in the staging buffer
@@ -123,7 +126,7 @@ Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* stagi
     }
   }
   const uint64_t offset = header_.data_offset(nv, step);
-  ScopedTimer t(&profile().write_time);
+  PhaseTimer t(&profile(), Phase::kWrite);
   if (complete || fill)
     return file_->write_at(offset, image.data(), image.size()).with_context(ctx);
   // Without fill, elements no rank wrote keep whatever the file holds: write covered runs only

@@ -47,7 +47,10 @@ Status SubfileEngine::close_files() {
   }
   for (auto* f : {data_.get(), md_.get(), index_.get()}) {
     if (!f) continue;
-    if (local.ok() && sync) local = f->sync();
+    if (local.ok() && sync) {
+      PhaseTimer t(&profile(), Phase::kSync);
+      local = f->sync();
+    }
     const Status closed = f->close();
     if (local.ok()) local = closed;
   }

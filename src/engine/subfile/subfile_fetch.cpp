@@ -121,7 +121,7 @@ Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<ui
       Span span{m.offset, std::vector<uint8_t>(m.length)};
       if (local.ok()) local = file.status();
       if (local.ok()) {
-        ScopedTimer t(&profile().read_time);
+        PhaseTimer t(&profile(), Phase::kRead);
         local = (*file)->read_exact(m.offset, span.bytes.data(), m.length);
       }
       spans[file_key].push_back(std::move(span));

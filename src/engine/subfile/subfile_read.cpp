@@ -54,7 +54,7 @@ Status SubfileEngine::open_read() {
 // New index records since the last call and the metadata regions they name, as one blob:
 //   news u64, count u64, count x 64-byte records, md_base u64, md_length u64, md bytes
 Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
-  ScopedTimer t(&profile().metadata_time);
+  PhaseTimer t(&profile(), Phase::kMetadata);
   TAPIO_ASSIGN_OR_RETURN(const uint64_t size, index_->size());
   if (index_end_ == 0) {
     uint8_t header[subfile::kIndexHeaderSize];
@@ -223,7 +223,11 @@ Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
   }
   first_need.push_back(needs.size());
   std::vector<std::vector<uint8_t>> replies;
-  TAPIO_RETURN_IF_ERROR(fetch_chunks(requests, &replies));
+  {
+    PhaseTimer t(&profile(), Phase::kExchange);
+    TAPIO_RETURN_IF_ERROR(fetch_chunks(requests, &replies));
+  }
+  PhaseTimer t(&profile(), Phase::kCopy);
   for (size_t r = 0; r < requests.size(); ++r)
     for (size_t k = first_need[r]; k < first_need[r + 1]; ++k)
       std::memcpy(needs[k].dst, replies[r].data() + (needs[k].pos - requests[r].from),

@@ -5,6 +5,7 @@
 // log, aligned), and rank 0 appends the step's index record last.
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "engine/subfile/block_stats.h"
 #include "engine/subfile/subfile_engine.h"
@@ -140,7 +141,7 @@ Status SubfileEngine::write_puts(const std::vector<PutOp>& puts, uint64_t) {
   subfile::BlockList mine;
   uint64_t data_bytes = 0;
   {
-    ScopedTimer t(&profile().metadata_time);
+    PhaseTimer t(&profile(), Phase::kChecksum);
     for (const PutOp& p : puts) {
       subfile::Block b;
       b.var = static_cast<uint32_t>(p.var);
@@ -150,6 +151,7 @@ Status SubfileEngine::write_puts(const std::vector<PutOp>& puts, uint64_t) {
       mine.blocks.push_back(std::move(b));
     }
   }
+  std::optional<PhaseTimer> copying(std::in_place, &profile(), Phase::kCopy);
   const std::vector<uint8_t> descriptors = subfile::encode_blocks(mine, nullptr);
   std::vector<uint8_t> message(8 + descriptors.size() + data_bytes);
   const uint64_t n = descriptors.size();
@@ -160,10 +162,11 @@ Status SubfileEngine::write_puts(const std::vector<PutOp>& puts, uint64_t) {
     std::memcpy(out, puts[i].data, mine.blocks[i].length);
     out += mine.blocks[i].length;
   }
+  copying.reset();
   std::vector<uint8_t> gathered;
   std::vector<uint64_t> counts;
   {
-    ScopedTimer t(&profile().exchange_time);
+    PhaseTimer t(&profile(), Phase::kExchange);
     TAPIO_RETURN_IF_ERROR(group_->gather_bytes(message, 0, &gathered, &counts));
   }
   if (!is_writer_) {
@@ -174,6 +177,7 @@ Status SubfileEngine::write_puts(const std::vector<PutOp>& puts, uint64_t) {
   profile().messages_received += group_->size() - 1;
   profile().bytes_received += gathered.size() - message.size();
   // Lay the group's blocks out in the subfile, each aligned, and write them with one request.
+  copying.emplace(&profile(), Phase::kCopy);
   const uint64_t align = env_.params.get_size("block_align");
   const uint64_t start = align_up(data_end_, align);
   std::vector<std::pair<const uint8_t*, subfile::Block>> placed;
@@ -201,14 +205,15 @@ Status SubfileEngine::write_puts(const std::vector<PutOp>& puts, uint64_t) {
     std::memcpy(buffer.data() + (b.offset - start), data, b.length);
     step_blocks_.blocks.push_back(std::move(b));
   }
-  ScopedTimer t(&profile().write_time);
+  copying.reset();
+  PhaseTimer t(&profile(), Phase::kWrite);
   if (!buffer.empty()) TAPIO_RETURN_IF_ERROR(data_->write_at(start, buffer.data(), buffer.size()));
   data_end_ = end;
   return ok_status();
 }
 
 Status SubfileEngine::commit_step(uint64_t step) {
-  ScopedTimer t(&profile().metadata_time);
+  PhaseTimer t(&profile(), Phase::kMetadata);
   std::vector<uint8_t> mine;
   uint64_t sum = 0;
   auto add = [&](subfile::RecordKind kind, const std::vector<uint8_t>& payload) {
@@ -230,14 +235,20 @@ Status SubfileEngine::commit_step(uint64_t step) {
   // A local failure (sync, write) must not make this rank skip the collectives below: keep
   // it, take part, and agree on it before the step can become visible.
   Status local = ok_status();
-  if (env_.params.get("fsync") == "step" && data_) local = data_->sync();
+  if (env_.params.get("fsync") == "step" && data_) {
+    PhaseTimer s(&profile(), Phase::kSync);
+    local = data_->sync();
+  }
   subfile::StepRecord record;
   record.step = step;
   record.generation = generation_;
   const Status written = write_metadata(mine, sum, &record);
   if (local.ok()) local = written;
   // Every writer's data and metadata are written: only now may the step become visible.
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+  {
+    PhaseTimer a(&profile(), Phase::kAgree);
+    TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+  }
   return comm().rank() == 0 ? append_index(record) : ok_status();
 }
 
