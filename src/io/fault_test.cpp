@@ -2,10 +2,13 @@
 // makes no progress, slow calls; and ScopedSyscalls itself.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <limits.h>
+#include <sys/uio.h>
 
 #include <cerrno>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "io/file.h"
 #include "io/syscalls.h"
@@ -524,6 +527,73 @@ TEST(ScopedSyscalls, RestoresTheTable) {
   EXPECT_EQ(after.fstat, real_table.fstat);
   EXPECT_EQ(after.close, real_table.close);
   EXPECT_NE(&after, &real_table) << "tests patch a copy, never the real table";
+}
+
+}  // namespace
+}  // namespace tapio::io
+
+namespace tapio::io {
+namespace {
+
+// pwritev that writes at most half of what it is asked (at least one byte), fails call number
+// g.fail_on_call with g.fail_errno, and is interrupted (EINTR) every third call.
+ssize_t pwritev_half(int fd, const struct iovec* iov, int n, off_t off) {
+  ++g.pwrite_calls;
+  if (g.pwrite_calls == g.fail_on_call) {
+    errno = g.fail_errno;
+    return -1;
+  }
+  if (g.pwrite_calls % 3 == 0) {
+    errno = EINTR;
+    return -1;
+  }
+  size_t total = 0;
+  for (int i = 0; i < n; ++i) total += iov[i].iov_len;
+  size_t want = std::max<size_t>(1, total / 2);
+  std::vector<struct iovec> cut;
+  for (int i = 0; i < n && want > 0; ++i) {
+    cut.push_back(iov[i]);
+    cut.back().iov_len = std::min(want, iov[i].iov_len);
+    want -= cut.back().iov_len;
+  }
+  return real().pwritev(fd, cut.data(), static_cast<int>(cut.size()), off);
+}
+
+// Pieces of every size (empty ones too, more than IOV_MAX of them) land back to back whatever
+// the storage does with each request: short writes and EINTR resume where they stopped, and
+// each call is one counted request.
+TEST_F(FaultTest, GatheredWritesSurviveShortWritesAndEintr) {
+  syscalls().pwritev = pwritev_half;
+  auto file = create();
+  ASSERT_TRUE(file);
+  const std::vector<unsigned char> data = pattern(200000, 5);
+  std::vector<ConstBytes> pieces;
+  for (size_t at = 0, k = 0; at < data.size(); ++k) {
+    const size_t n = std::min(data.size() - at, k % 7 == 0 ? size_t{0} : (k * 37) % 300);
+    pieces.push_back(ConstBytes{data.data() + at, n});
+    at += n;
+  }
+  ASSERT_GT(pieces.size(), static_cast<size_t>(IOV_MAX));
+  IO_ASSERT_OK(file->write_gathered_at(10, pieces.data(), pieces.size()));
+  const std::vector<unsigned char> disk = slurp(path_);
+  ASSERT_EQ(disk.size(), 10 + data.size());
+  EXPECT_TRUE(same_bytes(data.data(), disk.data() + 10, data.size()));
+  EXPECT_EQ(counters_.bytes_written, data.size());
+  EXPECT_EQ(counters_.writes, static_cast<uint64_t>(g.pwrite_calls - g.pwrite_calls / 3));
+}
+
+TEST_F(FaultTest, GatheredWriteErrorSaysHowFarItGot) {
+  syscalls().pwritev = pwritev_half;
+  g.fail_on_call = 2;
+  g.fail_errno = ENOSPC;
+  auto file = create();
+  ASSERT_TRUE(file);
+  const std::vector<unsigned char> data = pattern(1000, 6);
+  const ConstBytes pieces[] = {{data.data(), 600}, {data.data() + 600, 400}};
+  const Status s = file->write_gathered_at(0, pieces, 2);
+  EXPECT_EQ(s.code(), TAPIO_ERR_IO);
+  EXPECT_EQ(s.message(), "write of 1000 bytes in 2 pieces at offset 0 to " + quoted() +
+                             " failed after 500 bytes: No space left on device");
 }
 
 }  // namespace

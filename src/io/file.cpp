@@ -1,4 +1,4 @@
-// File::read_exact, the one non-virtual member shared by every transport.
+// What every transport shares: read_exact, and gathered writes for transports without them.
 #include "io/file.h"
 
 namespace tapio::io {
@@ -16,6 +16,14 @@ Status File::read_exact(uint64_t offset, void* data, size_t n) {
   }
   return error(TAPIO_ERR_FORMAT, "'{}' is truncated: needed {} bytes at offset {}, file has {}",
                path(), n, offset, file_size);
+}
+
+Status File::write_gathered_at(uint64_t offset, const ConstBytes* pieces, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    TAPIO_RETURN_IF_ERROR(write_at(offset, pieces[i].data, pieces[i].size));
+    offset += pieces[i].size;
+  }
+  return ok_status();
 }
 
 }  // namespace tapio::io

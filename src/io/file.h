@@ -16,12 +16,22 @@ enum class OpenMode {
   kReadWrite,  // existing file, read-write (to append; not O_APPEND, which breaks pwrite)
 };
 
+// Bytes to write: one piece of a gathered write.
+struct ConstBytes {
+  const void* data;
+  size_t size;
+};
+
 class File {
  public:
   virtual ~File() = default;
 
   // Write all n bytes at offset (loops over short writes and EINTR). An error names the path.
   virtual Status write_at(uint64_t offset, const void* data, size_t n) = 0;
+  // Write `count` pieces back to back from offset, as one request where the transport can
+  // (POSIX: pwritev), so scattered memory reaches storage without being copied together first.
+  // This default writes them one by one.
+  virtual Status write_gathered_at(uint64_t offset, const ConstBytes* pieces, size_t count);
   // Read up to n bytes at offset; *got is less than n only at end of file. On error *got holds
   // the bytes read before it. got may be nullptr.
   virtual Status read_at(uint64_t offset, void* data, size_t n, size_t* got) = 0;

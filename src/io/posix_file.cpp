@@ -1,13 +1,17 @@
 // The POSIX transport: pread/pwrite on one file descriptor, every call through syscalls() and
 // counted in the caller's Counters.
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <vector>
 #include <limits>
 
 #include "io/file.h"
@@ -59,6 +63,7 @@ class PosixFile final : public File {
   PosixFile& operator=(const PosixFile&) = delete;
 
   Status write_at(uint64_t offset, const void* data, size_t n) override;
+  Status write_gathered_at(uint64_t offset, const ConstBytes* pieces, size_t count) override;
   Status read_at(uint64_t offset, void* data, size_t n, size_t* got) override;
   Status sync() override;
   void start_writeback(uint64_t offset, uint64_t length) override {
@@ -74,6 +79,9 @@ class PosixFile final : public File {
   void add_meta_time(double seconds) {
     if (counters_ != nullptr) counters_->meta_time += seconds;
   }
+  template <typename Call>
+  Result<size_t> write_call(Call&& call, const char* name, uint64_t offset, size_t request,
+                            const std::function<std::string()>& what, size_t done);
   Status closed_error(const std::string& what) const {
     return error(TAPIO_ERR_STATE, "{} failed: '{}' is closed", what, path_);
   }
@@ -83,19 +91,16 @@ class PosixFile final : public File {
   Counters* counters_;
 };
 
-Status PosixFile::write_at(uint64_t offset, const void* data, size_t n) {
-  auto what = [&] { return fmt::format("write of {} bytes at offset {} to '{}'", n, offset, path_); };
-  if (fd_ < 0) return closed_error(what());
-  if (!fits_off_t(offset, n)) {
-    return error(TAPIO_ERR_ARG, "{} failed: beyond the largest file offset {}", what(), kMaxOffset);
-  }
-  const char* bytes = static_cast<const char*>(data);
-  size_t done = 0;
-  while (done < n) {
-    const size_t request = std::min(n - done, kMaxChunk);
-    const uint64_t at = offset + done;
+// One write system call (`call` returns what pwrite returns) of `request` bytes at `offset`,
+// retried on EINTR; the bytes it wrote (at least one) or an error saying how far the whole
+// write got (`done` bytes before this call).
+template <typename Call>
+Result<size_t> PosixFile::write_call(Call&& call, const char* name, uint64_t offset,
+                                     size_t request, const std::function<std::string()>& what,
+                                     size_t done) {
+  for (;;) {
     const Clock::time_point start = Clock::now();
-    const ssize_t r = syscalls().pwrite(fd_, bytes + done, request, static_cast<off_t>(at));
+    const ssize_t r = call();
     const int err = errno;
     const double seconds = seconds_since(start);
     if (r < 0) {
@@ -105,19 +110,81 @@ Status PosixFile::write_at(uint64_t offset, const void* data, size_t n) {
       if (err == EINTR) continue;
       return error(TAPIO_ERR_IO, "{} failed{}: {}", what(), progress(done), errno_string(err));
     }
-    // Every pwrite is counted once, with its own size: a write_at that takes 3 calls because
-    // of short writes counts 3 POSIX_WRITES, because that is what the storage saw.
-    if (counters_ != nullptr) counters_->record_write(at, static_cast<uint64_t>(r), seconds);
+    // Every call is counted once, with its own size: a write that takes 3 calls because of
+    // short writes counts 3 POSIX_WRITES, because that is what the storage saw.
+    if (counters_ != nullptr) counters_->record_write(offset, static_cast<uint64_t>(r), seconds);
     if (r == 0) {
       // No progress and no errno: retrying would spin forever.
-      return error(TAPIO_ERR_IO, "{} failed{}: pwrite made no progress (wrote 0 of {} bytes)",
-                   what(), progress(done), request);
+      return error(TAPIO_ERR_IO, "{} failed{}: {} made no progress (wrote 0 of {} bytes)", what(),
+                   progress(done), name, request);
     }
     if (static_cast<size_t>(r) > request) {
-      return error(TAPIO_ERR_IO, "{} failed{}: pwrite reported {} bytes for a request of {}",
-                   what(), progress(done), r, request);
+      return error(TAPIO_ERR_IO, "{} failed{}: {} reported {} bytes for a request of {}", what(),
+                   progress(done), name, r, request);
     }
-    done += static_cast<size_t>(r);
+    return static_cast<size_t>(r);
+  }
+}
+
+Status PosixFile::write_at(uint64_t offset, const void* data, size_t n) {
+  const std::function<std::string()> what = [&] {
+    return fmt::format("write of {} bytes at offset {} to '{}'", n, offset, path_);
+  };
+  if (fd_ < 0) return closed_error(what());
+  if (!fits_off_t(offset, n)) {
+    return error(TAPIO_ERR_ARG, "{} failed: beyond the largest file offset {}", what(), kMaxOffset);
+  }
+  const char* bytes = static_cast<const char*>(data);
+  size_t done = 0;
+  while (done < n) {
+    const size_t request = std::min(n - done, kMaxChunk);
+    const uint64_t at = offset + done;
+    TAPIO_ASSIGN_OR_RETURN(
+        const size_t wrote,
+        write_call([&] { return syscalls().pwrite(fd_, bytes + done, request, static_cast<off_t>(at)); },
+                   "pwrite", at, request, what, done));
+    done += wrote;
+  }
+  return ok_status();
+}
+
+// Pieces go out IOV_MAX at a time and at most kMaxChunk bytes per call (a larger piece is cut);
+// after a short write the rest of the same request goes again, from where it stopped.
+Status PosixFile::write_gathered_at(uint64_t offset, const ConstBytes* pieces, size_t count) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; ++i) total += pieces[i].size;
+  const std::function<std::string()> what = [&] {
+    return fmt::format("write of {} bytes in {} pieces at offset {} to '{}'", total, count, offset,
+                       path_);
+  };
+  if (fd_ < 0) return closed_error(what());
+  if (!fits_off_t(offset, total))
+    return error(TAPIO_ERR_ARG, "{} failed: beyond the largest file offset {}", what(), kMaxOffset);
+  std::vector<iovec> iov;
+  size_t piece = 0, used = 0;  // the next byte to write: pieces[piece], `used` bytes in
+  uint64_t done = 0;
+  while (done < total) {
+    iov.clear();
+    size_t request = 0;
+    for (size_t p = piece, u = used; p < count && iov.size() < IOV_MAX && request < kMaxChunk;
+         ++p, u = 0) {
+      const size_t take = std::min(pieces[p].size - u, kMaxChunk - request);
+      if (take == 0) continue;
+      iov.push_back(iovec{const_cast<char*>(static_cast<const char*>(pieces[p].data)) + u, take});
+      request += take;
+    }
+    const uint64_t at = offset + done;
+    TAPIO_ASSIGN_OR_RETURN(size_t wrote, write_call(
+                                             [&] {
+                                               return syscalls().pwritev(
+                                                   fd_, iov.data(), static_cast<int>(iov.size()),
+                                                   static_cast<off_t>(at));
+                                             },
+                                             "pwritev", at, request, what, done));
+    done += wrote;
+    for (wrote += used; piece < count && wrote >= pieces[piece].size; ++piece)
+      wrote -= pieces[piece].size;
+    used = wrote;
   }
   return ok_status();
 }

@@ -2,6 +2,7 @@
 #include "io/syscalls.h"
 
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace tapio::io {
@@ -14,6 +15,9 @@ ssize_t real_pread(int fd, void* buf, size_t n, off_t offset) {
 }
 ssize_t real_pwrite(int fd, const void* buf, size_t n, off_t offset) {
   return ::pwrite(fd, buf, n, offset);
+}
+ssize_t real_pwritev(int fd, const struct iovec* iov, int iovcnt, off_t offset) {
+  return ::pwritev(fd, iov, iovcnt, offset);
 }
 int real_fsync(int fd) { return ::fsync(fd); }
 int real_ftruncate(int fd, off_t length) { return ::ftruncate(fd, length); }
@@ -31,8 +35,9 @@ int real_start_writeback(int fd, off_t offset, off_t length) {
 }  // namespace
 
 const Syscalls& default_syscalls() {
-  static const Syscalls table = {real_open,      real_pread, real_pwrite, real_fsync,
-                                 real_ftruncate, real_fstat, real_close,  real_start_writeback};
+  static const Syscalls table = {real_open,  real_pread,     real_pwrite, real_pwritev,
+                                 real_fsync, real_ftruncate, real_fstat,  real_close,
+                                 real_start_writeback};
   return table;
 }
 

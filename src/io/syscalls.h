@@ -3,6 +3,7 @@
 #pragma once
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 namespace tapio::io {
 
@@ -10,6 +11,7 @@ struct Syscalls {
   int (*open)(const char* path, int flags, mode_t mode);
   ssize_t (*pread)(int fd, void* buf, size_t n, off_t offset);
   ssize_t (*pwrite)(int fd, const void* buf, size_t n, off_t offset);
+  ssize_t (*pwritev)(int fd, const struct iovec* iov, int iovcnt, off_t offset);
   int (*fsync)(int fd);
   int (*ftruncate)(int fd, off_t length);
   int (*fstat)(int fd, struct stat* st);
