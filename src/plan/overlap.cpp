@@ -1,0 +1,16 @@
+#include "plan/overlap.h"
+
+namespace tapio::plan {
+
+// 128-bit products: elements x owners overflows 64 bits for large variables at 10^5 ranks.
+uint64_t domain_start(uint64_t elements, int owners, int d) {
+  return static_cast<uint64_t>(static_cast<unsigned __int128>(elements) * d / owners);
+}
+
+int domain_of(uint64_t elements, int owners, uint64_t e) {
+  // The largest d with domain_start(d) <= e: d * elements < (e + 1) * owners.
+  const unsigned __int128 limit = static_cast<unsigned __int128>(e + 1) * owners;
+  return static_cast<int>((limit + elements - 1) / elements - 1);
+}
+
+}  // namespace tapio::plan
