@@ -200,6 +200,28 @@ Status Comm::gather_bytes(const std::vector<uint8_t>& mine, int root, std::vecto
   return ok_status();
 }
 
+Status Comm::gather_fitting_bytes(const std::vector<uint8_t>& mine, int root,
+                                  std::vector<uint8_t>* all, std::vector<uint64_t>* counts) const {
+  const int n = static_cast<int>(mine.size());
+  std::vector<int> sizes(rank_ == root ? size_ : 0), displs(sizes.size());
+  TAPIO_RETURN_IF_ERROR(mpi_status(
+      MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, root, comm_), "MPI_Gather"));
+  for (size_t i = 1; i < sizes.size(); ++i) displs[i] = displs[i - 1] + sizes[i - 1];
+  if (rank_ == root) {
+    all->resize(sizes.empty() ? 0 : static_cast<size_t>(displs.back()) + sizes.back());
+    counts->assign(sizes.begin(), sizes.end());
+  }
+  return mpi_status(MPI_Gatherv(mine.data(), n, MPI_BYTE, rank_ == root ? all->data() : nullptr,
+                                sizes.data(), displs.data(), MPI_BYTE, root, comm_),
+                    "MPI_Gatherv");
+}
+
+Status Comm::allgather(uint64_t mine, std::vector<uint64_t>* all) const {
+  all->assign(size_, 0);
+  return mpi_status(MPI_Allgather(&mine, 1, MPI_UINT64_T, all->data(), 1, MPI_UINT64_T, comm_),
+                    "MPI_Allgather");
+}
+
 Status Comm::gather_doubles(const std::vector<double>& mine, int root,
                             std::vector<double>* all) const {
   const int n = static_cast<int>(mine.size());
@@ -275,6 +297,21 @@ Status agree(const Comm& comm, const Status& local) {
   std::memcpy(&code, bytes.data(), sizeof code);
   return Status(static_cast<Code>(code), std::string(bytes.begin() + sizeof code, bytes.end()))
       .as_agreed();
+}
+
+Status bcast_status(const Comm& comm, int root, const Status& at_root) {
+  int code = static_cast<int>(at_root.code());
+  TAPIO_RETURN_IF_ERROR(
+      mpi_status(MPI_Bcast(&code, 1, MPI_INT, root, comm.raw()), "MPI_Bcast (status)"));
+  if (code == TAPIO_OK) return ok_status();
+  std::vector<uint8_t> bytes;
+  if (comm.rank() == root) {
+    const std::string msg =
+        at_root.agreed() ? at_root.message() : fmt::format("rank {}: {}", root, at_root.message());
+    bytes.assign(msg.begin(), msg.end());
+  }
+  TAPIO_RETURN_IF_ERROR(comm.bcast_bytes(bytes, root));
+  return Status(static_cast<Code>(code), std::string(bytes.begin(), bytes.end())).as_agreed();
 }
 
 }  // namespace tapio::comm

@@ -50,6 +50,13 @@ class Comm {
   // length (root only).
   Status gather_bytes(const std::vector<uint8_t>& mine, int root, std::vector<uint8_t>* all,
                       std::vector<uint64_t>* counts) const;
+  // gather_bytes for a total the caller knows fits in 2^31 bytes (agreed beforehand, e.g. by a
+  // reduction it needed anyway): one MPI_Gather of the sizes and one MPI_Gatherv, nothing else.
+  Status gather_fitting_bytes(const std::vector<uint8_t>& mine, int root, std::vector<uint8_t>* all,
+                              std::vector<uint64_t>* counts) const;
+  // Every rank's value, in rank order, on every rank: O(size) memory, for small communicators
+  // such as a node's ranks.
+  Status allgather(uint64_t mine, std::vector<uint64_t>* all) const;
   // Every rank's `mine` (the same length on every rank) reaches root, in rank order.
   Status gather_doubles(const std::vector<double>& mine, int root, std::vector<double>* all) const;
   // MPI_Reduce_scatter of uint32 sums: rank r receives recv_counts[r] entries (the r-th slice
@@ -84,5 +91,9 @@ Status mpi_status(int rc, const char* call);
 // (unless it was agreed on already). Call it at the end of every collective operation so that
 // no rank leaves a collective alone.
 Status agree(const Comm& comm, const Status& local);
+
+// Collective: root's status, on every rank (one broadcast of its code, and of its message only
+// when it failed).
+Status bcast_status(const Comm& comm, int root, const Status& at_root);
 
 }  // namespace tapio::comm

@@ -77,9 +77,24 @@ const std::vector<ParamDef> kRegistry = {
      kNoMin, false},
     // Subfile engine.
     {"block_align", K::kSize, "4096", "bytes", {}, "subfile",
-     "Alignment of each block of at least this size written to a subfile (smaller blocks are "
-     "packed); match the file system block size.", 1,
-     false},
+     "Each rank's blocks of a step start at a multiple of this in its subfile and follow one "
+     "another; match the file system block size.",
+     1, false},
+    {"subfile_write", K::kEnum, "auto", "", {"auto", "direct", "aggregate"}, "subfile",
+     "How a group's data reaches its subfile: direct (every rank writes its own blocks at its "
+     "offset, from its own buffers), aggregate (the ranks send their data to the group's first "
+     "rank, which writes it in buffer_size rounds, pipelined) or auto (direct when the group's "
+     "ranks share a node, aggregate when it spans nodes).",
+     kNoMin, false},
+    {"statistics", K::kEnum, "minmax", "", {"minmax", "none"}, "subfile",
+     "Per-block statistics kept in the metadata: minmax (each block's min and max, as ADIOS2 "
+     "does by default) or none.",
+     kNoMin, false},
+    {"read_merge_below", K::kSize, "256KiB", "bytes", {}, "subfile",
+     "A read of less than this from one block (rounded to its checksum chunks) goes through the "
+     "rank that serves its subfile, which reads what several ranks want once; larger reads are "
+     "made by each rank itself, in parallel.",
+     0, false},
     {"metadata", K::kEnum, "gather", "", {"gather", "log", "aligned"}, "subfile",
      "Metadata backend: gather (rank 0 collects every writer's records and writes them), log "
      "(each writer writes its records at its offset, in parallel) or aligned (as log, each "

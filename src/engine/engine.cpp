@@ -63,7 +63,13 @@ Status Engine::check_var(int var, DataType memtype) const {
 Status Engine::begin_step(StepStatus* status) {
   CallTimer timed(this);
   Status local = require(!closed_ && !in_step_, "begin_step", "already in a step or closed");
-  if (local.ok() && env_.mode == OpenMode::kRead) {
+  if (env_.mode != OpenMode::kRead) {  // nothing to agree on: end_step carries any misuse
+    TAPIO_RETURN_IF_ERROR(local);
+    in_step_ = true;
+    *status = StepStatus::kOk;
+    return ok_status();
+  }
+  if (local.ok()) {
     local = refresh_steps();
     const uint64_t next = started_ ? step_ + 1 : step_;
     if (local.ok() && next >= available_steps()) {
@@ -145,17 +151,19 @@ Status Engine::perform_gets() {
 
 Status Engine::end_step() {
   CallTimer timed(this);
-  TAPIO_RETURN_IF_ERROR(agree(require(in_step_, "end_step", "no step is open")));
-  Status st;
+  const Status local = require(in_step_, "end_step", "no step is open");
   if (env_.mode == OpenMode::kRead) {
-    st = perform_gets();
-  } else {
-    st = perform_puts();
-    if (st.ok()) st = agree(commit_step(step_));
-    if (st.ok()) {  // a failed step is not committed; the next one reuses its index
-      ++profile_.steps;
-      ++step_;
-    }
+    TAPIO_RETURN_IF_ERROR(agree(local));
+    const Status st = perform_gets();
+    in_step_ = false;
+    return st;
+  }
+  // One collective commit carries a local misuse to every rank.
+  const Status st = write_step(puts_, step_, local);
+  puts_.clear();
+  if (st.ok()) {  // a failed step is not committed; the next one reuses its index
+    ++profile_.steps;
+    ++step_;
   }
   in_step_ = false;
   return st;

@@ -62,7 +62,9 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // Collective calls. Each returns the same status on every rank.
+  // Collective calls. Each returns the same status on every rank, except begin_step in write
+  // and append mode, which is local: it communicates nothing, and a misuse it reports (already
+  // in a step, closed) also fails the step's end_step on every rank.
   Status begin_step(StepStatus* status);
   Status end_step();
   Status perform_puts();
@@ -84,8 +86,12 @@ class Engine {
  protected:
   // Collective hooks. They must enter the same collectives on every rank even after a local
   // error (keep the error, move zero bytes), and return their local status; the base agrees.
+  // write_puts writes a batch of puts (perform_puts).
   virtual Status write_puts(const std::vector<PutOp>& puts, uint64_t step) = 0;
-  virtual Status commit_step(uint64_t step) = 0;  // end of a write step: make it durable/visible
+  // The end of a write step: write its remaining puts and make the step durable and visible.
+  // `local` is this rank's failure so far (a misused call, a failed put); the step must then
+  // fail on every rank and not be committed. Returns the agreed status.
+  virtual Status write_step(const std::vector<PutOp>& puts, uint64_t step, const Status& local) = 0;
   virtual Status read_gets(const std::vector<GetOp>& gets) = 0;
   virtual Status close_files() = 0;
   virtual uint64_t available_steps() const = 0;
@@ -96,6 +102,8 @@ class Engine {
   virtual bool stream_may_grow() const { return false; }
 
   const comm::Comm& comm() const { return *env_.comm; }
+  // Every rank's status, agreed (timed as the agree phase).
+  Status agree(const Status& local);
   const IoDef& io() const { return *env_.io; }
   Profile& profile() { return profile_; }
   // Prefix for errors: "file 'x.nc'".
@@ -107,7 +115,6 @@ class Engine {
  private:
   Status check_var(int var, DataType memtype) const;
   Status require(bool condition, const char* call, const char* what) const;
-  Status agree(const Status& local);
   class CallTimer;
 
   Profile profile_;

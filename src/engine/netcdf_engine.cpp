@@ -178,6 +178,13 @@ Status NetcdfEngine::merge_append_definitions(const IoDef& from_file) {
   return ok_status();
 }
 
+Status NetcdfEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
+                                const Status& local) {
+  TAPIO_RETURN_IF_ERROR(agree(local));
+  TAPIO_RETURN_IF_ERROR(agree(write_puts(puts, step)));
+  return agree(commit_step(step));
+}
+
 Status NetcdfEngine::commit_step(uint64_t step) {
   Status local = std::exchange(deferred_, Status());
   std::vector<bool> touched(header_.vars.size(), false);

@@ -25,7 +25,9 @@ class NetcdfEngine : public Engine {
   // Rank 0: write v's fill value over record `step` (or over a fixed v).
   Status write_fill(int var, uint64_t step);
 
-  Status commit_step(uint64_t step) override;
+  // Agrees on `local`, writes the puts (write_puts), then commits (commit_step), agreeing
+  // after each.
+  Status write_step(const std::vector<PutOp>& puts, uint64_t step, const Status& local) override;
   Status close_files() override;
   uint64_t available_steps() const override;
 
@@ -41,6 +43,8 @@ class NetcdfEngine : public Engine {
   Status create();
   Status open_existing();
   Status merge_append_definitions(const IoDef& from_file);
+  // Rank 0: fill what nobody wrote, then numrecs (after a sync with fsync = step).
+  Status commit_step(uint64_t step);
 
   std::vector<bool> fixed_written_;  // every rank: fixed vars written at least once
   std::vector<bool> step_touched_;   // every rank: vars some rank put in the current step

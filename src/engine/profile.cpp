@@ -31,6 +31,7 @@ Named flatten_counters(const Profile& p) {
   n.add("bytes_sent", static_cast<double>(p.bytes_sent));
   n.add("messages_received", static_cast<double>(p.messages_received));
   n.add("bytes_received", static_cast<double>(p.bytes_received));
+  n.add("bytes_copied", static_cast<double>(p.bytes_copied));
   n.add("rounds", static_cast<double>(p.rounds));
   n.add("time_in_calls", p.in_calls);
   n.add("time_background_write", static_cast<double>(p.background_write_ns.load()) * 1e-9);

@@ -36,6 +36,7 @@ struct Profile {
   uint64_t bytes_sent = 0;
   uint64_t messages_received = 0;
   uint64_t bytes_received = 0;
+  uint64_t bytes_copied = 0;  // user data copied between buffers in memory (not by MPI)
   uint64_t steps = 0;
   uint64_t rounds = 0;        // two-phase rounds (collective engine)
   std::array<double, kPhaseCount> phase{};  // seconds, exclusive

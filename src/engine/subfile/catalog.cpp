@@ -9,37 +9,25 @@ Status Catalog::add_step(const StepRecord& record, const uint8_t* region, size_t
                  steps_.size());
   auto split = split_records(region, size, record.md_align);
   TAPIO_RETURN_IF_ERROR(split.status().with_context(ctx));
-  const std::vector<Record>& records = *split;
   uint64_t sum = 0;
+  for (const Record& r : *split) sum += checksum(r.payload, r.length);
+  if (sum != record.md_checksum)
+    return error(TAPIO_ERR_CHECKSUM, "{}: metadata does not match the index checksum", ctx);
   Step step;
-  for (const Record& r : records) {
-    sum += checksum(r.payload, r.length);
+  for (const Record& r : *split) {
     if (r.kind == RecordKind::kDefinitions) {
       auto defs = decode_definitions(r.payload, r.length);
       TAPIO_RETURN_IF_ERROR(defs.status().with_context(ctx));
       definitions_ = std::move(defs).value();
       has_definitions_ = true;
+      for (const VariableDef& v : definitions_.vars) max_runs_ = std::max(max_runs_, v.elements());
     } else if (r.kind == RecordKind::kBlocks) {
-      TAPIO_ASSIGN_OR_RETURN(uint32_t writer, peek_writer(r.payload, r.length));
-      const auto key = std::make_pair(record.generation, writer);
-      const auto prev = last_list_.find(key);
-      auto list = decode_blocks(r.payload, r.length,
-                                prev == last_list_.end() ? nullptr : &prev->second);
-      TAPIO_RETURN_IF_ERROR(list.status().with_context(ctx));
-      for (const Block& b : list->blocks) {
-        if (b.var >= definitions_.vars.size())
-          return error(TAPIO_ERR_FORMAT, "{}: block of unknown variable {}", ctx, b.var);
-        step.entries.push_back(Entry{record.generation, b});
-      }
-      block_count_ += list->blocks.size();
-      last_list_[key] = std::move(list).value();
+      TAPIO_RETURN_IF_ERROR(add_blocks(record, r.payload, r.length, &step).with_context(ctx));
     } else {
       return error(TAPIO_ERR_FORMAT, "{}: unknown metadata record kind {}", ctx,
                    static_cast<uint32_t>(r.kind));
     }
   }
-  if (sum != record.md_checksum)
-    return error(TAPIO_ERR_CHECKSUM, "{}: metadata does not match the index checksum", ctx);
   if (!has_definitions_) return error(TAPIO_ERR_FORMAT, "{}: no definitions before it", ctx);
   md_bytes_ += size;
   max_generation_ = std::max(max_generation_, record.generation);
@@ -47,12 +35,40 @@ Status Catalog::add_step(const StepRecord& record, const uint8_t* region, size_t
   return ok_status();
 }
 
+// One writer's list: its blocks follow one another in its subfile from the list's offset.
+Status Catalog::add_blocks(const StepRecord& record, const uint8_t* payload, size_t size,
+                           Step* step) {
+  TAPIO_ASSIGN_OR_RETURN(const uint32_t writer, peek_writer(payload, size));
+  WriterTable& table = writers_[{record.generation, writer}];
+  TAPIO_ASSIGN_OR_RETURN(BlockList list, decode_block_list(payload, size, table, max_runs_));
+  // Shapes repeated from the writer's previous list were checked with it.
+  const bool checked = table.has_last && table.last_shapes == list.shapes;
+  table.apply(list);
+  uint64_t at = list.offset;
+  for (size_t i = 0; i < list.shapes.size(); ++i) {
+    const BlockShape& b = list.shapes[i];
+    if (b.var >= definitions_.vars.size())
+      return error(TAPIO_ERR_FORMAT, "block of unknown variable {} (writer {})", b.var, writer);
+    const VariableDef& v = definitions_.vars[b.var];
+    const plan::Selection& sel = table.selections[b.selection];
+    if (!checked &&
+        (!plan::validate(sel, v.shape).ok() || sel.elements() * type_size(v.type) != b.length))
+      return error(TAPIO_ERR_FORMAT, "block {} of writer {} does not fit variable '{}'", i,
+                   writer, v.name);
+    step->entries.push_back(
+        Entry{record.generation, list.subfile, b.var, &sel, at, b.length, std::move(list.sums[i])});
+    at += b.length;
+  }
+  block_count_ += list.shapes.size();
+  return ok_status();
+}
+
 void Catalog::build_index(Step& s) {
   for (uint32_t i = 0; i < s.entries.size(); ++i) {
-    const Block& b = s.entries[i].block;
+    const Entry& e = s.entries[i];
     uint64_t lo, hi;
-    plan::first_dim_bounds(b.sel, definitions_.vars[b.var].shape, &lo, &hi);
-    s.by_var[b.var].add(lo, hi, i);
+    plan::first_dim_bounds(*e.sel, definitions_.vars[e.var].shape, &lo, &hi);
+    s.by_var[e.var].add(lo, hi, i);
   }
   for (auto& [var, index] : s.by_var) index.build();
   s.indexed = true;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/model.h"
+#include "format/subfile/block_list.h"
 #include "format/subfile/records.h"
 #include "plan/intersect.h"
 
@@ -16,7 +17,12 @@ namespace tapio::subfile {
 
 struct Entry {
   uint32_t generation = 0;
-  Block block;
+  uint32_t subfile = 0;
+  uint32_t var = 0;
+  const plan::Selection* sel = nullptr;  // in its writer's table, which outlives the catalog's use
+  uint64_t offset = 0;  // in the subfile
+  uint64_t length = 0;  // bytes
+  BlockSums sums;
 };
 
 class Catalog {
@@ -46,13 +52,15 @@ class Catalog {
     bool indexed = false;
   };
   void build_index(Step& s);
+  Status add_blocks(const StepRecord& record, const uint8_t* payload, size_t size, Step* step);
 
   IoDef definitions_;
   bool has_definitions_ = false;
   bool ended_ = false;
+  uint64_t max_runs_ = 0;  // the largest variable's element count: no selection has more runs
   uint32_t max_generation_ = 0;
   std::vector<Step> steps_;
-  std::map<std::pair<uint32_t, uint32_t>, BlockList> last_list_;  // (generation, writer)
+  std::map<std::pair<uint32_t, uint32_t>, WriterTable> writers_;  // (generation, writer)
   uint64_t md_bytes_ = 0, block_count_ = 0;
 };
 

@@ -1,11 +1,40 @@
-// Subfile engine: construction, opening by mode, closing. Writing is in subfile_write.cpp,
-// reading in subfile_read.cpp.
+// Subfile engine: the parameters parsed once, opening by mode, closing. Writing is in
+// subfile_setup.cpp, subfile_write.cpp and subfile_commit.cpp, reading in subfile_read.cpp and
+// subfile_fetch.cpp.
 #include "engine/subfile/subfile_engine.h"
 
 namespace tapio {
+namespace {
 
-SubfileEngine::SubfileEngine(EngineEnv env) : Engine(std::move(env)) {
-  delegate_reads_ = env_.params.get("metadata_read") != "all";
+SubfileSpec parse_spec(const Params& p) {
+  SubfileSpec s;
+  s.fpp = p.get("aggregators") == "all";
+  s.block_align = std::max<uint64_t>(1, p.get_size("block_align"));
+  s.round = std::max<uint64_t>(1, std::min<uint64_t>(p.get_size("buffer_size"), 1ull << 30));
+  s.stats = p.get("statistics") == "minmax";
+  const std::string md = p.get("metadata");
+  s.metadata = md == "log"       ? SubfileSpec::Metadata::kLog
+               : md == "aligned" ? SubfileSpec::Metadata::kAligned
+                                 : SubfileSpec::Metadata::kGather;
+  s.metadata_chunk = s.metadata == SubfileSpec::Metadata::kAligned
+                         ? std::max<uint64_t>(1, p.get_size("metadata_chunk"))
+                         : 1;
+  s.delegate_reads = p.get("metadata_read") != "all";
+  s.prefetch = std::max<uint64_t>(p.get_size("metadata_prefetch"), 65536);
+  s.merge_below = p.get_size("read_merge_below");
+  s.sync_step = p.get("fsync") == "step";
+  s.sync_close = p.get("fsync") != "never";
+  return s;
+}
+
+}  // namespace
+
+SubfileEngine::SubfileEngine(EngineEnv env) : Engine(std::move(env)), spec_(parse_spec(env_.params)) {}
+
+SubfileEngine::~SubfileEngine() {
+  if (writer_) (void)writer_->drain();
+  if (!env_.buffers) return;
+  for (ByteBuffer& b : round_bufs_) env_.buffers->give(std::move(b));
 }
 
 Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
@@ -37,8 +66,11 @@ Status SubfileEngine::refresh_steps() { return load_metadata(); }
 Status SubfileEngine::close_files() {
   Status local = ok_status();
   const bool writing = env_.mode != OpenMode::kRead;
-  const bool sync = writing && env_.params.get("fsync") != "never";
-  if (writing && comm().rank() == 0) {  // readers waiting for steps learn the stream ended
+  if (writer_) {
+    PhaseTimer t(&profile(), Phase::kWrite);
+    local = writer_->drain();
+  }
+  if (writing && comm().rank() == 0 && local.ok()) {  // readers following the dataset learn it ended
     subfile::StepRecord end;
     end.kind = subfile::StepKind::kEnd;
     end.step = step_;
@@ -47,7 +79,7 @@ Status SubfileEngine::close_files() {
   }
   for (auto* f : {data_.get(), md_.get(), index_.get()}) {
     if (!f) continue;
-    if (local.ok() && sync) {
+    if (local.ok() && writing && spec_.sync_close) {
       PhaseTimer t(&profile(), Phase::kSync);
       local = f->sync();
     }

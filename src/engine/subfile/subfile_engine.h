@@ -1,37 +1,90 @@
-// The subfile engine (the ADIOS way of seed 000): no global reordering at write time. Ranks are
-// grouped (one group per node by default); each group's aggregator appends its ranks' blocks to
-// its own subfile; per-step metadata says where every block is, and a step becomes visible
-// when its index record is appended, after its data and metadata. Any number of readers read
-// any selection, finding the blocks they need through a per-step interval index.
+// The subfile engine (the ADIOS way of seed 000): no global reordering at write time. Ranks
+// are grouped (one group per node by default); each group's ranks put their blocks in the
+// group's own subfile — every rank writing its own bytes from its own buffers (direct), or
+// sending them to the group's first rank, which writes them in pipelined rounds (aggregate).
+// Per-step metadata says where every block is, and a step becomes visible when its index
+// record is appended, after its data and metadata. Any number of readers read any selection,
+// finding the blocks they need through a per-step interval index.
 #pragma once
 #include <map>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/engine.h"
 #include "engine/subfile/catalog.h"
+#include "format/subfile/block_list.h"
 #include "format/subfile/records.h"
 #include "io/file.h"
+#include "io/write_behind.h"
+#include "plan/group_layout.h"
 
 namespace tapio {
+
+// The engine's parameters, parsed once at open (subfile_spec.cpp).
+struct SubfileSpec {
+  enum class Metadata { kGather, kLog, kAligned };
+  bool fpp = false;             // aggregators = all: a subfile per rank
+  bool aggregate = false;       // this rank's group sends its data to the group's first rank
+  uint64_t block_align = 4096;  // each rank's region of a step starts at a multiple of this
+  uint64_t round = 16 << 20;    // aggregate rounds (buffer_size)
+  bool stats = true;            // statistics = minmax
+  Metadata metadata = Metadata::kGather;
+  uint64_t metadata_chunk = 1;  // aligned: records start at multiples of this
+  bool delegate_reads = true;   // metadata_read = delegate
+  uint64_t prefetch = 1 << 20;  // metadata read-ahead
+  uint64_t merge_below = 256 << 10;
+  bool sync_step = false;       // fsync = step
+  bool sync_close = true;       // fsync != never
+};
 
 class SubfileEngine final : public Engine {
  public:
   static Result<std::unique_ptr<Engine>> open(EngineEnv env);
+  ~SubfileEngine() override;
 
  private:
   explicit SubfileEngine(EngineEnv env);
   std::string file_path(const std::string& name) const;
 
-  // Write side (subfile_write.cpp).
+  // Opening for writing (subfile_setup.cpp): the directory, the index, the groups and their
+  // subfiles.
   Status create();
   Status open_append();
   Status setup_writers();
+  Status open_subfile();
+
+  // Data (subfile_write.cpp): a batch of puts becomes this rank's region of the group's
+  // subfile, written directly or through the group's first rank; `local` carries a failure
+  // (a failed rank still takes part, with nothing to write).
   Status write_puts(const std::vector<PutOp>& puts, uint64_t step) override;
-  Status commit_step(uint64_t step) override;
-  Status write_metadata(const std::vector<uint8_t>& mine, uint64_t mine_sum,
-                        subfile::StepRecord* record);
+  Status write_batch(const std::vector<PutOp>& puts, Status* local);
+  Result<plan::GroupLayout> place(uint64_t bytes);
+  Status write_direct(const std::vector<PutOp>& puts, uint64_t offset,
+                      std::vector<subfile::BlockSums>* sums);
+  Status send_rounds(const std::vector<PutOp>& puts, const plan::GroupLayout& layout,
+                     std::vector<subfile::BlockSums>* sums);
+  Status write_rounds(const std::vector<PutOp>& puts, const plan::GroupLayout& layout,
+                      std::vector<subfile::BlockSums>* sums);
+  // This batch's block list: shapes (selections found in or added to this rank's table).
+  subfile::BlockList describe(const std::vector<PutOp>& puts, uint64_t offset);
+  uint32_t selection_id(const plan::Selection& sel, subfile::BlockList* list);
+
+  // The commit (subfile_commit.cpp): this rank's metadata records, the backend that stores
+  // them, the overlap check when some rank's blocks changed shape, the index record.
+  Status write_step(const std::vector<PutOp>& puts, uint64_t step, const Status& local) override;
+  std::vector<uint8_t> step_records(uint64_t* checksum_sum);
+  Status commit_gather(uint64_t step, std::vector<uint8_t> records, const Status& local,
+                       bool changed);
+  Status commit_log(uint64_t step, const std::vector<uint8_t>& records, uint64_t sum,
+                    Status local, bool changed);
+  // The one reduction every commit makes: totals of record bytes and checksums, and whether a
+  // rank failed (then the step fails on every rank with the lowest failing rank's error) or
+  // changed the shape of its blocks (then the step is checked for overlaps).
+  Status vote(uint64_t bytes, uint64_t sum, const Status& local, bool changed,
+              uint64_t* total_bytes, uint64_t* total_sum);
+  Status check_overlaps(uint64_t step);
   Status append_index(const subfile::StepRecord& record);
 
   // Read side (subfile_read.cpp).
@@ -39,19 +92,23 @@ class SubfileEngine final : public Engine {
   Status load_metadata();  // collective: new index records and their metadata
   Result<std::vector<uint8_t>> fetch_new_metadata();  // the bytes load_metadata decodes
   Status read_gets(const std::vector<GetOp>& gets) override;
-  // Bytes [from, to) of block `entry` of `step` (from and to on checksum chunk boundaries).
+  // Bytes [from, to) of block `entry` of `step` (from and to on checksum chunk boundaries),
+  // and where they go: `dst` when the bytes land there whole (read in place), else a buffer.
   struct ChunkRequest {
     uint64_t step;
     uint32_t entry;
     uint64_t from, to;
+    uint8_t* dst = nullptr;
   };
-  // Collective (subfile_fetch.cpp): every subfile is served by one rank, which reads the union
-  // of all readers' requests once, verifies the chunks and replies; replies[i] answers
-  // requests[i].
+  // Each rank reads its large requests itself (subfile_read.cpp) ...
+  Status read_own(const ChunkRequest& q, uint8_t* out);
+  // ... and the small ones through the rank serving their subfile, which reads the union of
+  // every reader's requests once (subfile_fetch.cpp); replies[i] answers requests[i].
   Status fetch_chunks(const std::vector<ChunkRequest>& requests,
                       std::vector<std::vector<uint8_t>>* replies);
   Status serve_chunks(uint32_t expected, std::vector<std::vector<uint8_t>>* out,
                       std::vector<MPI_Request>* sends);
+  Status verify(const ChunkRequest& q, const uint8_t* bytes) const;
   int server_of(uint32_t generation, uint32_t subfile) const;
   Result<io::File*> data_file(uint32_t generation, uint32_t subfile);
   Status refresh_steps() override;
@@ -60,8 +117,7 @@ class SubfileEngine final : public Engine {
 
   Status close_files() override;
 
-  // Shared state.
-  bool delegate_reads_ = true;        // metadata_read = delegate: rank 0 reads, others receive
+  SubfileSpec spec_;
   std::unique_ptr<io::File> index_;   // write: rank 0; read: rank 0 (delegate) or all
   std::unique_ptr<io::File> md_;      // write: metadata writers; read: as index_
   uint64_t index_end_ = 0;            // bytes of the index consumed or written
@@ -69,14 +125,19 @@ class SubfileEngine final : public Engine {
   uint32_t generation_ = 0;
 
   // Writers.
-  std::optional<comm::Comm> group_;   // this rank's aggregation group
-  uint32_t writer_ = 0;               // group index = subfile number
-  bool is_writer_ = false;            // group rank 0: writes the subfile
-  std::unique_ptr<io::File> data_;    // writers: data.<generation>.<writer>
-  uint64_t data_end_ = 0;
-  subfile::BlockList step_blocks_, previous_blocks_;
-  bool has_previous_ = false;
+  std::optional<comm::Comm> group_;   // this rank's group (absent with a file per rank)
+  uint32_t subfile_ = 0;              // the group's subfile number
+  std::unique_ptr<io::File> data_;    // direct: every rank; aggregate: the group's first rank
+  uint64_t data_end_ = 0;             // the subfile's end after the last batch
+  subfile::WriterTable table_;        // this rank's selections and last shapes
+  std::unordered_multimap<uint64_t, uint32_t> selection_ids_;  // selection hash -> id
+  std::vector<std::vector<uint8_t>> step_lists_;  // this step's batches, encoded
+  // What this rank put in this step and in the previous one: when they differ on some rank,
+  // the step's blocks are checked for overlaps.
+  std::vector<subfile::BlockShape> step_shapes_, last_step_shapes_;
   size_t definitions_sent_ = SIZE_MAX;  // rank 0: variable count last described
+  std::unique_ptr<io::WriteBehind> writer_;  // aggregate: the group's first rank
+  ByteBuffer round_bufs_[2];                 // aggregate: the rounds being received / written
 
   // Readers.
   subfile::Catalog catalog_;

@@ -4,6 +4,7 @@
 // read — verifies the checksums and answers each reader with one message.
 #include <algorithm>
 #include <cstring>
+#include <deque>
 
 #include "engine/subfile/subfile_engine.h"
 #include "plan/domains.h"
@@ -31,16 +32,15 @@ Status SubfileEngine::fetch_chunks(const std::vector<ChunkRequest>& requests,
   std::vector<std::vector<size_t>> by_server(P);
   for (size_t i = 0; i < requests.size(); ++i) {
     const subfile::Entry& e = catalog_.entry(requests[i].step, requests[i].entry);
-    by_server[server_of(e.generation, e.block.subfile)].push_back(i);
+    by_server[server_of(e.generation, e.subfile)].push_back(i);
   }
   std::vector<uint32_t> flags(P, 0);
   for (int s = 0; s < P; ++s) flags[s] = by_server[s].empty() ? 0 : 1;
   std::vector<uint32_t> expected;
   TAPIO_RETURN_IF_ERROR(comm().reduce_scatter_sum(flags, std::vector<int>(P, 1), &expected));
 
-  std::vector<std::vector<Wire>> outgoing;
+  std::deque<std::vector<Wire>> outgoing;  // stable while the sends are in flight
   std::vector<MPI_Request> sends;
-  sends.reserve(2 * P);
   for (int s = 0; s < P; ++s) {
     if (by_server[s].empty()) continue;
     outgoing.emplace_back();
@@ -102,8 +102,7 @@ Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<ui
   for (const Asker& a : askers)
     for (const Wire& w : a.wants) {
       const subfile::Entry& e = catalog_.entry(w.step, static_cast<uint32_t>(w.entry));
-      ranges[{e.generation, e.block.subfile}].push_back(
-          plan::Extent{e.block.offset + w.from, w.to - w.from});
+      ranges[{e.generation, e.subfile}].push_back(plan::Extent{e.offset + w.from, w.to - w.from});
     }
   // Read each merged range once; keep them by file for lookup.
   struct Span {
@@ -133,9 +132,8 @@ Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<ui
     std::vector<uint8_t>& reply = out->back();
     for (const Wire& w : a.wants) {
       const subfile::Entry& e = catalog_.entry(w.step, static_cast<uint32_t>(w.entry));
-      const subfile::Block& b = e.block;
-      const auto& list = spans[{e.generation, b.subfile}];
-      const uint64_t at = b.offset + w.from;
+      const auto& list = spans[{e.generation, e.subfile}];
+      const uint64_t at = e.offset + w.from;
       auto it = std::upper_bound(list.begin(), list.end(), at,
                                  [](uint64_t x, const Span& s) { return x < s.offset; });
       const size_t start = reply.size();
@@ -143,20 +141,12 @@ Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<ui
       if (!local.ok() || it == list.begin()) continue;
       --it;
       const uint8_t* src = it->bytes.data() + (at - it->offset);
-      std::memcpy(reply.data() + start, src, w.to - w.from);
-      for (uint64_t c = w.from / subfile::kChecksumChunk; c * subfile::kChecksumChunk < w.to; ++c) {
-        const uint64_t from = c * subfile::kChecksumChunk;
-        const uint64_t len = std::min(subfile::kChecksumChunk, b.length - from);
-        if (c < b.chunk_checksums.size() &&
-            subfile::checksum(src + (from - w.from), len) == b.chunk_checksums[c])
-          continue;
-        local = error(TAPIO_ERR_CHECKSUM,
-                      "file '{}', step {}, variable '{}': data checksum mismatch in bytes "
-                      "[{}, {}) (the data is corrupt)",
-                      file_path(subfile::data_name(e.generation, b.subfile)), w.step,
-                      io().vars[b.var].name, b.offset + from, b.offset + from + len);
-        break;
+      {
+        PhaseTimer t(&profile(), Phase::kCopy);
+        std::memcpy(reply.data() + start, src, w.to - w.from);
       }
+      PhaseTimer t(&profile(), Phase::kChecksum);
+      local = verify(ChunkRequest{w.step, static_cast<uint32_t>(w.entry), w.from, w.to}, src);
     }
     sends->emplace_back();
     MPI_Isend(reply.data(), static_cast<int>(reply.size()), MPI_BYTE, a.rank, kReplyTag,

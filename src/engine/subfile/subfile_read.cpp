@@ -1,12 +1,14 @@
 // Subfile engine, read side: the index and metadata are fetched by rank 0 and broadcast
 // (metadata_read = delegate) or read by every rank (all), in metadata_prefetch-sized reads;
 // each reader then finds the blocks its selection meets through the catalog's per-step
-// interval index, reads only the 1 MiB checksum chunks it needs, verifies them, and copies
-// the overlapping elements.
+// interval index and reads only the 1 MiB checksum chunks it needs, verifying each right after
+// reading it. Large reads a rank makes itself, in parallel with the others, into the user's
+// buffer when the bytes land there whole; small ones go through the rank serving the subfile
+// (subfile_fetch.cpp), which reads what several ranks want once.
 #include <algorithm>
 #include <cstring>
 
-#include "engine/subfile/block_stats.h"
+#include "format/subfile/block_sums.h"
 #include "engine/subfile/subfile_engine.h"
 #include "format/netcdf/header.h"
 #include "plan/intersect.h"
@@ -32,7 +34,7 @@ enum : uint64_t { kNoNews = 0, kStillOpen = 1, kEnded = 2 };
 
 Status SubfileEngine::open_read() {
   Status local = ok_status();
-  if (comm().rank() == 0 || !delegate_reads_) {
+  if (comm().rank() == 0 || !spec_.delegate_reads) {
     auto index = io::open_posix(file_path(subfile::kIndexName), io::OpenMode::kReadOnly,
                                 &profile().io);
     local = index.status();
@@ -44,7 +46,7 @@ Status SubfileEngine::open_read() {
       if (local.ok()) md_ = std::move(md).value();
     }
   }
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+  TAPIO_RETURN_IF_ERROR(agree(local));
   TAPIO_RETURN_IF_ERROR(load_metadata());
   if (!catalog_.has_definitions())
     return error(TAPIO_ERR_FORMAT, "the dataset has no committed step yet");
@@ -95,7 +97,7 @@ Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
   const size_t at = blob.size();
   blob.resize(at + (end - base));
   // Read ahead in metadata_prefetch pieces (at least 64 KiB).
-  const uint64_t piece = std::max<uint64_t>(env_.params.get_size("metadata_prefetch"), 65536);
+  const uint64_t piece = spec_.prefetch;
   for (uint64_t off = base; off < end; off += piece)
     TAPIO_RETURN_IF_ERROR(md_->read_exact(off, blob.data() + at + (off - base),
                                           std::min(piece, end - off)));
@@ -105,17 +107,17 @@ Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
 Status SubfileEngine::load_metadata() {
   std::vector<uint8_t> blob;
   Status local = ok_status();
-  if (comm().rank() == 0 || !delegate_reads_) {
+  if (comm().rank() == 0 || !spec_.delegate_reads) {
     auto fetched = fetch_new_metadata();
     local = fetched.status();
     if (local.ok()) blob = std::move(fetched).value();
   }
-  if (delegate_reads_) {
-    TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+  TAPIO_RETURN_IF_ERROR(agree(local));
+  if (spec_.delegate_reads) {
+    PhaseTimer t(&profile(), Phase::kExchange);
     TAPIO_RETURN_IF_ERROR(comm().bcast_bytes(blob, 0));
-  } else {
-    TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
   }
+  PhaseTimer t(&profile(), Phase::kMetadata);
   const uint64_t news = get_u64(blob.data());
   const uint64_t n = get_u64(blob.data() + 8);
   const uint8_t* records = blob.data() + 16;
@@ -160,12 +162,23 @@ struct Need {
   uint8_t* dst;
 };
 
-}  // namespace
+// The NetCDF fill value of a variable (its _FillValue when it has one), as the NetCDF engines
+// use for elements nobody wrote.
+void fill_value(const VariableDef& def, uint8_t* out) {
+  const Attribute* fv = def.find_attr("_FillValue");
+  if (fv && fv->type == def.type && fv->count() == 1) {
+    std::memcpy(out, fv->data.data(), type_size(def.type));
+  } else {
+    netcdf::default_fill(netcdf::to_nc_type(def.type), out);
+  }
+}
 
-Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
+// Per get and step: the pieces of blocks it needs (what no block holds reads as fill).
+std::vector<Need> needs_of(const std::vector<GetOp>& gets, const IoDef& io,
+                                  subfile::Catalog& catalog) {
   std::vector<Need> needs;
   for (const GetOp& g : gets) {
-    const VariableDef& def = io().vars[g.var];
+    const VariableDef& def = io.vars[g.var];
     const size_t esize = type_size(def.type);
     const auto var = static_cast<uint32_t>(g.var);
     uint64_t lo, hi;
@@ -175,64 +188,118 @@ Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
       // A fixed variable's blocks are those of the last step that wrote it.
       uint64_t t = s;
       if (!def.record) {
-        t = catalog_.steps();
-        while (t > 0 && catalog_.query(t - 1, var, 0, UINT64_MAX).empty()) --t;
+        t = catalog.steps();
+        while (t > 0 && catalog.query(t - 1, var, 0, UINT64_MAX).empty()) --t;
         if (t > 0) --t;
       }
       uint64_t covered = 0;
-      if (t < catalog_.steps())
-        for (uint32_t i : catalog_.query(t, var, lo, hi))
-          for (const plan::Overlap& o :
-               plan::intersect(catalog_.entry(t, i).block.sel, g.sel, def.shape)) {
+      if (t < catalog.steps())
+        for (uint32_t i : catalog.query(t, var, lo, hi))
+          for (const plan::Overlap& o : plan::intersect(*catalog.entry(t, i).sel, g.sel, def.shape)) {
             needs.push_back(Need{t, i, o.a_mem * esize, o.length * esize, base + o.b_mem * esize});
             covered += o.length;
           }
-      if (covered < g.elements) {  // what no block holds reads as the NetCDF fill value
-        uint8_t fill[8];  // the variable's _FillValue, as the NetCDF engines use
-        const Attribute* fv = def.find_attr("_FillValue");
-        if (fv && fv->type == def.type && fv->count() == 1) {
-          std::memcpy(fill, fv->data.data(), esize);
-        } else {
-          netcdf::default_fill(netcdf::to_nc_type(def.type), fill);
-        }
+      if (covered < g.elements) {
+        uint8_t fill[8];
+        fill_value(def, fill);
         for (uint64_t i = 0; i < g.elements; ++i) std::memcpy(base + i * esize, fill, esize);
       }
     }
   }
-  // Per block, the checksum chunks the needs touch become one request (step, entry, from, to).
-  std::stable_sort(needs.begin(), needs.end(), [](const Need& a, const Need& b) {
-    if (a.step != b.step) return a.step < b.step;
-    return a.entry != b.entry ? a.entry < b.entry : a.pos < b.pos;
-  });
-  std::vector<ChunkRequest> requests;
-  std::vector<size_t> first_need;  // requests[i] serves needs [first_need[i], first_need[i+1])
-  const uint64_t C = subfile::kChecksumChunk;
-  for (size_t k = 0; k < needs.size();) {
-    const subfile::Block& b = catalog_.entry(needs[k].step, needs[k].entry).block;
-    uint64_t c1 = (needs[k].pos + needs[k].bytes + C - 1) / C;
-    size_t m = k + 1;
-    while (m < needs.size() && needs[m].step == needs[k].step && needs[m].entry == needs[k].entry &&
-           needs[m].pos / C <= c1) {
-      c1 = std::max(c1, (needs[m].pos + needs[m].bytes + C - 1) / C);
-      ++m;
+  return needs;
+}
+
+}  // namespace
+
+Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
+  std::vector<Need> needs;
+  std::vector<ChunkRequest> own, served;
+  std::vector<std::pair<size_t, size_t>> own_needs, served_needs;  // [first, last) of needs
+  {
+    PhaseTimer t(&profile(), Phase::kPlan);
+    needs = needs_of(gets, io(), catalog_);
+    // Per block, the checksum chunks the needs touch become one request (step, entry, from, to).
+    std::stable_sort(needs.begin(), needs.end(), [](const Need& a, const Need& b) {
+      if (a.step != b.step) return a.step < b.step;
+      return a.entry != b.entry ? a.entry < b.entry : a.pos < b.pos;
+    });
+    const uint64_t C = subfile::kChecksumChunk;
+    for (size_t k = 0; k < needs.size();) {
+      const subfile::Entry& e = catalog_.entry(needs[k].step, needs[k].entry);
+      uint64_t c1 = (needs[k].pos + needs[k].bytes + C - 1) / C;
+      size_t m = k + 1;
+      while (m < needs.size() && needs[m].step == needs[k].step &&
+             needs[m].entry == needs[k].entry && needs[m].pos / C <= c1) {
+        c1 = std::max(c1, (needs[m].pos + needs[m].bytes + C - 1) / C);
+        ++m;
+      }
+      ChunkRequest q{needs[k].step, needs[k].entry, needs[k].pos / C * C, std::min(c1 * C, e.length)};
+      const bool large = q.to - q.from >= spec_.merge_below;
+      // Read by this rank, one need covering the whole request lands in the user's buffer.
+      if (large && m == k + 1 && needs[k].pos == q.from && needs[k].bytes == q.to - q.from)
+        q.dst = needs[k].dst;
+      (large ? own : served).push_back(q);
+      (large ? own_needs : served_needs).emplace_back(k, m);
+      k = m;
     }
-    requests.push_back(ChunkRequest{needs[k].step, needs[k].entry, needs[k].pos / C * C,
-                                    std::min(c1 * C, b.length)});
-    first_need.push_back(k);
-    k = m;
   }
-  first_need.push_back(needs.size());
+  // Copies each need of requests[r] out of its bytes (unless they were read in place).
+  auto deliver = [&](const ChunkRequest& q, std::pair<size_t, size_t> range, const uint8_t* bytes) {
+    if (q.dst) return;
+    PhaseTimer t(&profile(), Phase::kCopy);
+    for (size_t k = range.first; k < range.second; ++k) {
+      std::memcpy(needs[k].dst, bytes + (needs[k].pos - q.from), needs[k].bytes);
+      profile().bytes_copied += needs[k].bytes;
+    }
+  };
+  Status local = ok_status();
+  ByteBuffer scratch;
+  for (size_t r = 0; r < own.size() && local.ok(); ++r) {
+    uint8_t* out = own[r].dst ? own[r].dst : scratch.prepare(own[r].to - own[r].from);
+    local = read_own(own[r], out);
+    if (local.ok()) deliver(own[r], own_needs[r], out);
+  }
   std::vector<std::vector<uint8_t>> replies;
   {
     PhaseTimer t(&profile(), Phase::kExchange);
-    TAPIO_RETURN_IF_ERROR(fetch_chunks(requests, &replies));
+    TAPIO_RETURN_IF_ERROR(fetch_chunks(served, &replies));
   }
-  PhaseTimer t(&profile(), Phase::kCopy);
-  for (size_t r = 0; r < requests.size(); ++r)
-    for (size_t k = first_need[r]; k < first_need[r + 1]; ++k)
-      std::memcpy(needs[k].dst, replies[r].data() + (needs[k].pos - requests[r].from),
-                  needs[k].bytes);
+  for (size_t r = 0; r < served.size(); ++r) deliver(served[r], served_needs[r], replies[r].data());
+  if (!local.ok()) return local;
   return deferred_read_error_.ok() ? ok_status() : std::exchange(deferred_read_error_, Status());
+}
+
+// Reads a request chunk by chunk, each verified right after it is read, while it is in cache.
+Status SubfileEngine::read_own(const ChunkRequest& q, uint8_t* out) {
+  const subfile::Entry& e = catalog_.entry(q.step, q.entry);
+  TAPIO_ASSIGN_OR_RETURN(io::File * file, data_file(e.generation, e.subfile));
+  for (uint64_t from = q.from; from < q.to; from += subfile::kChecksumChunk) {
+    const uint64_t n = std::min(subfile::kChecksumChunk, q.to - from);
+    {
+      PhaseTimer t(&profile(), Phase::kRead);
+      TAPIO_RETURN_IF_ERROR(file->read_exact(e.offset + from, out + (from - q.from), n));
+    }
+    PhaseTimer t(&profile(), Phase::kChecksum);
+    TAPIO_RETURN_IF_ERROR(verify(ChunkRequest{q.step, q.entry, from, from + n}, out + (from - q.from)));
+  }
+  return ok_status();
+}
+
+Status SubfileEngine::verify(const ChunkRequest& q, const uint8_t* bytes) const {
+  const subfile::Entry& e = catalog_.entry(q.step, q.entry);
+  for (uint64_t c = q.from / subfile::kChecksumChunk; c * subfile::kChecksumChunk < q.to; ++c) {
+    const uint64_t from = c * subfile::kChecksumChunk;
+    const uint64_t len = std::min(subfile::kChecksumChunk, e.length - from);
+    if (c < e.sums.chunks.size() &&
+        subfile::chunk_checksum(bytes + (from - q.from), len) == e.sums.chunks[c])
+      continue;
+    return error(TAPIO_ERR_CHECKSUM,
+                 "file '{}', step {}, variable '{}': data checksum mismatch in bytes [{}, {}) "
+                 "(the data is corrupt)",
+                 file_path(subfile::data_name(e.generation, e.subfile)), q.step,
+                 io().vars[e.var].name, e.offset + from, e.offset + from + len);
+  }
+  return ok_status();
 }
 
 }  // namespace tapio

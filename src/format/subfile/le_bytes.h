@@ -21,6 +21,14 @@ class LeWriter {
     u64(s.size());
     bytes(s.data(), s.size());
   }
+  // Unsigned LEB128: 7 bits per byte, low bits first; small numbers take one byte.
+  void varint(uint64_t v) {
+    while (v >= 0x80) {
+      out_.push_back(static_cast<uint8_t>(v | 0x80));
+      v >>= 7;
+    }
+    out_.push_back(static_cast<uint8_t>(v));
+  }
 
  private:
   void put(uint64_t v, int n) {
@@ -56,14 +64,30 @@ class LeReader {
     p_ += n;
     return s;
   }
+  // An unsigned LEB128 number; more than 10 bytes, or bits beyond 64, is malformed.
+  uint64_t varint() {
+    uint64_t v = 0;
+    for (int shift = 0; ok_ && shift < 64; shift += 7) {
+      if (p_ == end_) break;
+      const uint8_t byte = *p_++;
+      if (shift == 63 && byte > 1) break;
+      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return v;
+    }
+    ok_ = false;
+    return 0;
+  }
+  // A varint count of items of at least `min_item` bytes each, rejected if the rest cannot
+  // hold it (so a hostile count never makes a decoder allocate more than the input's size).
+  uint64_t varcount(size_t min_item) { return bounded(varint(), min_item); }
   // A count of items of at least `min_item` bytes each, rejected if the rest cannot hold it.
-  uint64_t count(size_t min_item) {
-    const uint64_t n = u64();
+  uint64_t count(size_t min_item) { return bounded(u64(), min_item); }
+
+ private:
+  uint64_t bounded(uint64_t n, size_t min_item) {
     if (ok_ && min_item > 0 && n > left() / min_item) ok_ = false;
     return ok_ ? n : 0;
   }
-
- private:
   uint64_t get(int n) {
     if (!ok_ || left() < static_cast<size_t>(n)) {
       ok_ = false;

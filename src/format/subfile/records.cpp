@@ -11,54 +11,8 @@ constexpr uint32_t kStepMagic = 0x50455453;    // "STEP"
 constexpr uint32_t kRecordMagic = 0x4352444d;  // "MDRC"
 constexpr char kIndexMagic[8] = {'T', 'A', 'P', 'I', 'O', 'I', 'D', 'X'};
 
-// Block flags.
-constexpr uint8_t kBox = 0, kRuns = 1;
-constexpr uint8_t kSameGeometry = 1;  // block list flag
-
 Status corrupt(const char* what) {
   return error(TAPIO_ERR_FORMAT, "malformed {}", what);
-}
-
-void encode_selection(LeWriter& w, const plan::Selection& sel) {
-  if (sel.kind == plan::Selection::Kind::kBox) {
-    w.u8(kBox);
-    w.u8(static_cast<uint8_t>(sel.start.size()));
-    for (size_t d = 0; d < sel.start.size(); ++d) {
-      w.u64(sel.start[d]);
-      w.u64(sel.count[d]);
-    }
-  } else {
-    w.u8(kRuns);
-    w.u64(sel.runs.size());
-    for (const auto& r : sel.runs) {
-      w.u64(r.offset);
-      w.u64(r.length);
-    }
-  }
-}
-
-bool decode_selection(LeReader& r, plan::Selection* sel) {
-  const uint8_t kind = r.u8();
-  if (kind == kBox) {
-    const uint8_t nd = r.u8();
-    sel->kind = plan::Selection::Kind::kBox;
-    sel->start.resize(nd);
-    sel->count.resize(nd);
-    for (size_t d = 0; d < nd; ++d) {
-      sel->start[d] = r.u64();
-      sel->count[d] = r.u64();
-    }
-    return r.ok();
-  }
-  if (kind != kRuns) return false;
-  const uint64_t n = r.count(16);
-  sel->kind = plan::Selection::Kind::kRuns;
-  sel->runs.resize(n);
-  for (auto& run : sel->runs) {
-    run.offset = r.u64();
-    run.length = r.u64();
-  }
-  return r.ok();
 }
 
 void encode_attrs(LeWriter& w, const std::vector<Attribute>& attrs) {
@@ -118,7 +72,12 @@ Status check_index_header(const uint8_t* data, size_t size) {
   if (tail.u64() != checksum(data, 56))
     return error(TAPIO_ERR_CHECKSUM, "index header checksum mismatch");
   if (version != kVersion)
-    return error(TAPIO_ERR_UNSUPPORTED, "index version {} (this tapio reads {})", version, kVersion);
+    return error(TAPIO_ERR_UNSUPPORTED,
+                 "the dataset is subfile format version {}, this tapio reads version {}{}", version,
+                 kVersion,
+                 version < kVersion ? " (written by an older tapio: convert it to NetCDF with "
+                                      "the tapio that wrote it, `tapio convert`)"
+                                    : " (written by a newer tapio)");
   if (chunk != kChecksumChunk)
     return error(TAPIO_ERR_UNSUPPORTED, "checksum chunk {} is not {}", chunk, kChecksumChunk);
   return ok_status();
@@ -240,86 +199,6 @@ Result<IoDef> decode_definitions(const uint8_t* data, size_t size) {
   }
   if (!r.ok() || r.left() != 0) return corrupt("definitions");
   return io;
-}
-
-static bool same_geometry(const BlockList& a, const BlockList* b) {
-  if (!b || a.blocks.size() != b->blocks.size()) return false;
-  for (size_t i = 0; i < a.blocks.size(); ++i) {
-    const plan::Selection& x = a.blocks[i].sel;
-    const plan::Selection& y = b->blocks[i].sel;
-    if (a.blocks[i].var != b->blocks[i].var || x.kind != y.kind || x.start != y.start ||
-        x.count != y.count || !(x.runs == y.runs))
-      return false;
-  }
-  return true;
-}
-
-// blocks = writer u32 flags u8 count u64, then per block:
-//   [var u32 selection] (only without kSameGeometry) subfile u32 offset u64 length u64
-//   min[8] max[8] nchunks u64 chunk_xxh u64 × nchunks
-std::vector<uint8_t> encode_blocks(const BlockList& list, const BlockList* previous) {
-  std::vector<uint8_t> out;
-  LeWriter w(out);
-  const bool same = same_geometry(list, previous);
-  w.u32(list.writer);
-  w.u8(same ? kSameGeometry : 0);
-  w.u64(list.blocks.size());
-  for (const Block& b : list.blocks) {
-    if (!same) {
-      w.u32(b.var);
-      encode_selection(w, b.sel);
-    }
-    w.u32(b.subfile);
-    w.u64(b.offset);
-    w.u64(b.length);
-    w.bytes(b.min, 8);
-    w.bytes(b.max, 8);
-    w.u64(b.chunk_checksums.size());
-    for (uint64_t c : b.chunk_checksums) w.u64(c);
-  }
-  return out;
-}
-
-Result<uint32_t> peek_writer(const uint8_t* data, size_t size) {
-  LeReader r(data, size);
-  const uint32_t writer = r.u32();
-  if (!r.ok()) return corrupt("block list");
-  return writer;
-}
-
-Result<BlockList> decode_blocks(const uint8_t* data, size_t size, const BlockList* previous) {
-  LeReader r(data, size);
-  BlockList list;
-  list.writer = r.u32();
-  const bool same = (r.u8() & kSameGeometry) != 0;
-  const uint64_t n = r.count(36);
-  if (!r.ok()) return corrupt("block list");
-  if (same && (!previous || previous->blocks.size() != n))
-    return error(TAPIO_ERR_FORMAT,
-                 "block list of writer {} repeats a previous step's geometry that is missing",
-                 list.writer);
-  list.blocks.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    Block& b = list.blocks[i];
-    if (same) {
-      b.var = previous->blocks[i].var;
-      b.sel = previous->blocks[i].sel;
-    } else {
-      b.var = r.u32();
-      if (!decode_selection(r, &b.sel)) return corrupt("block selection");
-    }
-    b.subfile = r.u32();
-    b.offset = r.u64();
-    b.length = r.u64();
-    r.bytes(b.min, 8);
-    r.bytes(b.max, 8);
-    const uint64_t chunks = r.count(8);
-    b.chunk_checksums.resize(chunks);
-    for (auto& c : b.chunk_checksums) c = r.u64();
-    if (!r.ok()) return corrupt("block");
-  }
-  if (r.left() != 0) return corrupt("block list (trailing bytes)");
-  return list;
 }
 
 }  // namespace tapio::subfile

@@ -3,7 +3,9 @@
 //
 //   dataset/tapio.idx   index header (64 B), then one 64-byte step record per committed step
 //   dataset/tapio.md    metadata records: definitions, and one block list per writer per step
-//   dataset/data.G.K    data subfile K of writer generation G: blocks, each block_align-aligned
+//                       (format/subfile/block_list.h)
+//   dataset/data.G.K    data subfile K of writer generation G: each writer's blocks of a step
+//                       back to back, from a block_align boundary
 //
 // A step is committed by appending its step record to the index, after its data and metadata
 // are written: readers (and a writer killed mid-step) only ever see whole steps.
@@ -14,11 +16,10 @@
 
 #include "core/model.h"
 #include "core/status.h"
-#include "plan/selection.h"
 
 namespace tapio::subfile {
 
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
 inline constexpr uint64_t kIndexHeaderSize = 64;
 inline constexpr uint64_t kStepRecordSize = 64;
 inline constexpr uint64_t kChecksumChunk = 1u << 20;  // data checksums cover 1 MiB chunks
@@ -30,6 +31,7 @@ uint64_t checksum(const void* data, size_t size);  // XXH3-64
 
 // ---- index ------------------------------------------------------------------------------
 std::vector<uint8_t> encode_index_header();
+// A dataset of another format version is TAPIO_ERR_UNSUPPORTED, naming both versions.
 Status check_index_header(const uint8_t* data, size_t size);
 
 enum class StepKind : uint32_t { kStep = 1, kEnd = 2 };
@@ -39,7 +41,7 @@ struct StepRecord {
   uint64_t step = 0;
   uint64_t md_offset = 0;  // the step's metadata region in tapio.md
   uint64_t md_length = 0;
-  uint64_t md_checksum = 0;  // XXH3-64 of the region
+  uint64_t md_checksum = 0;  // sum of the XXH3-64 of the region's record payloads
   uint32_t generation = 0;   // writer generation (append from another rank count: a new one)
   uint32_t md_align = 0;     // records in the region start at multiples of this (0: packed)
 };
@@ -64,27 +66,5 @@ Result<std::vector<Record>> split_records(const uint8_t* data, size_t size, uint
 // The definitions: variables and attributes (a whole IoDef, without engine and parameters).
 std::vector<uint8_t> encode_definitions(const IoDef& io);
 Result<IoDef> decode_definitions(const uint8_t* data, size_t size);
-
-struct Block {
-  uint32_t var = 0;
-  plan::Selection sel;
-  uint32_t subfile = 0;
-  uint64_t offset = 0;  // in the subfile
-  uint64_t length = 0;  // bytes
-  uint8_t min[8] = {}, max[8] = {};  // in the variable's type, little-endian
-  std::vector<uint64_t> chunk_checksums;  // one per kChecksumChunk of data
-};
-
-// One writer's blocks of one step. When its geometry (vars and selections, in order) equals
-// the previous step's, only locations, min/max and checksums are stored.
-struct BlockList {
-  uint32_t writer = 0;
-  std::vector<Block> blocks;
-};
-std::vector<uint8_t> encode_blocks(const BlockList& list, const BlockList* previous);
-// `previous`: the same writer's list of the previous step (needed for repeated geometry).
-Result<BlockList> decode_blocks(const uint8_t* data, size_t size, const BlockList* previous);
-// The writer id of an encoded block list, without decoding it.
-Result<uint32_t> peek_writer(const uint8_t* data, size_t size);
 
 }  // namespace tapio::subfile

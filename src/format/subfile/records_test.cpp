@@ -5,19 +5,6 @@
 namespace tapio::subfile {
 namespace {
 
-Block make_block(uint32_t var, plan::Selection sel, uint64_t offset) {
-  Block b;
-  b.var = var;
-  b.sel = std::move(sel);
-  b.subfile = 3;
-  b.offset = offset;
-  b.length = 80;
-  b.min[0] = 1;
-  b.max[0] = 9;
-  b.chunk_checksums = {0x1234};
-  return b;
-}
-
 TEST(SubfileRecords, IndexHeaderAndStepRoundTrip) {
   const auto header = encode_index_header();
   ASSERT_EQ(header.size(), kIndexHeaderSize);
@@ -49,6 +36,20 @@ TEST(SubfileRecords, IndexHeaderAndStepRoundTrip) {
   EXPECT_EQ(check_index_header(bad_header.data(), bad_header.size()).code(), TAPIO_ERR_CHECKSUM);
 }
 
+// A dataset of version 1 (before block lists referred to stored selections) is rejected with
+// a message naming both versions, not misread.
+TEST(SubfileRecords, OtherVersionsAreRejectedClearly) {
+  auto old = encode_index_header();
+  old[8] = 1;  // version u32 at byte 8
+  const uint64_t sum = checksum(old.data(), 56);
+  for (int i = 0; i < 8; ++i) old[56 + i] = static_cast<uint8_t>(sum >> (8 * i));
+  const Status st = check_index_header(old.data(), old.size());
+  EXPECT_EQ(st.code(), TAPIO_ERR_UNSUPPORTED);
+  EXPECT_NE(st.message().find("format version 1, this tapio reads version 2"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("older tapio"), std::string::npos) << st.message();
+}
+
 TEST(SubfileRecords, DefinitionsRoundTrip) {
   IoDef io;
   io.attrs.push_back(Attribute{"title", TAPIO_CHAR, {'h', 'i'}});
@@ -71,31 +72,6 @@ TEST(SubfileRecords, DefinitionsRoundTrip) {
   EXPECT_EQ(back->attrs[0].as_string(), "hi");
   for (size_t n = 0; n < bytes.size(); ++n)
     EXPECT_FALSE(decode_definitions(bytes.data(), n).ok()) << n;
-}
-
-TEST(SubfileRecords, BlockListsRepeatGeometryCompactly) {
-  BlockList first;
-  first.writer = 5;
-  first.blocks.push_back(make_block(0, plan::Selection::box({0, 2}, {4, 2}), 0));
-  first.blocks.push_back(make_block(1, plan::Selection::from_runs({{3, 4}, {20, 6}}), 4096));
-  const auto full = encode_blocks(first, nullptr);
-  BlockList second = first;
-  second.blocks[0].offset = 8192;
-  second.blocks[1].offset = 12288;
-  const auto repeat = encode_blocks(second, &first);
-  EXPECT_LT(repeat.size(), full.size());
-  // Per block per step: subfile 4, offset 8, length 8, min/max 16, 1 checksum (8 + 8).
-  EXPECT_EQ(repeat.size(), 13u + 2 * 52u);
-  auto back = decode_blocks(repeat.data(), repeat.size(), &first);
-  ASSERT_TRUE(back.ok()) << back.status().message();
-  EXPECT_EQ(back->writer, 5u);
-  EXPECT_EQ(back->blocks[1].sel.runs, first.blocks[1].sel.runs);
-  EXPECT_EQ(back->blocks[1].offset, 12288u);
-  EXPECT_FALSE(decode_blocks(repeat.data(), repeat.size(), nullptr).ok());
-  auto full_back = decode_blocks(full.data(), full.size(), nullptr);
-  ASSERT_TRUE(full_back.ok());
-  EXPECT_EQ(full_back->blocks[0].sel.start, first.blocks[0].sel.start);
-  for (size_t n = 0; n < full.size(); ++n) EXPECT_FALSE(decode_blocks(full.data(), n, nullptr).ok());
 }
 
 TEST(SubfileRecords, SplitRecordsWithAlignmentAndChecksums) {

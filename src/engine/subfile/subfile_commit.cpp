@@ -1,0 +1,171 @@
+// Subfile engine, the commit of a step. Each rank's metadata is its block lists (and, on rank
+// 0, the definitions when they changed); the `metadata` backend stores them (seed 004), and
+// rank 0 appends the step's index record last, which makes the step visible. In the steady
+// state a step costs, besides its data:
+//   gather:      one reduction (the vote), one gather of the record sizes and one of the
+//                records to rank 0, which writes them and the index record, and one broadcast
+//                of rank 0's status;
+//   log/aligned: one prefix sum that places each rank's records, which it writes itself, the
+//                vote, and the broadcast.
+// The vote sums {record bytes, record checksums, failed ranks, ranks whose blocks changed
+// shape}: a failure anywhere fails the step everywhere (its message then comes from the lowest
+// failing rank), and a change of shape anywhere checks the step's blocks for overlaps before
+// anything is committed.
+#include <climits>
+
+#include "engine/subfile/subfile_engine.h"
+
+namespace tapio {
+namespace {
+
+uint64_t align_up(uint64_t x, uint64_t a) { return a <= 1 ? x : (x + a - 1) / a * a; }
+
+enum Vote { kBytes, kChecksum, kFailed, kChanged, kVotes };
+
+}  // namespace
+
+Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
+                                 const Status& given) {
+  Status local = given;
+  const size_t known_selections = table_.selections.size();
+  const subfile::WriterTable::Shapes before = table_.shapes();
+  const size_t definitions_before = definitions_sent_;
+  TAPIO_RETURN_IF_ERROR(write_batch(puts, &local));
+  if (local.ok() && spec_.sync_step && data_) {
+    PhaseTimer t(&profile(), Phase::kSync);
+    local = data_->sync();
+  }
+  const bool changed = local.ok() && step_shapes_ != last_step_shapes_;
+  uint64_t sum = 0;
+  std::vector<uint8_t> records;
+  if (local.ok()) records = step_records(&sum);
+  const Status st = spec_.metadata == SubfileSpec::Metadata::kGather
+                        ? commit_gather(step, std::move(records), local, changed)
+                        : commit_log(step, records, sum, local, changed);
+  if (st.ok()) {
+    last_step_shapes_ = std::move(step_shapes_);
+  } else {  // nothing of this step was committed: forget what its lists told the readers
+    table_.forget(known_selections, before);
+    for (auto it = selection_ids_.begin(); it != selection_ids_.end();)
+      it = it->second >= known_selections ? selection_ids_.erase(it) : std::next(it);
+    definitions_sent_ = definitions_before;
+  }
+  step_shapes_.clear();
+  step_lists_.clear();
+  return st;
+}
+
+// This rank's records of the step, back to back, and the sum of their payload checksums.
+std::vector<uint8_t> SubfileEngine::step_records(uint64_t* checksum_sum) {
+  PhaseTimer t(&profile(), Phase::kMetadata);
+  std::vector<uint8_t> out;
+  auto add = [&](subfile::RecordKind kind, const std::vector<uint8_t>& payload) {
+    const auto record = subfile::encode_record(kind, payload);
+    out.insert(out.end(), record.begin(), record.end());
+    *checksum_sum += subfile::checksum(payload.data(), payload.size());
+  };
+  if (comm().rank() == 0 && definitions_sent_ != io().vars.size()) {
+    add(subfile::RecordKind::kDefinitions, subfile::encode_definitions(io()));
+    definitions_sent_ = io().vars.size();
+  }
+  for (const auto& list : step_lists_) add(subfile::RecordKind::kBlocks, list);
+  return out;
+}
+
+// The vote, then what it asks for: the lowest failing rank's error, or the overlap check.
+Status SubfileEngine::vote(uint64_t bytes, uint64_t sum, const Status& local, bool changed,
+                           uint64_t* total_bytes, uint64_t* total_sum) {
+  uint64_t votes[kVotes] = {bytes, sum, local.ok() ? 0u : 1u, changed ? 1u : 0u};
+  {
+    PhaseTimer t(&profile(), Phase::kAgree);
+    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(votes, kVotes));
+  }
+  if (votes[kFailed] > 0) return agree(local);
+  if (votes[kChanged] > 0) TAPIO_RETURN_IF_ERROR(agree(check_overlaps(step_)));
+  *total_bytes = votes[kBytes];
+  *total_sum = votes[kChecksum];
+  return ok_status();
+}
+
+Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
+                                    const Status& local, bool changed) {
+  uint64_t total = 0, unused = 0;
+  TAPIO_RETURN_IF_ERROR(vote(records.size(), 0, local, changed, &total, &unused));
+  if (total > static_cast<uint64_t>(INT_MAX))
+    return error(TAPIO_ERR_UNSUPPORTED,
+                 "step {}: its metadata ({} bytes) exceeds the 2 GiB the gather backend moves in "
+                 "one step; use metadata = log",
+                 step, total);
+  std::vector<uint8_t> all;
+  std::vector<uint64_t> counts;
+  {
+    PhaseTimer t(&profile(), Phase::kMetadata);
+    TAPIO_RETURN_IF_ERROR(comm().gather_fitting_bytes(records, 0, &all, &counts));
+  }
+  Status at_root = ok_status();
+  if (comm().rank() == 0) {
+    PhaseTimer t(&profile(), Phase::kMetadata);
+    subfile::StepRecord record;
+    record.step = step;
+    record.generation = generation_;
+    record.md_offset = md_end_;
+    record.md_length = all.size();
+    // The region's checksum from the records themselves: no reduction needed.
+    auto split = subfile::split_records(all.data(), all.size(), 0);
+    at_root = split.status();
+    if (at_root.ok())
+      for (const auto& r : *split) record.md_checksum += subfile::checksum(r.payload, r.length);
+    if (at_root.ok()) at_root = md_->write_at(record.md_offset, all.data(), all.size());
+    if (at_root.ok() && spec_.sync_step) at_root = md_->sync();
+    if (at_root.ok()) at_root = append_index(record);
+    if (at_root.ok()) md_end_ += all.size();
+  }
+  PhaseTimer t(&profile(), Phase::kAgree);
+  return comm::bcast_status(comm(), 0, at_root);
+}
+
+Status SubfileEngine::commit_log(uint64_t step, const std::vector<uint8_t>& records, uint64_t sum,
+                                 Status local, bool changed) {
+  const uint64_t chunk = spec_.metadata_chunk;
+  const uint64_t region = align_up(md_end_, chunk);
+  const uint64_t size = records.empty() ? 0 : align_up(records.size(), chunk);
+  uint64_t before = 0;
+  {
+    PhaseTimer t(&profile(), Phase::kAgree);
+    TAPIO_RETURN_IF_ERROR(comm().exscan_sum(size, &before));
+  }
+  if (local.ok() && size > 0) {
+    PhaseTimer t(&profile(), Phase::kMetadata);
+    std::vector<uint8_t> padded = records;
+    padded.resize(size, 0);
+    local = md_->write_at(region + before, padded.data(), padded.size());
+    if (local.ok() && spec_.sync_step) local = md_->sync();
+  }
+  uint64_t total = 0, total_sum = 0;
+  TAPIO_RETURN_IF_ERROR(vote(size, sum, local, changed, &total, &total_sum));
+  Status at_root = ok_status();
+  if (comm().rank() == 0) {
+    subfile::StepRecord record;
+    record.step = step;
+    record.generation = generation_;
+    record.md_offset = region;
+    record.md_length = total;
+    record.md_checksum = total_sum;
+    record.md_align = chunk > 1 ? static_cast<uint32_t>(chunk) : 0;
+    at_root = append_index(record);
+  }
+  md_end_ = region + total;
+  PhaseTimer t(&profile(), Phase::kAgree);
+  return comm::bcast_status(comm(), 0, at_root);
+}
+
+Status SubfileEngine::append_index(const subfile::StepRecord& record) {
+  PhaseTimer t(&profile(), Phase::kMetadata);
+  const auto bytes = subfile::encode_step(record);
+  TAPIO_RETURN_IF_ERROR(index_->write_at(index_end_, bytes.data(), bytes.size()));
+  index_end_ += bytes.size();
+  if (spec_.sync_step) return index_->sync();
+  return ok_status();
+}
+
+}  // namespace tapio

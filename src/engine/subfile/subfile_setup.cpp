@@ -1,0 +1,157 @@
+// Subfile engine, opening for writing: the dataset directory and its index (rank 0), the
+// aggregation groups, and each group's subfile — created by the group's first rank and, when
+// every rank writes its own bytes, then opened by the others.
+#include <filesystem>
+
+#include "engine/subfile/subfile_engine.h"
+#include "plan/domains.h"
+
+namespace tapio {
+namespace {
+
+// Remove a previous dataset's files (only tapio's own) and make the directory.
+Status prepare_directory(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) return error(TAPIO_ERR_IO, "cannot create directory '{}': {}", path, ec.message());
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == subfile::kIndexName || name == subfile::kMetadataName || name.rfind("data.", 0) == 0)
+      fs::remove(entry.path(), ec);
+  }
+  return ok_status();
+}
+
+// Every rank's aggregation group: one per node (aggregators = auto, times
+// aggregators_per_node), or as many groups of consecutive ranks as the collective engine would
+// have aggregators (all: one per rank; "1/4": one per 4 ranks). O(P).
+std::vector<int> groups_of_ranks(const EngineEnv& env) {
+  const int P = env.comm->size();
+  const int per_node = static_cast<int>(env.params.get_int("aggregators_per_node"));
+  const std::string agg = env.params.get("aggregators");
+  std::vector<int> group(P);
+  if (agg != "auto") {
+    const int groups = plan::aggregator_count(P, env.topology.nodes, agg, per_node);
+    for (int r = 0; r < P; ++r) group[r] = static_cast<int>(static_cast<int64_t>(r) * groups / P);
+    return group;
+  }
+  std::vector<int> seen(env.topology.nodes, 0);  // ranks of each node met so far
+  for (int r = 0; r < P; ++r) {
+    const int node = env.topology.node(r);
+    group[r] = node * per_node + seen[node]++ % per_node;
+  }
+  return group;
+}
+
+}  // namespace
+
+Status SubfileEngine::create() {
+  Status local = comm().rank() == 0 ? prepare_directory(env_.path) : ok_status();
+  if (local.ok() && comm().rank() == 0) {
+    auto index = io::open_posix(file_path(subfile::kIndexName), io::OpenMode::kCreate, &profile().io);
+    local = index.status();
+    if (local.ok()) {
+      index_ = std::move(index).value();
+      const auto header = subfile::encode_index_header();
+      local = index_->write_at(0, header.data(), header.size());
+      index_end_ = header.size();
+    }
+    if (local.ok()) {
+      local = io::open_posix(file_path(subfile::kMetadataName), io::OpenMode::kCreate, nullptr)
+                  .status();
+    }
+  }
+  TAPIO_RETURN_IF_ERROR(agree(local));
+  return setup_writers();
+}
+
+Status SubfileEngine::open_append() {
+  TAPIO_RETURN_IF_ERROR(open_read());  // the catalog: definitions, steps, generations
+  for (const VariableDef& v : io().vars) {
+    const int i = catalog_.definitions().find_var(v.name);
+    if (i < 0) continue;  // new variables are fine: the definitions record describes them
+    const VariableDef& f = catalog_.definitions().vars[i];
+    if (f.type != v.type || f.shape != v.shape || f.record != v.record)
+      return error(TAPIO_ERR_SHAPE, "variable '{}' is declared differently from the dataset",
+                   v.name);
+  }
+  IoDef merged = catalog_.definitions();
+  merged.engine = io().engine;
+  merged.params = io().params;
+  for (const auto& a : io().attrs) set_attribute(merged.attrs, a);
+  for (const VariableDef& v : io().vars) {
+    const int i = merged.find_var(v.name);
+    if (i < 0) {
+      merged.vars.push_back(v);
+    } else {
+      for (const auto& a : v.attrs) set_attribute(merged.vars[i].attrs, a);
+    }
+  }
+  *env_.io = std::move(merged);
+  step_ = catalog_.steps();
+  generation_ = catalog_.max_generation() + 1;
+  // Reopen for writing; drop whatever a killed writer left past the last committed step.
+  Status local = ok_status();
+  if (comm().rank() == 0) {
+    index_.reset();
+    auto index = io::open_posix(file_path(subfile::kIndexName), io::OpenMode::kReadWrite,
+                                &profile().io);
+    local = index.status();
+    if (local.ok()) {
+      index_ = std::move(index).value();
+      local = index_->truncate(index_end_);
+    }
+  }
+  md_.reset();
+  TAPIO_RETURN_IF_ERROR(agree(local));
+  return setup_writers();
+}
+
+Status SubfileEngine::setup_writers() {
+  const std::vector<int> groups = groups_of_ranks(env_);
+  const int mine = groups[comm().rank()];
+  subfile_ = static_cast<uint32_t>(mine);
+  bool spans_nodes = false;
+  for (int r = 0; r < comm().size(); ++r)
+    spans_nodes |= groups[r] == mine && env_.topology.node(r) != env_.topology.node(comm().rank());
+  const std::string how = env_.params.get("subfile_write");
+  spec_.aggregate = !spec_.fpp && (how == "aggregate" || (how == "auto" && spans_nodes));
+  if (!spec_.fpp) {
+    TAPIO_ASSIGN_OR_RETURN(comm::Comm g, comm::Comm::split(comm(), mine, comm().rank()));
+    group_ = std::move(g);
+  }
+  const bool first = !group_ || group_->rank() == 0;
+  Status local = ok_status();
+  if (first) {  // the group's first rank creates its subfile
+    auto data = io::open_posix(file_path(subfile::data_name(generation_, subfile_)),
+                               io::OpenMode::kCreate, &profile().io);
+    local = data.status();
+    if (local.ok()) data_ = std::move(data).value();
+  }
+  const bool md_writer = spec_.metadata != SubfileSpec::Metadata::kGather || comm().rank() == 0;
+  if (local.ok() && md_writer) {
+    auto md = io::open_posix(file_path(subfile::kMetadataName), io::OpenMode::kReadWrite,
+                             &profile().io);
+    local = md.status();
+    if (local.ok()) md_ = std::move(md).value();
+    if (local.ok() && comm().rank() == 0) local = md_->truncate(md_end_);
+  }
+  TAPIO_RETURN_IF_ERROR(agree(local));
+  return open_subfile();
+}
+
+// Direct writes: the group's other ranks open the subfile its first rank created.
+Status SubfileEngine::open_subfile() {
+  if (spec_.fpp || spec_.aggregate) return ok_status();
+  Status local = ok_status();
+  if (group_->rank() != 0) {
+    auto data = io::open_posix(file_path(subfile::data_name(generation_, subfile_)),
+                               io::OpenMode::kReadWrite, &profile().io);
+    local = data.status();
+    if (local.ok()) data_ = std::move(data).value();
+  }
+  return agree(local);
+}
+
+}  // namespace tapio
