@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 
@@ -291,6 +292,173 @@ TEST(Subfile, SharedReadsAreMerged) {
     const auto j = nlohmann::json::parse(in);
     EXPECT_LE(j["counters"]["POSIX_BYTES_READ"]["sum"].get<double>(), dataset_bytes) << j.dump(1);
   }
+}
+
+// The profile a run wrote (rank 0 reads it).
+nlohmann::json profile_of(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+double counter(const nlohmann::json& j, const char* name, const char* what = "sum") {
+  return j.at("counters").at(name).at(what).get<double>();
+}
+
+// Blocks that overlap fail the step on every rank, naming the variable, the step and both
+// ranks, and nothing of it is committed; steps before and after it are unaffected, and a rank
+// returning to an earlier shape is checked again.
+TEST(Subfile, OverlappingBlocksFailTheStepOnEveryRank) {
+  if (size() < 2) GTEST_SKIP() << "needs two ranks to overlap";
+  TempDir dir;
+  const std::string path = dir.file("overlap.tapio");
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("overlap");
+  io.set_engine("subfile");
+  Variable x = io.define_variable<double>("x", {uint64_t(4 * size())}, {"n"});
+  Engine out = io.open(path, TAPIO_MODE_WRITE);
+  auto step = [&](uint64_t start, double v) {
+    std::vector<double> d(4, v + rank());
+    out.begin_step();
+    x.set_selection({start}, {4});
+    out.put(x, d);
+    try {
+      out.end_step();
+      return std::string();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), TAPIO_ERR_SHAPE);
+      return std::string(e.what());
+    }
+  };
+  const uint64_t mine = 4 * static_cast<uint64_t>(rank());
+  EXPECT_EQ(step(mine, 0), "");
+  // Rank 1 moves onto rank 0's elements: every rank fails, naming both.
+  std::string msg = step(rank() == 1 ? 2 : mine, 100);
+  EXPECT_NE(msg.find("variable 'x', step 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("rank 0 writes elements [0, 4)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("rank 1 writes [2, 6)"), std::string::npos) << msg;
+  EXPECT_EQ(step(mine, 200), "");  // the failed step's index is reused
+  // Rank 1 puts nothing, then returns to the overlapping shape it had in the failed step.
+  out.begin_step();
+  if (rank() != 1) {
+    std::vector<double> d(4, 300 + rank());
+    x.set_selection({mine}, {4});
+    out.put(x, d);
+  }
+  out.end_step();
+  msg = step(rank() == 1 ? 2 : mine, 400);
+  EXPECT_NE(msg.find("step 3"), std::string::npos) << msg;
+  out.close();
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  EXPECT_EQ(in.steps(), 3u);
+  std::vector<double> got(4 * size());
+  x.set_selection({0}, {got.size()});
+  x.set_step_selection(1, 1);
+  in.get(x, got);
+  in.perform_gets();
+  for (int r = 0; r < size(); ++r) EXPECT_EQ(got[4 * r], 200 + r) << r;
+  in.close();
+}
+
+// A rank's data goes from its buffers to storage without a copy and without a message, in
+// one gathered write per step (each block's bytes are at most 1 MiB here).
+TEST(Subfile, DirectWritesCopyAndSendNothing) {
+  TempDir dir;
+  for (const char* aggregators : {"auto", "all"}) {
+    const std::string path = dir.file(std::string("direct.") + aggregators);
+    const std::string profile = path + ".json";
+    write_grid(MPI_COMM_WORLD, path, TAPIO_MODE_WRITE,
+               {{"aggregators", aggregators}, {"profile", profile}}, 0, 3);
+    check_grid(path, {}, 3);
+    if (rank() != 0) continue;
+    const auto j = profile_of(profile);
+    EXPECT_EQ(counter(j, "bytes_copied"), 0) << aggregators;
+    // Messages: the overlap check of the first step only, at most one per rank.
+    EXPECT_LE(counter(j, "messages_sent"), size()) << aggregators;
+    // Data: one gathered write per rank and step; rank 0 also writes the index header, per
+    // step the metadata and the index record, and the end record.
+    EXPECT_EQ(counter(j, "POSIX_WRITES", "max"), 1 + 3 * 3 + 1) << j.dump(1);
+    EXPECT_EQ(counter(j, "POSIX_WRITES", "min"), size() > 1 ? 3 : 11) << j.dump(1);
+  }
+}
+
+// Groups that span nodes send their data to the group's first rank, which writes it in
+// rounds: many rounds of 1 KiB here, so round parts cut blocks and elements anywhere.
+TEST(Subfile, AggregatedGroupsRoundTrip) {
+  if (size() < 2) GTEST_SKIP() << "needs a group of two ranks on two virtual nodes";
+  TempDir dir;
+  const std::string path = dir.file("aggregate.tapio"), profile = dir.file("aggregate.json");
+  const Params params = {{"ranks_per_node", "1"}, {"aggregators", "1/2"}, {"buffer_size", "1000"},
+                         {"profile", profile}, {"metadata", "log"}};
+  write_grid(MPI_COMM_WORLD, path, TAPIO_MODE_WRITE, params, 0, 3);
+  check_grid(path, {}, 3);
+  write_grid(MPI_COMM_WORLD, path, TAPIO_MODE_APPEND, params, 3, 2);  // another generation
+  check_grid(path, {}, 5);
+  if (rank() == 0) {
+    const auto j = profile_of(profile);
+    // Only the groups' first ranks copy (their own bytes), and only they write data.
+    const double total = 2.0 * kShape[1] * kShape[2] * (kShape[0] * 8 + 4);
+    EXPECT_GT(counter(j, "bytes_copied"), 0);
+    EXPECT_LT(counter(j, "bytes_copied"), total);
+    EXPECT_GE(counter(j, "messages_sent"), 2 * (size() / 2));
+  }
+}
+
+// Stored once and compactly, an irregular map costs little metadata: for the E3SM F map
+// (16 variables per decomposition), every step after the first stores at most 2% of its data.
+TEST(Subfile, MapMetadataStaysSmall) {
+  TempDir dir;
+  const std::string map = std::string(TAPIO_SHARED_DIR) + "/data/e3sm-io/map_f_case_16p.nc";
+  const std::string path = dir.file("f.tapio");
+  Context ctx(MPI_COMM_WORLD);
+  const auto decomps = e3sm::read_maps(ctx, map, MPI_COMM_WORLD);
+  IO io = ctx.declare_io("f");
+  std::vector<Variable> vars;
+  std::vector<std::vector<double>> data;
+  for (const auto& d : decomps)
+    for (int k = 0; k < 16; ++k) {
+      std::vector<std::string> dims;
+      for (size_t i = 0; i < d.dims.size(); ++i) dims.push_back(d.name + "_" + std::to_string(i));
+      vars.push_back(io.define_variable<double>(d.name + "_" + std::to_string(k), d.dims, dims));
+      data.emplace_back(std::accumulate(d.lengths.begin(), d.lengths.end(), uint64_t{0}), k);
+      vars.back().set_runs(d.offsets, d.lengths);
+    }
+  Engine out = io.open(path, TAPIO_MODE_WRITE);
+  std::vector<uint64_t> md_size;
+  uint64_t data_per_step = 0;
+  for (const auto& d : data) data_per_step += 8 * d.size();
+  MPI_Allreduce(MPI_IN_PLACE, &data_per_step, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  for (int s = 0; s < 3; ++s) {
+    out.begin_step();
+    for (size_t v = 0; v < vars.size(); ++v) out.put(vars[v], data[v]);
+    out.end_step();
+    md_size.push_back(std::filesystem::file_size(path + "/tapio.md"));
+  }
+  out.close();
+  if (rank() == 0) {
+    EXPECT_LE(md_size[2] - md_size[1], data_per_step / 50) << md_size[1] << " " << md_size[2];
+    EXPECT_LE(md_size[1] - md_size[0], data_per_step / 50);
+    EXPECT_LE(md_size[0], data_per_step / 10) << "the first step stores the maps once";
+  }
+}
+
+// A rank's 2^16 regions one element apart (HPIO's interleaved pattern) are one segment.
+TEST(Subfile, InterleavedRegionsStoreTinyMetadata) {
+  TempDir dir;
+  const std::string path = dir.file("hpio.tapio");
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("hpio");
+  const uint64_t n = 1 << 16, P = static_cast<uint64_t>(size());
+  Variable x = io.define_variable<double>("x", {n * P}, {"n"});
+  std::vector<uint64_t> offsets(n), lengths(n, 1);
+  for (uint64_t k = 0; k < n; ++k) offsets[k] = k * P + static_cast<uint64_t>(rank());
+  x.set_runs(offsets, lengths);
+  std::vector<double> d(n, 1.5);
+  Engine out = io.open(path, TAPIO_MODE_WRITE);
+  out.begin_step();
+  out.put(x, d);
+  out.end_step();
+  out.close();
+  if (rank() == 0)
+    EXPECT_LE(std::filesystem::file_size(path + "/tapio.md"), 8 * n * P / 20);
 }
 
 }  // namespace

@@ -242,6 +242,17 @@ def test_not_a_dataset(licom, tmp_path):
     assert not (tmp_path / "x.nc").exists()
 
 
+def test_older_format_version_is_rejected_clearly(tmp_path):
+    # A dataset written by the tapio before subfile format version 2 (tests/data/subfile_v1: a
+    # 4 x 3 double variable, one step), read by this one: a clear error, never garbage.
+    old = Path(__file__).resolve().parents[1] / "data" / "subfile_v1"
+    want = ["format version 1, this tapio reads version 2", "older tapio", "subfile_v1"]
+    fails("ls", old, contains=want)
+    fails("dump", old, "x", contains=want)
+    fails("convert", old, tmp_path / "x.nc", contains=want)
+    assert not (tmp_path / "x.nc").exists()
+
+
 def test_dataset_lookup_errors(licom):
     dataset, _ = licom
     fails("dump", dataset, "tmp", contains=["no variable 'tmp'", "did you mean 'temp'"])

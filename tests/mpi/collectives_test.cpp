@@ -1,0 +1,113 @@
+// How many collectives a write step costs, counted through MPI's profiling interface (these
+// definitions take the place of the library's in this statically linked program): the subfile
+// engine's begin_step communicates nothing, and its end_step makes only the collectives of its
+// commit — and, for ranks sharing a subfile, one node-local allgather that places their
+// regions.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "test_util.h"
+
+namespace tapio::test {
+namespace {
+
+// Calls per MPI collective since the last reset, by name.
+std::map<std::string, int> calls;
+
+}  // namespace
+}  // namespace tapio::test
+
+#define COUNTED(name) ++tapio::test::calls[name]
+
+extern "C" {
+int MPI_Allreduce(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  COUNTED("Allreduce");
+  return PMPI_Allreduce(s, r, n, t, op, c);
+}
+int MPI_Bcast(void* b, int n, MPI_Datatype t, int root, MPI_Comm c) {
+  COUNTED("Bcast");
+  return PMPI_Bcast(b, n, t, root, c);
+}
+int MPI_Gather(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt, int root,
+               MPI_Comm c) {
+  COUNTED("Gather");
+  return PMPI_Gather(s, sn, st, r, rn, rt, root, c);
+}
+int MPI_Gatherv(const void* s, int sn, MPI_Datatype st, void* r, const int* rn, const int* d,
+                MPI_Datatype rt, int root, MPI_Comm c) {
+  COUNTED("Gatherv");
+  return PMPI_Gatherv(s, sn, st, r, rn, d, rt, root, c);
+}
+int MPI_Exscan(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  COUNTED("Exscan");
+  return PMPI_Exscan(s, r, n, t, op, c);
+}
+int MPI_Allgather(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt,
+                  MPI_Comm c) {
+  COUNTED("Allgather");
+  return PMPI_Allgather(s, sn, st, r, rn, rt, c);
+}
+int MPI_Barrier(MPI_Comm c) {
+  COUNTED("Barrier");
+  return PMPI_Barrier(c);
+}
+int MPI_Reduce_scatter(const void* s, void* r, const int* n, MPI_Datatype t, MPI_Op op,
+                       MPI_Comm c) {
+  COUNTED("Reduce_scatter");
+  return PMPI_Reduce_scatter(s, r, n, t, op, c);
+}
+}
+
+namespace tapio::test {
+namespace {
+
+using Params = std::map<std::string, std::string>;
+
+// The collectives of each call of a steady write step (the dataset's second step: the first
+// also checks its new blocks for overlaps).
+std::map<std::string, int> steady_step(const Params& params, std::map<std::string, int>* begin) {
+  TempDir dir;
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("count");
+  io.set_engine("subfile");
+  for (const auto& [k, v] : params) io.set_parameter(k, v);
+  const uint64_t n = 1000;
+  Variable x = io.define_variable<double>("x", {n * size()}, {"n"});
+  std::vector<double> d(n, rank());
+  x.set_selection({n * rank()}, {n});
+  Engine out = io.open(dir.file("count.tapio"), TAPIO_MODE_WRITE);
+  std::map<std::string, int> step;
+  for (int s = 0; s < 2; ++s) {
+    calls.clear();
+    out.begin_step();
+    *begin = calls;
+    out.put(x, d);
+    calls.clear();
+    out.end_step();
+    step = calls;
+  }
+  out.close();
+  return step;
+}
+
+TEST(Collectives, SubfileStepIsItsCommit) {
+  std::map<std::string, int> begin;
+  // gather: the vote, the record sizes and the records to rank 0, rank 0's status.
+  auto step = steady_step({{"aggregators", "all"}}, &begin);
+  EXPECT_TRUE(begin.empty());
+  EXPECT_EQ(step, (std::map<std::string, int>{
+                      {"Allreduce", 1}, {"Gather", 1}, {"Gatherv", 1}, {"Bcast", 1}}));
+  // log: the prefix sum that places the records, the vote, rank 0's status.
+  step = steady_step({{"aggregators", "all"}, {"metadata", "log"}}, &begin);
+  EXPECT_TRUE(begin.empty());
+  EXPECT_EQ(step, (std::map<std::string, int>{{"Exscan", 1}, {"Allreduce", 1}, {"Bcast", 1}}));
+  // One subfile per node: the node's ranks place their regions with one allgather.
+  step = steady_step({}, &begin);
+  EXPECT_EQ(step, (std::map<std::string, int>{{"Allgather", 1}, {"Allreduce", 1}, {"Gather", 1},
+                                              {"Gatherv", 1}, {"Bcast", 1}}));
+}
+
+}  // namespace
+}  // namespace tapio::test
