@@ -10,18 +10,6 @@
 namespace tapio::test {
 namespace {
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-// Collective: every rank saw the same status code.
-void expect_same_everywhere(int code) {
-  int lo = code, hi = code;
-  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  EXPECT_EQ(lo, hi) << "ranks disagree on the status of a collective call";
-}
-
 struct Fixture {
   tapio_context* ctx = nullptr;
   tapio_io* io = nullptr;
