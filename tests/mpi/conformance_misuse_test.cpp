@@ -1,0 +1,108 @@
+// The conformance suite's misuse matrix: on every engine, each misuse a program can make gives
+// a clear error on every rank that made it (the code, and a message naming the file, variable,
+// step, ranks and dimension where they apply), with no crash and no hang (ctest's timeout),
+// and a step that went wrong is not committed.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "test_util.h"
+
+namespace tapio::test {
+namespace {
+
+constexpr uint64_t kCols = 6;
+
+// A file open for writing with `engine`: double temp[2P][6] (lat, lon), a record variable;
+// rank r owns rows [2r, 2r + 2), whose values differ from every other rank's.
+struct Open {
+  std::string path;
+  tapio_context* ctx = nullptr;
+  tapio_io* io = nullptr;
+  tapio_var* temp = nullptr;
+  tapio_engine* engine = nullptr;
+  std::vector<double> values;  // every element of temp, value(0, 0, g)
+
+  Open(const std::string& engine_name, const TempDir& dir)
+      : path(dir.file(engine_name == "subfile" ? "misuse" : "misuse.nc")) {
+    const uint64_t shape[2] = {2 * static_cast<uint64_t>(size()), kCols};
+    const char* dims[2] = {"lat", "lon"};
+    for (uint64_t g = 0; g < shape[0] * kCols; ++g) values.push_back(value(0, 0, g));
+    EXPECT_EQ(tapio_init(MPI_COMM_WORLD, nullptr, &ctx), TAPIO_OK);
+    EXPECT_EQ(tapio_declare_io(ctx, "misuse", &io), TAPIO_OK);
+    EXPECT_EQ(tapio_io_set_engine(io, engine_name.c_str()), TAPIO_OK);
+    EXPECT_EQ(tapio_define_variable(io, "temp", TAPIO_FLOAT64, 2, shape, dims, 0, &temp), TAPIO_OK);
+    EXPECT_EQ(tapio_open(io, path.c_str(), TAPIO_MODE_WRITE, &engine), TAPIO_OK)
+        << tapio_last_error();
+  }
+  ~Open() {
+    if (ctx) tapio_finalize(ctx);
+  }
+  // Selects rows [first, first + count) and puts their values.
+  int put_rows(uint64_t first, uint64_t count) {
+    const uint64_t start[2] = {first, 0}, counts[2] = {count, kCols};
+    const int rc = tapio_var_set_selection(temp, start, counts);
+    return rc != TAPIO_OK ? rc : tapio_put(engine, temp, TAPIO_FLOAT64, &values[first * kCols]);
+  }
+  uint64_t steps() {
+    uint64_t n = 0;
+    EXPECT_EQ(tapio_steps(engine, &n), TAPIO_OK);
+    return n;
+  }
+  // "file 'PATH', variable 'temp'": how every message about temp begins.
+  std::string where() const { return fmt::format("file '{}', variable 'temp'", path); }
+};
+
+class Misuse : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Misuse, DoubleClose) {
+  TempDir dir;
+  Open f(GetParam(), dir);
+  ASSERT_EQ(tapio_close(f.engine), TAPIO_OK);
+  const char* stale = "not a valid engine handle: it was closed or its context finalized";
+  Outcome o = outcome(tapio_close(f.engine));
+  EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+  EXPECT_EQ(o.message, std::string("tapio_close: ") + stale);
+  o = outcome(tapio_begin_step(f.engine, nullptr));
+  EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+  EXPECT_EQ(o.message, std::string("tapio_begin_step: ") + stale);
+  o = outcome(tapio_put(f.engine, f.temp, TAPIO_FLOAT64, f.values.data()));
+  EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+  EXPECT_EQ(o.message, std::string("tapio_put: ") + stale);
+  // A new engine does not make the old handle valid again.
+  tapio_engine* again = nullptr;
+  ASSERT_EQ(tapio_open(f.io, f.path.c_str(), TAPIO_MODE_WRITE, &again), TAPIO_OK);
+  EXPECT_EQ(tapio_close(f.engine), TAPIO_ERR_ARG);
+  EXPECT_EQ(tapio_close(again), TAPIO_OK);
+}
+
+TEST_P(Misuse, UseAfterFinalize) {
+  TempDir dir;
+  Open f(GetParam(), dir);
+  tapio_context* ctx = std::exchange(f.ctx, nullptr);
+  ASSERT_EQ(tapio_finalize(ctx), TAPIO_OK);  // closes the engine
+  Outcome o = outcome(tapio_finalize(ctx));
+  EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+  EXPECT_EQ(o.message, "tapio_finalize: not a valid context: it was finalized");
+  o = outcome(tapio_close(f.engine));
+  EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+  EXPECT_TRUE(contains(o.message, "not a valid engine handle")) << o.message;
+  const char* name = nullptr;
+  o = outcome(tapio_var_name(f.temp, &name));
+  EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+  EXPECT_EQ(o.message, "tapio_var_name: not a valid variable handle: its context was finalized");
+  tapio_io* io = nullptr;
+  o = outcome(tapio_inquire_variable(f.io, "temp", &f.temp));
+  EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+  EXPECT_EQ(o.message, "tapio_inquire_variable: not a valid IO handle: its context was finalized");
+  EXPECT_EQ(tapio_declare_io(ctx, "misuse", &io), TAPIO_ERR_ARG);
+  EXPECT_EQ(io, nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, Misuse,
+                         ::testing::Values("serial", "mpiio", "collective", "subfile"));
+
+}  // namespace
+}  // namespace tapio::test
