@@ -101,8 +101,10 @@ int tapio_begin_step(tapio_engine* e, tapio_step_status* status) {
 int tapio_put(tapio_engine* handle, tapio_var* var, tapio_type memtype, const void* data) {
   return api::guarded("tapio_put", [&]() -> Status {
     TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
-    TAPIO_ASSIGN_OR_RETURN(Target t, target_of(e, var));
-    return e->engine->put(t.index, selection_of(t.var, e->io->def.vars[t.index]), memtype, data);
+    Result<Target> t = target_of(e, var);
+    if (!t.ok()) return e->engine->reject_put(t.status());
+    return e->engine->put(t->index, selection_of(t->var, e->io->def.vars[t->index]), memtype,
+                          data);
   });
 }
 

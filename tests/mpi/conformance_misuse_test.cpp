@@ -55,7 +55,50 @@ struct Open {
   std::string where() const { return fmt::format("file '{}', variable 'temp'", path); }
 };
 
+// The steps a new reader finds in the file.
+uint64_t steps_on_disk(const std::string& path) {
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("check");
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  const uint64_t steps = in.steps();
+  in.close();
+  return steps;
+}
+
 class Misuse : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Misuse, WrongMemtypeFailsThePutAndTheStep) {
+  TempDir dir;
+  Open f(GetParam(), dir);
+  ASSERT_EQ(tapio_begin_step(f.engine, nullptr), TAPIO_OK);
+  ASSERT_EQ(f.put_rows(2 * static_cast<uint64_t>(rank()), 2), TAPIO_OK);
+  std::vector<float> wrong(2 * kCols);
+  Outcome o = outcome(tapio_put(f.engine, f.temp, TAPIO_FLOAT32, wrong.data()));
+  EXPECT_EQ(o.code, TAPIO_ERR_TYPE);
+  EXPECT_TRUE(contains(o.message, fmt::format("{}, rank {}: ", f.where(), rank()))) << o.message;
+  EXPECT_TRUE(contains(o.message, "is float64 but the buffer is float32")) << o.message;
+  o = outcome(tapio_end_step(f.engine));
+  expect_same_everywhere(o.code);
+  EXPECT_EQ(o.code, TAPIO_ERR_TYPE) << o.message;
+  EXPECT_TRUE(contains(o.message, "step 0 is not committed: a put failed on rank 0")) << o.message;
+  EXPECT_EQ(f.steps(), 0u);
+  EXPECT_EQ(tapio_close(f.engine), TAPIO_OK) << tapio_last_error();
+}
+
+TEST_P(Misuse, PutOutsideAStep) {
+  TempDir dir;
+  Open f(GetParam(), dir);
+  const Outcome o = outcome(f.put_rows(2 * static_cast<uint64_t>(rank()), 2));
+  EXPECT_EQ(o.code, TAPIO_ERR_STATE);
+  EXPECT_TRUE(contains(o.message, fmt::format("{}, rank {}: ", f.where(), rank()))) << o.message;
+  EXPECT_TRUE(contains(o.message, "outside a step")) << o.message;
+  // It does not spoil the next step.
+  ASSERT_EQ(tapio_begin_step(f.engine, nullptr), TAPIO_OK);
+  ASSERT_EQ(f.put_rows(2 * static_cast<uint64_t>(rank()), 2), TAPIO_OK);
+  EXPECT_EQ(tapio_end_step(f.engine), TAPIO_OK) << tapio_last_error();
+  EXPECT_EQ(tapio_close(f.engine), TAPIO_OK);
+  EXPECT_EQ(steps_on_disk(f.path), 1u);
+}
 
 TEST_P(Misuse, DoubleClose) {
   TempDir dir;
