@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "test_util.h"
@@ -136,6 +137,23 @@ TEST(Errors, FailedPutOnOneRankFailsTheStepEverywhere) {
   ASSERT_EQ(tapio_end_step(e), TAPIO_OK) << tapio_last_error();
   ASSERT_EQ(tapio_close(e), TAPIO_OK);
   expect_one_step_of_blocks(path);
+}
+
+// As with netCDF's nc_create, no engine makes the directories a path needs.
+TEST(Errors, MissingParentDirectoryFailsOnEveryEngine) {
+  TempDir dir;
+  const std::string parent = dir.file("missing");
+  for (const char* engine : {"serial", "mpiio", "collective", "subfile"}) {
+    Fixture f;
+    ASSERT_EQ(tapio_io_set_engine(f.io, engine), TAPIO_OK);
+    const std::string path = parent + "/out.nc";
+    tapio_engine* e = nullptr;
+    const Outcome o = outcome(tapio_open(f.io, path.c_str(), TAPIO_MODE_WRITE, &e));
+    expect_same_everywhere(o.code);
+    EXPECT_EQ(o.code, TAPIO_ERR_NOT_FOUND) << engine << ": " << o.message;
+    EXPECT_TRUE(contains(o.message, "'" + path + "'")) << engine << ": " << o.message;
+    EXPECT_FALSE(std::filesystem::exists(parent)) << engine;
+  }
 }
 
 TEST(Errors, UnknownEngineAndParameterSuggest) {
