@@ -60,7 +60,9 @@ Status open(tapio_io* io_handle, const char* path, tapio_mode mode, tapio_engine
   env.node_memory = &ctx->node_memory;
   if (ctx->config)
     TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, env.path, &env.engine, &env.params));
-  if (env.engine.empty()) env.engine = default_engine_for_path(env.path);
+  if (env.engine.empty()) {
+    TAPIO_ASSIGN_OR_RETURN(env.engine, default_engine(ctx->comm, env.path, env.mode));
+  }
   const int ranks_per_node = static_cast<int>(env.params.get_int("ranks_per_node"));
   if (ranks_per_node == 0 && ctx->detected) {
     env.topology = *ctx->detected;

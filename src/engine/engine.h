@@ -132,7 +132,14 @@ class Engine {
 // Open an engine by env.engine. Collective; returns the same status on every rank.
 Result<std::unique_ptr<Engine>> open_engine(EngineEnv env);
 
-// The engine a path gets when neither the program nor the config names one.
-std::string default_engine_for_path(const std::string& path);
+// Whether `path` is a subfile dataset: a directory holding its index (tapio.idx), whatever its
+// name. Local.
+bool is_subfile_dataset(const std::string& path);
+
+// The engine a path gets when neither the program nor the config names one: to read or append,
+// an existing dataset gets "subfile" whatever its name (`x.nc` too); otherwise paths ending in
+// `.nc` get "collective" and others "subfile". Collective: rank 0 looks, the others are told.
+Result<std::string> default_engine(const comm::Comm& comm, const std::string& path,
+                                   OpenMode mode);
 
 }  // namespace tapio
