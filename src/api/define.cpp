@@ -1,4 +1,6 @@
 // Definition calls: IO groups, variables, attributes, selections. All local.
+#include <fmt/ranges.h>
+
 #include <cstring>
 
 #include "api/errors.h"
@@ -81,11 +83,24 @@ Status define_variable(tapio_io* handle, const char* name, tapio_type type, int 
   return ok_status();
 }
 
+// What a selection error names: the file a put of the variable would go to (those open from
+// its IO; its IO when none is), the variable and the rank, as a put's errors do.
+std::string where(const VarState* var) {
+  const IoState* io = var->io;
+  std::vector<std::string> files;
+  for (const auto& e : io->ctx->engines)
+    if (e && e->io == io) files.push_back(fmt::format("'{}'", e->engine->env().path));
+  const std::string owner = files.empty() ? fmt::format("IO '{}'", io->def.name)
+                            : fmt::format("file{} {}", files.size() > 1 ? "s" : "",
+                                          fmt::join(files, ", "));
+  return fmt::format("{}, variable '{}', rank {}", owner, var->name, io->ctx->comm.rank());
+}
+
 Status set_selection(tapio_var* handle, plan::Selection sel) {
   TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
   TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
-  TAPIO_RETURN_IF_ERROR(plan::validate(sel, def->shape).with_context(
-      fmt::format("variable '{}'", def->name)));
+  TAPIO_RETURN_IF_ERROR(
+      plan::validate(sel, def->shape, def->dim_names).with_context(where(var)));
   var->sel = std::move(sel);
   var->has_selection = true;
   return ok_status();

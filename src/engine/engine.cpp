@@ -93,7 +93,7 @@ Status Engine::queue_put(int var, const plan::Selection& sel, DataType memtype,
       require(in_step_, "put", "put is only valid between begin_step and end_step", ctx));
   TAPIO_RETURN_IF_ERROR(check_type(var, memtype));
   const VariableDef& v = io().vars[var];
-  TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape).with_context(ctx));
+  TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape, v.dim_names).with_context(ctx));
   const uint64_t n = sel.elements();
   if (n > 0 && data == nullptr)
     return error(TAPIO_ERR_ARG, "null data for {} elements", n).with_context(ctx);
@@ -109,7 +109,7 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
       require(env_.mode == OpenMode::kRead, "get", "the file is not open for reading", ctx));
   TAPIO_RETURN_IF_ERROR(check_type(var, memtype));
   const VariableDef& v = io().vars[var];
-  TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape).with_context(ctx));
+  TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape, v.dim_names).with_context(ctx));
   if (!v.record) {
     step_start = 0;
     step_count = 1;

@@ -67,6 +67,44 @@ uint64_t steps_on_disk(const std::string& path) {
 
 class Misuse : public ::testing::TestWithParam<std::string> {};
 
+TEST_P(Misuse, OverlapFailsTheStepOnEveryRank) {
+  if (GetParam() == "subfile")
+    GTEST_SKIP() << "subfile overlap detection: issue 17 item 1, in the subfile rewrite";
+  TempDir dir;
+  Open f(GetParam(), dir);
+  ASSERT_EQ(tapio_begin_step(f.engine, nullptr), TAPIO_OK);
+  // Rank 0 also writes the first row of rank 1; alone, it writes its second row twice.
+  const uint64_t mine = 2 * static_cast<uint64_t>(rank());
+  ASSERT_EQ(f.put_rows(mine, rank() == 0 && size() > 1 ? 3 : 2), TAPIO_OK);
+  if (size() == 1) ASSERT_EQ(f.put_rows(1, 1), TAPIO_OK);
+  const Outcome o = outcome(tapio_end_step(f.engine));
+  expect_same_everywhere(o.code);
+  EXPECT_EQ(o.code, TAPIO_ERR_SHAPE) << o.message;
+  // The serial engine's form on every engine: the elements, not the bytes of the file.
+  const std::string overlap =
+      size() > 1 ? "blocks overlap: rank 0 writes elements [0, 18) and rank 1 writes [12, 24)"
+                 : "blocks overlap: rank 0 writes elements [0, 12) and rank 0 writes [6, 12)";
+  EXPECT_TRUE(contains(o.message, f.where() + ", step 0: " + overlap)) << o.message;
+  EXPECT_EQ(f.steps(), 0u);
+  EXPECT_EQ(tapio_close(f.engine), TAPIO_OK) << tapio_last_error();
+  EXPECT_EQ(steps_on_disk(f.path), 0u);
+}
+
+TEST_P(Misuse, SelectionOutsideTheShapeNamesFileRankAndDimension) {
+  TempDir dir;
+  Open f(GetParam(), dir);
+  ASSERT_EQ(tapio_begin_step(f.engine, nullptr), TAPIO_OK);
+  const uint64_t start[2] = {2 * static_cast<uint64_t>(rank()), 4}, count[2] = {2, 3};
+  const Outcome o = outcome(tapio_var_set_selection(f.temp, start, count));
+  EXPECT_EQ(o.code, TAPIO_ERR_SHAPE);
+  EXPECT_TRUE(contains(o.message, fmt::format("{}, rank {}: ", f.where(), rank()))) << o.message;
+  EXPECT_TRUE(contains(o.message, "start 4 + count 3 exceeds the length 6 of dimension 'lon'"))
+      << o.message;
+  ASSERT_EQ(f.put_rows(start[0], 2), TAPIO_OK);  // the rejected selection was not kept
+  EXPECT_EQ(tapio_end_step(f.engine), TAPIO_OK) << tapio_last_error();
+  EXPECT_EQ(tapio_close(f.engine), TAPIO_OK);
+}
+
 TEST_P(Misuse, WrongMemtypeFailsThePutAndTheStep) {
   TempDir dir;
   Open f(GetParam(), dir);
