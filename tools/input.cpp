@@ -134,7 +134,7 @@ Result<uint64_t> data_end(const Input& in, const netcdf::Var& v) {
   const uint64_t bytes = h.elements(v) * netcdf::nc_type_size(v.type);
   uint64_t start = v.begin;
   if (h.is_record(v)) {
-    if (in.steps == 0) return v.begin;
+    if (in.steps == 0) return 0;
     TAPIO_ASSIGN_OR_RETURN(start, record_offset(in, v, in.steps - 1));
   }
   uint64_t end = 0;

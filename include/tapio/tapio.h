@@ -1,7 +1,9 @@
 /* tapio: Topology-Aware Parallel I/O. The C API: the stable ABI every binding builds on.
  *
- * Handles are opaque. Every function returns a tapio_status (TAPIO_OK = 0); on error,
- * tapio_last_error() gives a message naming the call, the file, the variable and the rank.
+ * Handles are opaque tokens, checked by every call: a closed engine or a handle of a finalized
+ * context gives TAPIO_ERR_ARG, never a crash. Every function returns a tapio_status (TAPIO_OK =
+ * 0); on error, tapio_last_error() gives a message naming the call, the file, the variable and
+ * the rank.
  * Functions marked COLLECTIVE must be called by every rank of the context's communicator, in
  * the same order; they return the same status on every rank. The others are local.
  * See docs/api.md for the full contract. */

@@ -7,12 +7,13 @@
 #include "api/handles.h"
 
 using namespace tapio;
+using api::ContextState;
 
 namespace {
 
 // Rank 0 reads the config file and broadcasts it; every rank parses the same text, so a
 // config error is reported on every rank without further messages.
-Status load_config(tapio_context* ctx, const char* config_path) {
+Status load_config(ContextState* ctx, const char* config_path) {
   std::string path = config_path ? config_path : "";
   if (path.empty()) {
     const char* env = std::getenv("TAPIO_CONFIG");
@@ -47,10 +48,10 @@ Status init(MPI_Comm comm, const char* config_path, tapio_context** out) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) return error(TAPIO_ERR_STATE, "MPI is not initialized");
-  auto ctx = std::make_unique<tapio_context>();
+  auto ctx = std::make_unique<ContextState>();
   TAPIO_ASSIGN_OR_RETURN(ctx->comm, comm::Comm::duplicate(comm));
   TAPIO_RETURN_IF_ERROR(load_config(ctx.get(), config_path));
-  *out = ctx.release();
+  *out = ctx.release()->registration.handle();
   return ok_status();
 }
 
@@ -69,16 +70,16 @@ int tapio_init_f(MPI_Fint comm, const char* config_path, tapio_context** ctx) {
                       [&] { return init(MPI_Comm_f2c(comm), config_path, ctx); });
 }
 
-int tapio_finalize(tapio_context* ctx) {
+int tapio_finalize(tapio_context* handle) {
   return api::guarded("tapio_finalize", [&]() -> Status {
-    if (!ctx) return error(TAPIO_ERR_ARG, "null context");
+    TAPIO_ASSIGN_OR_RETURN(ContextState * ctx, api::resolve(handle));
     Status first = ok_status();
     for (auto& e : ctx->engines) {
       if (!e) continue;
       Status st = e->engine->close();
       if (first.ok()) first = st;
     }
-    delete ctx;
+    delete ctx;  // retires the handles of the context, its IOs, variables and engines
     return first;
   });
 }

@@ -1,10 +1,14 @@
 // Definition calls: IO groups, variables, attributes, selections. All local.
+#include <fmt/ranges.h>
+
 #include <cstring>
 
 #include "api/errors.h"
 #include "api/handles.h"
 
 using namespace tapio;
+using api::IoState;
+using api::VarState;
 
 namespace {
 
@@ -12,9 +16,8 @@ Status need(const void* p, const char* what) {
   return p ? ok_status() : error(TAPIO_ERR_ARG, "{} is null", what);
 }
 
-// The definition behind a handle, looked up by name.
-Result<VariableDef*> lookup(tapio_var* var) {
-  TAPIO_RETURN_IF_ERROR(need(var, "variable handle"));
+// The definition behind a variable's state, looked up by name.
+Result<VariableDef*> lookup(VarState* var) {
   const int i = var->io->def.find_var(var->name);
   if (i < 0)
     return error(TAPIO_ERR_NOT_FOUND, "variable '{}' is not defined in IO '{}'", var->name,
@@ -22,17 +25,22 @@ Result<VariableDef*> lookup(tapio_var* var) {
   return &var->io->def.vars[i];
 }
 
-tapio_var* handle_for(tapio_io* io, const std::string& name) {
-  for (auto& h : io->vars)
-    if (h->name == name) return h.get();
-  io->vars.push_back(std::make_unique<tapio_var>());
-  io->vars.back()->io = io;
-  io->vars.back()->name = name;
-  return io->vars.back().get();
+Result<VariableDef*> lookup(tapio_var* handle) {
+  TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
+  return lookup(var);
 }
 
-Result<std::vector<Attribute>*> attrs_of(tapio_io* io, const char* var_name) {
-  TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+tapio_var* handle_for(IoState* io, const std::string& name) {
+  for (auto& h : io->vars)
+    if (h->name == name) return h->registration.handle();
+  io->vars.push_back(std::make_unique<VarState>());
+  io->vars.back()->io = io;
+  io->vars.back()->name = name;
+  return io->vars.back()->registration.handle();
+}
+
+Result<std::vector<Attribute>*> attrs_of(tapio_io* handle, const char* var_name) {
+  TAPIO_ASSIGN_OR_RETURN(IoState * io, api::resolve(handle));
   if (!var_name) return &io->def.attrs;
   const int i = io->def.find_var(var_name);
   if (i < 0) return error(TAPIO_ERR_NOT_FOUND, "variable '{}' is not defined", var_name);
@@ -48,10 +56,10 @@ Result<const Attribute*> find_attr(tapio_io* io, const char* var_name, const cha
                var_name ? fmt::format(" on variable '{}'", var_name) : std::string());
 }
 
-Status define_variable(tapio_io* io, const char* name, tapio_type type, int ndims,
+Status define_variable(tapio_io* handle, const char* name, tapio_type type, int ndims,
                        const uint64_t* shape, const char* const* dim_names, unsigned flags,
                        tapio_var** out) {
-  TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+  TAPIO_ASSIGN_OR_RETURN(IoState * io, api::resolve(handle));
   TAPIO_RETURN_IF_ERROR(need(name, "variable name"));
   TAPIO_RETURN_IF_ERROR(need(out, "output handle"));
   if (ndims < 0 || (ndims > 0 && !shape))
@@ -75,10 +83,24 @@ Status define_variable(tapio_io* io, const char* name, tapio_type type, int ndim
   return ok_status();
 }
 
-Status set_selection(tapio_var* var, plan::Selection sel) {
+// What a selection error names: the file a put of the variable would go to (those open from
+// its IO; its IO when none is), the variable and the rank, as a put's errors do.
+std::string where(const VarState* var) {
+  const IoState* io = var->io;
+  std::vector<std::string> files;
+  for (const auto& e : io->ctx->engines)
+    if (e && e->io == io) files.push_back(fmt::format("'{}'", e->engine->env().path));
+  const std::string owner = files.empty() ? fmt::format("IO '{}'", io->def.name)
+                            : fmt::format("file{} {}", files.size() > 1 ? "s" : "",
+                                          fmt::join(files, ", "));
+  return fmt::format("{}, variable '{}', rank {}", owner, var->name, io->ctx->comm.rank());
+}
+
+Status set_selection(tapio_var* handle, plan::Selection sel) {
+  TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
   TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
-  TAPIO_RETURN_IF_ERROR(plan::validate(sel, def->shape).with_context(
-      fmt::format("variable '{}'", def->name)));
+  TAPIO_RETURN_IF_ERROR(
+      plan::validate(sel, def->shape, def->dim_names).with_context(where(var)));
   var->sel = std::move(sel);
   var->has_selection = true;
   return ok_status();
@@ -88,28 +110,28 @@ Status set_selection(tapio_var* var, plan::Selection sel) {
 
 extern "C" {
 
-int tapio_declare_io(tapio_context* ctx, const char* name, tapio_io** io) {
+int tapio_declare_io(tapio_context* ctx_handle, const char* name, tapio_io** io) {
   return api::guarded("tapio_declare_io", [&]() -> Status {
-    TAPIO_RETURN_IF_ERROR(need(ctx, "context"));
+    TAPIO_ASSIGN_OR_RETURN(api::ContextState * ctx, api::resolve(ctx_handle));
     TAPIO_RETURN_IF_ERROR(need(name, "IO name"));
     TAPIO_RETURN_IF_ERROR(need(io, "output handle"));
     for (auto& existing : ctx->ios)
       if (existing->def.name == name) {
-        *io = existing.get();
+        *io = existing->registration.handle();
         return ok_status();
       }
     if (!*name) return error(TAPIO_ERR_ARG, "IO name is empty");  // any other text is fine
-    ctx->ios.push_back(std::make_unique<tapio_io>());
+    ctx->ios.push_back(std::make_unique<IoState>());
     ctx->ios.back()->ctx = ctx;
     ctx->ios.back()->def.name = name;
-    *io = ctx->ios.back().get();
+    *io = ctx->ios.back()->registration.handle();
     return ok_status();
   });
 }
 
-int tapio_io_set_engine(tapio_io* io, const char* engine) {
+int tapio_io_set_engine(tapio_io* io_handle, const char* engine) {
   return api::guarded("tapio_io_set_engine", [&]() -> Status {
-    TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+    TAPIO_ASSIGN_OR_RETURN(IoState * io, api::resolve(io_handle));
     const std::string name = engine ? engine : "";
     if (!name.empty()) {
       bool known = false;
@@ -125,9 +147,9 @@ int tapio_io_set_engine(tapio_io* io, const char* engine) {
   });
 }
 
-int tapio_io_set_parameter(tapio_io* io, const char* key, const char* value) {
+int tapio_io_set_parameter(tapio_io* io_handle, const char* key, const char* value) {
   return api::guarded("tapio_io_set_parameter", [&]() -> Status {
-    TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+    TAPIO_ASSIGN_OR_RETURN(IoState * io, api::resolve(io_handle));
     TAPIO_RETURN_IF_ERROR(need(key, "parameter name"));
     TAPIO_RETURN_IF_ERROR(need(value, "parameter value"));
     return io->def.params.set(key, value).with_context(fmt::format("IO '{}'", io->def.name));
@@ -142,9 +164,9 @@ int tapio_define_variable(tapio_io* io, const char* name, tapio_type type, int n
   });
 }
 
-int tapio_inquire_variable(tapio_io* io, const char* name, tapio_var** var) {
+int tapio_inquire_variable(tapio_io* io_handle, const char* name, tapio_var** var) {
   return api::guarded("tapio_inquire_variable", [&]() -> Status {
-    TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+    TAPIO_ASSIGN_OR_RETURN(IoState * io, api::resolve(io_handle));
     TAPIO_RETURN_IF_ERROR(need(name, "variable name"));
     TAPIO_RETURN_IF_ERROR(need(var, "output handle"));
     if (io->def.find_var(name) < 0)
@@ -154,18 +176,18 @@ int tapio_inquire_variable(tapio_io* io, const char* name, tapio_var** var) {
   });
 }
 
-int tapio_io_variable_count(tapio_io* io, size_t* count) {
+int tapio_io_variable_count(tapio_io* io_handle, size_t* count) {
   return api::guarded("tapio_io_variable_count", [&]() -> Status {
-    TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+    TAPIO_ASSIGN_OR_RETURN(IoState * io, api::resolve(io_handle));
     TAPIO_RETURN_IF_ERROR(need(count, "count"));
     *count = io->def.vars.size();
     return ok_status();
   });
 }
 
-int tapio_io_variable_name(tapio_io* io, size_t index, const char** name) {
+int tapio_io_variable_name(tapio_io* io_handle, size_t index, const char** name) {
   return api::guarded("tapio_io_variable_name", [&]() -> Status {
-    TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+    TAPIO_ASSIGN_OR_RETURN(IoState * io, api::resolve(io_handle));
     TAPIO_RETURN_IF_ERROR(need(name, "name"));
     if (index >= io->def.vars.size())
       return error(TAPIO_ERR_NOT_FOUND, "variable index {} out of range ({} variables)", index,
@@ -325,8 +347,9 @@ int tapio_var_set_runs(tapio_var* var, size_t n, const uint64_t* offsets,
   });
 }
 
-int tapio_var_set_step_selection(tapio_var* var, uint64_t step_start, uint64_t step_count) {
+int tapio_var_set_step_selection(tapio_var* handle, uint64_t step_start, uint64_t step_count) {
   return api::guarded("tapio_var_set_step_selection", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
     TAPIO_RETURN_IF_ERROR(lookup(var).status());
     if (step_count == 0) return error(TAPIO_ERR_ARG, "step_count must be at least 1");
     var->step_start = step_start;
@@ -335,8 +358,9 @@ int tapio_var_set_step_selection(tapio_var* var, uint64_t step_start, uint64_t s
   });
 }
 
-int tapio_var_selection_size(tapio_var* var, uint64_t* elements) {
+int tapio_var_selection_size(tapio_var* handle, uint64_t* elements) {
   return api::guarded("tapio_var_selection_size", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
     TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
     TAPIO_RETURN_IF_ERROR(need(elements, "elements"));
     *elements = var->has_selection ? var->sel.elements() : def->elements();

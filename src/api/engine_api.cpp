@@ -3,6 +3,9 @@
 #include "api/handles.h"
 
 using namespace tapio;
+using api::EngineState;
+using api::IoState;
+using api::VarState;
 
 namespace {
 
@@ -10,35 +13,40 @@ Status need(const void* p, const char* what) {
   return p ? ok_status() : error(TAPIO_ERR_ARG, "{} is null", what);
 }
 
-Result<Engine*> engine_of(tapio_engine* e) {
-  TAPIO_RETURN_IF_ERROR(need(e, "engine handle"));
-  if (!e->engine) return error(TAPIO_ERR_STATE, "engine handle is closed");
+Result<Engine*> engine_of(tapio_engine* handle) {
+  TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
   return e->engine.get();
 }
 
 // The selection a put/get uses: the handle's, or the whole variable.
-plan::Selection selection_of(const tapio_var* var, const VariableDef& def) {
+plan::Selection selection_of(const VarState* var, const VariableDef& def) {
   if (var->has_selection) return var->sel;
   return plan::Selection::box(std::vector<uint64_t>(def.shape.size(), 0), def.shape);
 }
 
-Result<int> var_index(tapio_engine* e, tapio_var* var) {
-  TAPIO_RETURN_IF_ERROR(need(var, "variable handle"));
+// A variable of the engine's IO, and its index there.
+struct Target {
+  VarState* var;
+  int index;
+};
+
+Result<Target> target_of(const EngineState* e, tapio_var* handle) {
+  TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
   if (var->io != e->io)
     return error(TAPIO_ERR_ARG, "variable '{}' belongs to IO '{}', not to the engine's IO '{}'",
                  var->name, var->io->def.name, e->io->def.name);
   const int i = e->io->def.find_var(var->name);
   if (i < 0) return error(TAPIO_ERR_NOT_FOUND, "variable '{}' is not in the file", var->name);
-  return i;
+  return Target{var, i};
 }
 
-Status open(tapio_io* io, const char* path, tapio_mode mode, tapio_engine** out) {
-  TAPIO_RETURN_IF_ERROR(need(io, "IO handle"));
+Status open(tapio_io* io_handle, const char* path, tapio_mode mode, tapio_engine** out) {
+  TAPIO_ASSIGN_OR_RETURN(IoState * io, api::resolve(io_handle));
   TAPIO_RETURN_IF_ERROR(need(path, "path"));
   TAPIO_RETURN_IF_ERROR(need(out, "output handle"));
   if (mode != TAPIO_MODE_WRITE && mode != TAPIO_MODE_READ && mode != TAPIO_MODE_APPEND)
     return error(TAPIO_ERR_ARG, "invalid mode {}", int(mode));
-  tapio_context* ctx = io->ctx;
+  api::ContextState* ctx = io->ctx;
   EngineEnv env;
   env.comm = &ctx->comm;
   env.io = &io->def;
@@ -52,7 +60,9 @@ Status open(tapio_io* io, const char* path, tapio_mode mode, tapio_engine** out)
   env.node_memory = &ctx->node_memory;
   if (ctx->config)
     TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, env.path, &env.engine, &env.params));
-  if (env.engine.empty()) env.engine = default_engine_for_path(env.path);
+  if (env.engine.empty()) {
+    TAPIO_ASSIGN_OR_RETURN(env.engine, default_engine(ctx->comm, env.path, env.mode));
+  }
   const int ranks_per_node = static_cast<int>(env.params.get_int("ranks_per_node"));
   if (ranks_per_node == 0 && ctx->detected) {
     env.topology = *ctx->detected;
@@ -63,12 +73,12 @@ Status open(tapio_io* io, const char* path, tapio_mode mode, tapio_engine** out)
     if (ranks_per_node == 0) ctx->detected = env.topology;
   }
   TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, open_engine(std::move(env)));
-  auto handle = std::make_unique<tapio_engine>();
-  handle->ctx = ctx;
-  handle->io = io;
-  handle->engine = std::move(engine);
-  *out = handle.get();
-  ctx->engines.push_back(std::move(handle));
+  auto state = std::make_unique<EngineState>();
+  state->ctx = ctx;
+  state->io = io;
+  state->engine = std::move(engine);
+  *out = state->registration.handle();
+  ctx->engines.push_back(std::move(state));
   return ok_status();
 }
 
@@ -90,20 +100,22 @@ int tapio_begin_step(tapio_engine* e, tapio_step_status* status) {
   });
 }
 
-int tapio_put(tapio_engine* e, tapio_var* var, tapio_type memtype, const void* data) {
+int tapio_put(tapio_engine* handle, tapio_var* var, tapio_type memtype, const void* data) {
   return api::guarded("tapio_put", [&]() -> Status {
-    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
-    TAPIO_ASSIGN_OR_RETURN(int index, var_index(e, var));
-    return engine->put(index, selection_of(var, e->io->def.vars[index]), memtype, data);
+    TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
+    Result<Target> t = target_of(e, var);
+    if (!t.ok()) return e->engine->reject_put(t.status());
+    return e->engine->put(t->index, selection_of(t->var, e->io->def.vars[t->index]), memtype,
+                          data);
   });
 }
 
-int tapio_get(tapio_engine* e, tapio_var* var, tapio_type memtype, void* data) {
+int tapio_get(tapio_engine* handle, tapio_var* var, tapio_type memtype, void* data) {
   return api::guarded("tapio_get", [&]() -> Status {
-    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
-    TAPIO_ASSIGN_OR_RETURN(int index, var_index(e, var));
-    return engine->get(index, selection_of(var, e->io->def.vars[index]), var->step_start,
-                       var->step_count, memtype, data);
+    TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
+    TAPIO_ASSIGN_OR_RETURN(Target t, target_of(e, var));
+    return e->engine->get(t.index, selection_of(t.var, e->io->def.vars[t.index]),
+                          t.var->step_start, t.var->step_count, memtype, data);
   });
 }
 
@@ -155,13 +167,12 @@ int tapio_engine_name(tapio_engine* e, const char** name) {
   });
 }
 
-int tapio_close(tapio_engine* e) {
+int tapio_close(tapio_engine* handle) {
   return api::guarded("tapio_close", [&]() -> Status {
-    TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
-    Status st = engine->close();
-    auto& engines = e->ctx->engines;
-    for (auto& h : engines)
-      if (h.get() == e) h.reset();  // frees e
+    TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
+    Status st = e->engine->close();
+    for (auto& owned : e->ctx->engines)
+      if (owned.get() == e) owned.reset();  // frees e and retires its handle
     return st;
   });
 }

@@ -1,10 +1,13 @@
-// What the opaque C handles hold.
+// What the opaque C handles stand for. A handle is a token of the handle table (handle_table.h),
+// never the address of these objects: each registers its token when made and retires it when
+// destroyed, and every call resolves its handles before touching anything.
 #pragma once
 #include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "api/handle_table.h"
 #include "comm/comm.h"
 #include "comm/node_memory.h"
 #include "comm/topology.h"
@@ -14,39 +17,79 @@
 #include "plan/selection.h"
 #include "tapio/tapio.h"
 
-struct tapio_context {
-  tapio::comm::Comm comm;
+namespace tapio::api {
+
+struct IoState;
+struct EngineState;
+
+struct ContextState {
+  Registration<tapio_context, HandleKind::kContext> registration{this};
+  comm::Comm comm;
   // Engines' large buffers between files: at most 256 MiB stay cached, freed at finalize.
-  tapio::BufferPool buffers{256u << 20};
+  BufferPool buffers{256u << 20};
   // The nodes MPI reports for comm, found once (it takes a communicator split and an
   // allgather): the machine does not change between files.
-  std::optional<tapio::comm::Topology> detected;
+  std::optional<comm::Topology> detected;
   // Node shared memory for node-local aggregation, made at the first open that uses it.
-  std::shared_ptr<tapio::comm::NodeMemory> node_memory;
-  std::optional<tapio::Config> config;
-  std::deque<std::unique_ptr<tapio_io>> ios;
-  std::deque<std::unique_ptr<tapio_engine>> engines;
-};
-
-struct tapio_io {
-  tapio_context* ctx = nullptr;
-  tapio::IoDef def;
-  std::deque<std::unique_ptr<tapio_var>> vars;  // handles, found again by name
+  std::shared_ptr<comm::NodeMemory> node_memory;
+  std::optional<Config> config;
+  std::deque<std::unique_ptr<IoState>> ios;
+  std::deque<std::unique_ptr<EngineState>> engines;  // null once closed
 };
 
 // A variable handle is found by name each time, so it stays valid when opening a file for
 // reading replaces the IO's definitions. It carries this rank's selection.
-struct tapio_var {
-  tapio_io* io = nullptr;
+struct VarState {
+  Registration<tapio_var, HandleKind::kVar> registration{this};
+  IoState* io = nullptr;
   std::string name;
-  tapio::plan::Selection sel;
+  plan::Selection sel;
   bool has_selection = false;
   uint64_t step_start = 0;
   uint64_t step_count = 0;  // 0 = the current step
 };
 
-struct tapio_engine {
-  tapio_context* ctx = nullptr;
-  tapio_io* io = nullptr;
-  std::unique_ptr<tapio::Engine> engine;
+struct IoState {
+  Registration<tapio_io, HandleKind::kIo> registration{this};
+  ContextState* ctx = nullptr;
+  IoDef def;
+  std::deque<std::unique_ptr<VarState>> vars;  // handles, found again by name
 };
+
+struct EngineState {
+  Registration<tapio_engine, HandleKind::kEngine> registration{this};
+  ContextState* ctx = nullptr;
+  IoState* io = nullptr;
+  std::unique_ptr<Engine> engine;
+};
+
+// The state behind each kind of handle.
+template <typename Handle> struct StateOf;
+template <> struct StateOf<tapio_context> { using type = ContextState; };
+template <> struct StateOf<tapio_io> { using type = IoState; };
+template <> struct StateOf<tapio_var> { using type = VarState; };
+template <> struct StateOf<tapio_engine> { using type = EngineState; };
+
+// How a call names a null handle of each kind, and one no longer valid (in HandleKind order).
+constexpr const char* kHandleNames[] = {"context", "IO handle", "variable handle",
+                                        "engine handle"};
+constexpr const char* kStaleHandles[] = {
+    "not a valid context: it was finalized",
+    "not a valid IO handle: its context was finalized",
+    "not a valid variable handle: its context was finalized",
+    "not a valid engine handle: it was closed or its context finalized",
+};
+
+// The state behind a live handle, or TAPIO_ERR_ARG for a null, closed or finalized one.
+template <typename Handle>
+Result<typename StateOf<Handle>::type*> resolve(Handle* handle) {
+  using State = typename StateOf<Handle>::type;
+  constexpr HandleKind kind = decltype(State::registration)::kKind;
+  const auto k = static_cast<size_t>(kind);
+  if (!handle) return error(TAPIO_ERR_ARG, "{} is null", kHandleNames[k]);
+  void* state = HandleTable::instance().find(reinterpret_cast<uintptr_t>(handle), kind);
+  if (!state) return Status(TAPIO_ERR_ARG, kStaleHandles[k]);
+  return static_cast<State*>(state);
+}
+
+}  // namespace tapio::api

@@ -17,11 +17,20 @@ Engine::~Engine() = default;
 
 std::string Engine::where() const { return fmt::format("file '{}'", env_.path); }
 
-Status Engine::require(bool condition, const char* call, const char* what) const {
+std::string Engine::at_step(int var, uint64_t step) const {
+  return fmt::format("{}, variable '{}', step {}", where(), io().vars[var].name, step);
+}
+
+std::string Engine::on_rank(int var) const {
+  return fmt::format("{}, variable '{}', rank {}", where(), io().vars[var].name, comm().rank());
+}
+
+Status Engine::require(bool condition, const char* call, const char* what,
+                       const std::string& context) const {
   if (condition) return ok_status();
   return error(TAPIO_ERR_STATE, "{}: {} (mode {}, step {}, {})", call, what,
                mode_name(env_.mode), step_, in_step_ ? "inside a step" : "outside a step")
-      .with_context(where());
+      .with_context(context);
 }
 
 Status Engine::agree(const Status& local) {
@@ -49,20 +58,23 @@ void Engine::opened() {
   profile_.in_calls += std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_).count();
 }
 
-Status Engine::check_var(int var, DataType memtype) const {
-  if (var < 0 || static_cast<size_t>(var) >= io().vars.size())
-    return error(TAPIO_ERR_ARG, "variable index {} out of range", var).with_context(where());
+Status Engine::check_index(int var) const {
+  if (var >= 0 && static_cast<size_t>(var) < io().vars.size()) return ok_status();
+  return error(TAPIO_ERR_ARG, "variable index {} out of range", var).with_context(where());
+}
+
+Status Engine::check_type(int var, DataType memtype) const {
   const VariableDef& v = io().vars[var];
-  if (memtype != v.type)
-    return error(TAPIO_ERR_TYPE, "variable '{}' is {} but the buffer is {}", v.name,
-                 type_name(v.type), type_name(memtype))
-        .with_context(where());
-  return ok_status();
+  if (memtype == v.type) return ok_status();
+  return error(TAPIO_ERR_TYPE, "the variable is {} but the buffer is {}", type_name(v.type),
+               type_name(memtype))
+      .with_context(on_rank(var));
 }
 
 Status Engine::begin_step(StepStatus* status) {
   CallTimer timed(this);
-  Status local = require(!closed_ && !in_step_, "begin_step", "already in a step or closed");
+  Status local =
+      require(!closed_ && !in_step_, "begin_step", "already in a step or closed", where());
   if (env_.mode != OpenMode::kRead) {  // nothing to agree on: end_step carries any misuse
     TAPIO_RETURN_IF_ERROR(local);
     in_step_ = true;
@@ -89,26 +101,42 @@ Status Engine::begin_step(StepStatus* status) {
 }
 
 Status Engine::put(int var, const plan::Selection& sel, DataType memtype, const void* data) {
-  TAPIO_RETURN_IF_ERROR(require(env_.mode != OpenMode::kRead, "put", "the file is open for reading"));
-  TAPIO_RETURN_IF_ERROR(require(in_step_, "put", "put is only valid between begin_step and end_step"));
-  TAPIO_RETURN_IF_ERROR(check_var(var, memtype));
+  Status st = queue_put(var, sel, memtype, data);
+  return st.ok() ? st : reject_put(std::move(st));
+}
+
+Status Engine::reject_put(Status rejected) {
+  if (in_step_ && env_.mode != OpenMode::kRead && failed_put_.ok()) failed_put_ = rejected;
+  return rejected;
+}
+
+Status Engine::queue_put(int var, const plan::Selection& sel, DataType memtype,
+                         const void* data) {
+  TAPIO_RETURN_IF_ERROR(check_index(var));
+  const std::string ctx = on_rank(var);
+  TAPIO_RETURN_IF_ERROR(
+      require(env_.mode != OpenMode::kRead, "put", "the file is open for reading", ctx));
+  TAPIO_RETURN_IF_ERROR(
+      require(in_step_, "put", "put is only valid between begin_step and end_step", ctx));
+  TAPIO_RETURN_IF_ERROR(check_type(var, memtype));
   const VariableDef& v = io().vars[var];
-  TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape).with_context(
-      fmt::format("{}, variable '{}', rank {}", where(), v.name, comm().rank())));
+  TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape, v.dim_names).with_context(ctx));
   const uint64_t n = sel.elements();
   if (n > 0 && data == nullptr)
-    return error(TAPIO_ERR_ARG, "{}, variable '{}': null data for {} elements", where(), v.name, n);
+    return error(TAPIO_ERR_ARG, "null data for {} elements", n).with_context(ctx);
   puts_.push_back(PutOp{var, sel, data, n});
   return ok_status();
 }
 
 Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uint64_t step_count,
                    DataType memtype, void* data) {
-  TAPIO_RETURN_IF_ERROR(require(env_.mode == OpenMode::kRead, "get", "the file is not open for reading"));
-  TAPIO_RETURN_IF_ERROR(check_var(var, memtype));
+  TAPIO_RETURN_IF_ERROR(check_index(var));
+  const std::string ctx = on_rank(var);
+  TAPIO_RETURN_IF_ERROR(
+      require(env_.mode == OpenMode::kRead, "get", "the file is not open for reading", ctx));
+  TAPIO_RETURN_IF_ERROR(check_type(var, memtype));
   const VariableDef& v = io().vars[var];
-  const std::string ctx = fmt::format("{}, variable '{}', rank {}", where(), v.name, comm().rank());
-  TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape).with_context(ctx));
+  TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape, v.dim_names).with_context(ctx));
   if (!v.record) {
     step_start = 0;
     step_count = 1;
@@ -132,7 +160,7 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
 Status Engine::perform_puts() {
   CallTimer timed(this);
   Status local = require(env_.mode != OpenMode::kRead && in_step_, "perform_puts",
-                         "perform_puts is only valid inside a write step");
+                         "perform_puts is only valid inside a write step", where());
   if (local.ok()) {
     local = write_puts(puts_, step_);
     puts_.clear();
@@ -143,7 +171,7 @@ Status Engine::perform_puts() {
 Status Engine::perform_gets() {
   CallTimer timed(this);
   Status local = require(env_.mode == OpenMode::kRead && !closed_, "perform_gets",
-                         "the file is not open for reading");
+                         "the file is not open for reading", where());
   if (local.ok()) local = read_gets(gets_);
   gets_.clear();
   return agree(local);
@@ -151,20 +179,28 @@ Status Engine::perform_gets() {
 
 Status Engine::end_step() {
   CallTimer timed(this);
-  const Status local = require(in_step_, "end_step", "no step is open");
+  Status local = require(in_step_, "end_step", "no step is open", where());
+  // A put some rank rejected fails the step on every rank, in the agreement end_step makes
+  // anyway, before any data moves.
+  if (local.ok() && !failed_put_.ok())
+    local = Status(failed_put_.code(),
+                   fmt::format("step {} is not committed: a put failed on rank {}: {}", step_,
+                               comm().rank(), failed_put_.message()));
+  Status st;
   if (env_.mode == OpenMode::kRead) {
-    TAPIO_RETURN_IF_ERROR(agree(local));
-    const Status st = perform_gets();
-    in_step_ = false;
-    return st;
+    st = agree(local);
+    if (st.ok()) st = perform_gets();
+    gets_.clear();
+  } else {
+    // One collective commit carries a local failure to every rank.
+    st = write_step(puts_, step_, local);
+    puts_.clear();
+    if (st.ok()) {  // a failed step is not committed; the next one reuses its index
+      ++profile_.steps;
+      ++step_;
+    }
   }
-  // One collective commit carries a local misuse to every rank.
-  const Status st = write_step(puts_, step_, local);
-  puts_.clear();
-  if (st.ok()) {  // a failed step is not committed; the next one reuses its index
-    ++profile_.steps;
-    ++step_;
-  }
+  failed_put_ = ok_status();
   in_step_ = false;
   return st;
 }

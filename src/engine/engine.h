@@ -73,6 +73,10 @@ class Engine {
 
   // Local calls: check and queue.
   Status put(int var, const plan::Selection& sel, DataType memtype, const void* data);
+  // Local: a put this rank could not queue (the API's checks of the variable handle go through
+  // here too). Inside a write step it fails that step at end_step, on every rank: committing
+  // it would leave fill values where the program meant data. Returns `rejected`.
+  Status reject_put(Status rejected);
   Status get(int var, const plan::Selection& sel, uint64_t step_start, uint64_t step_count,
              DataType memtype, void* data);
 
@@ -108,13 +112,21 @@ class Engine {
   Profile& profile() { return profile_; }
   // Prefix for errors: "file 'x.nc'".
   std::string where() const;
+  // Prefix for errors about one variable in a collective call: "file 'x.nc', variable 'v',
+  // step s" (comm::agree adds the failing rank).
+  std::string at_step(int var, uint64_t step) const;
 
   EngineEnv env_;
   uint64_t step_ = 0;  // write: step being written; read: current step
 
  private:
-  Status check_var(int var, DataType memtype) const;
-  Status require(bool condition, const char* call, const char* what) const;
+  // Prefix for errors about one variable in a local call: "file 'x.nc', variable 'v', rank r".
+  std::string on_rank(int var) const;
+  Status check_index(int var) const;
+  Status check_type(int var, DataType memtype) const;
+  Status require(bool condition, const char* call, const char* what,
+                 const std::string& context) const;
+  Status queue_put(int var, const plan::Selection& sel, DataType memtype, const void* data);
   class CallTimer;
 
   Profile profile_;
@@ -125,12 +137,20 @@ class Engine {
   bool started_ = false;  // read mode: a first begin_step happened
   std::vector<PutOp> puts_;
   std::vector<GetOp> gets_;
+  Status failed_put_;  // the first put this rank rejected in the open write step
 };
 
 // Open an engine by env.engine. Collective; returns the same status on every rank.
 Result<std::unique_ptr<Engine>> open_engine(EngineEnv env);
 
-// The engine a path gets when neither the program nor the config names one.
-std::string default_engine_for_path(const std::string& path);
+// Whether `path` is a subfile dataset: a directory holding its index (tapio.idx), whatever its
+// name. Local.
+bool is_subfile_dataset(const std::string& path);
+
+// The engine a path gets when neither the program nor the config names one: to read or append,
+// an existing dataset gets "subfile" whatever its name (`x.nc` too); otherwise paths ending in
+// `.nc` get "collective" and others "subfile". Collective: rank 0 looks, the others are told.
+Result<std::string> default_engine(const comm::Comm& comm, const std::string& path,
+                                   OpenMode mode);
 
 }  // namespace tapio

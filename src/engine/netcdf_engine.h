@@ -8,6 +8,8 @@
 #include "engine/engine.h"
 #include "format/netcdf/header.h"
 #include "io/file.h"
+#include "plan/coverage.h"
+#include "plan/selection_codec.h"
 
 namespace tapio {
 
@@ -24,6 +26,15 @@ class NetcdfEngine : public Engine {
   Status note_puts(const std::vector<PutOp>& puts, std::vector<uint64_t>* also_summed = nullptr);
   // Rank 0: write v's fill value over record `step` (or over a fixed v).
   Status write_fill(int var, uint64_t step);
+  // Collective: every rank's requests reach rank 0, in rank order (one gather; netcdf_requests.cpp).
+  Status gather_requests(const std::vector<plan::Request>& mine,
+                         std::vector<std::vector<plan::Request>>* all);
+  // Rank 0: the runs of `var` in all ranks' requests, sorted by offset into *owned, and the
+  // elements they cover; or TAPIO_ERR_SHAPE naming the file, variable and step, and two ranks
+  // whose runs overlap with their elements.
+  Result<uint64_t> covered(int var, uint64_t step,
+                           const std::vector<std::vector<plan::Request>>& all,
+                           std::vector<plan::OwnedRun>* owned) const;
 
   // Agrees on `local`, writes the puts (write_puts), then commits (commit_step), agreeing
   // after each.

@@ -1,4 +1,6 @@
 // Which engine opens a file: the registry of built engines and the path defaults.
+#include <filesystem>
+
 #include "engine/collective/collective_engine.h"
 #include "engine/engine.h"
 #include "engine/mpiio/mpiio_engine.h"
@@ -7,10 +9,25 @@
 
 namespace tapio {
 
-std::string default_engine_for_path(const std::string& path) {
-  // One standard NetCDF file for `.nc` paths, a subfile dataset (a directory) otherwise.
+bool is_subfile_dataset(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec) &&
+         std::filesystem::is_regular_file(std::filesystem::path(path) / subfile::kIndexName, ec);
+}
+
+Result<std::string> default_engine(const comm::Comm& comm, const std::string& path,
+                                   OpenMode mode) {
+  // An existing dataset is read with the engine that wrote it, whatever it is called; rank 0
+  // looks (a large job must not stat the path from every rank) and one reduction tells all.
+  uint64_t dataset = 0;
+  if (mode != OpenMode::kWrite) {
+    if (comm.rank() == 0) dataset = is_subfile_dataset(path);
+    TAPIO_RETURN_IF_ERROR(comm.allreduce_max(&dataset));
+  }
+  // Otherwise one standard NetCDF file for `.nc` paths, a subfile dataset (a directory) for
+  // the others.
   const bool netcdf = path.size() >= 3 && path.compare(path.size() - 3, 3, ".nc") == 0;
-  return netcdf ? "collective" : "subfile";
+  return std::string(netcdf && !dataset ? "collective" : "subfile");
 }
 
 namespace {

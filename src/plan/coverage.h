@@ -17,4 +17,8 @@ struct OwnedRun {
 // the two ranks whose runs overlap and where (the same rank twice if it overlaps itself).
 Result<uint64_t> covered_elements(std::vector<OwnedRun>& runs);
 
+// The error for two overlapping runs (`first` starts no later), in the words every engine
+// uses: TAPIO_ERR_SHAPE "blocks overlap: rank a writes elements [..) and rank b writes [..)".
+Status overlap_error(const OwnedRun& first, const OwnedRun& second);
+
 }  // namespace tapio::plan

@@ -72,7 +72,8 @@ BoxRows box_rows(const std::vector<uint64_t>& count, const std::vector<uint64_t>
 }
 }  // namespace detail
 
-Status validate(const Selection& sel, const std::vector<uint64_t>& shape) {
+Status validate(const Selection& sel, const std::vector<uint64_t>& shape,
+                const std::vector<std::string>& dim_names) {
   if (sel.kind == Selection::Kind::kBox) {
     if (sel.start.size() != shape.size() || sel.count.size() != shape.size())
       return error(TAPIO_ERR_SHAPE, "selection has {} start and {} count entries for {} dimensions",
@@ -80,8 +81,8 @@ Status validate(const Selection& sel, const std::vector<uint64_t>& shape) {
     for (size_t d = 0; d < shape.size(); ++d) {
       if (sel.start[d] > shape[d] || sel.count[d] > shape[d] - sel.start[d])
         return error(TAPIO_ERR_SHAPE,
-                     "selection start {} + count {} exceeds the length {} of dimension {}",
-                     sel.start[d], sel.count[d], shape[d], d);
+                     "selection start {} + count {} exceeds the length {} of dimension '{}'",
+                     sel.start[d], sel.count[d], shape[d], dim_names.at(d));
     }
     return ok_status();
   }

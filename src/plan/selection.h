@@ -32,9 +32,11 @@ struct Selection {
   uint64_t elements() const;
 };
 
-// Check a selection against a global shape: box rank, start + count within shape, runs within
-// the number of elements. Errors are TAPIO_ERR_SHAPE and describe the offending dimension.
-Status validate(const Selection& sel, const std::vector<uint64_t>& shape);
+// Check a selection against a global shape (one name per dimension): box rank, start + count
+// within shape, runs within the number of elements. Errors are TAPIO_ERR_SHAPE and name the
+// offending dimension.
+Status validate(const Selection& sel, const std::vector<uint64_t>& shape,
+                const std::vector<std::string>& dim_names);
 
 // The runs a selection covers, in memory order, with touching runs merged. A box becomes one
 // run per contiguous row (trailing dimensions that are fully selected merge into longer runs).

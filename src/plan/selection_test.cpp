@@ -35,7 +35,7 @@ std::vector<plan::Run> brute_force_runs(const Selection& s, const std::vector<ui
 TEST(Selection, ZeroDimensional) {
   Selection s = Selection::box({}, {});
   EXPECT_EQ(s.elements(), 1u);
-  ASSERT_TRUE(validate(s, {}).ok());
+  ASSERT_TRUE(validate(s, {}, {}).ok());
   EXPECT_EQ(to_runs(s, {}), (std::vector<plan::Run>{{0, 1}}));
 }
 
@@ -61,7 +61,7 @@ TEST(Selection, MatchesBruteForceOnRandomBoxes) {
       count[d] = rng() % (shape[d] - start[d] + 1);
     }
     Selection s = Selection::box(start, count);
-    ASSERT_TRUE(validate(s, shape).ok());
+    ASSERT_TRUE(validate(s, shape, std::vector<std::string>(nd, "d")).ok());
     const auto expected = brute_force_runs(s, shape);
     EXPECT_EQ(to_runs(s, shape), expected) << describe(s);
     uint64_t mem = 0;
@@ -85,15 +85,18 @@ TEST(Selection, OffsetsMergeConsecutive) {
 }
 
 TEST(Selection, ValidateRejectsOutOfBounds) {
-  Status st = validate(Selection::box({3, 0}, {2, 6}), {4, 6});
+  const std::vector<std::string> lat_lon = {"lat", "lon"}, x = {"x"};
+  Status st = validate(Selection::box({3, 0}, {2, 6}), {4, 6}, lat_lon);
   EXPECT_EQ(st.code(), TAPIO_ERR_SHAPE);
-  EXPECT_NE(st.message().find("dimension 0"), std::string::npos) << st.message();
-  EXPECT_EQ(validate(Selection::box({0}, {1}), {4, 6}).code(), TAPIO_ERR_SHAPE);
-  EXPECT_EQ(validate(Selection::from_runs({{20, 5}}), {4, 6}).code(), TAPIO_ERR_SHAPE);
-  EXPECT_TRUE(validate(Selection::from_runs({{20, 4}}), {4, 6}).ok());
+  EXPECT_EQ(st.message(), "selection start 3 + count 2 exceeds the length 4 of dimension 'lat'");
+  st = validate(Selection::box({0, 4}, {1, 3}), {4, 6}, lat_lon);
+  EXPECT_EQ(st.message(), "selection start 4 + count 3 exceeds the length 6 of dimension 'lon'");
+  EXPECT_EQ(validate(Selection::box({0}, {1}), {4, 6}, lat_lon).code(), TAPIO_ERR_SHAPE);
+  EXPECT_EQ(validate(Selection::from_runs({{20, 5}}), {4, 6}, lat_lon).code(), TAPIO_ERR_SHAPE);
+  EXPECT_TRUE(validate(Selection::from_runs({{20, 4}}), {4, 6}, lat_lon).ok());
   // No overflow on huge values.
-  EXPECT_EQ(validate(Selection::box({UINT64_MAX}, {2}), {4}).code(), TAPIO_ERR_SHAPE);
-  EXPECT_EQ(validate(Selection::from_runs({{1, UINT64_MAX}}), {4}).code(), TAPIO_ERR_SHAPE);
+  EXPECT_EQ(validate(Selection::box({UINT64_MAX}, {2}), {4}, x).code(), TAPIO_ERR_SHAPE);
+  EXPECT_EQ(validate(Selection::from_runs({{1, UINT64_MAX}}), {4}, x).code(), TAPIO_ERR_SHAPE);
 }
 
 }  // namespace

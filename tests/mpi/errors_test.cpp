@@ -3,24 +3,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <filesystem>
 #include <fstream>
 
 #include "test_util.h"
 
 namespace tapio::test {
 namespace {
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-// Collective: every rank saw the same status code.
-void expect_same_everywhere(int code) {
-  int lo = code, hi = code;
-  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  EXPECT_EQ(lo, hi) << "ranks disagree on the status of a collective call";
-}
 
 struct Fixture {
   tapio_context* ctx = nullptr;
@@ -33,6 +24,11 @@ struct Fixture {
     EXPECT_EQ(tapio_define_variable(io, "x", TAPIO_FLOAT64, 1, shape, nullptr, 0, &var), TAPIO_OK);
   }
   ~Fixture() { tapio_finalize(ctx); }
+  tapio_engine* create(const std::string& path) {
+    tapio_engine* e = nullptr;
+    EXPECT_EQ(tapio_open(io, path.c_str(), TAPIO_MODE_WRITE, &e), TAPIO_OK) << tapio_last_error();
+    return e;
+  }
   // Puts this rank's 4 elements of x, shifted by `shift` elements.
   int put_mine(tapio_engine* e, const std::vector<double>& data, uint64_t shift = 0) {
     const uint64_t start = 4 * static_cast<uint64_t>(rank()) + shift, count = 4;
@@ -40,6 +36,21 @@ struct Fixture {
     return rc != TAPIO_OK ? rc : tapio_put(e, var, TAPIO_FLOAT64, data.data());
   }
 };
+
+// The file at `path` holds one step, in which every rank's block of x is 1, 2, 3, 4.
+void expect_one_step_of_blocks(const std::string& path) {
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("check");
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  EXPECT_EQ(in.steps(), 1u);
+  Variable v = io.inquire_variable("x");
+  std::vector<double> got(v.selection_size());
+  in.begin_step();
+  in.get(v, got);
+  in.end_step();
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], 1.0 + i % 4);
+  in.close();
+}
 
 TEST(Errors, SelectionOutsideShapeNamesVariable) {
   Fixture f;
@@ -66,7 +77,7 @@ TEST(Errors, TypeMismatchAndPutOutsideStep) {
   std::vector<double> out(4);
   o = outcome(tapio_get(e, f.var, TAPIO_FLOAT64, out.data()));
   EXPECT_EQ(o.code, TAPIO_ERR_STATE);
-  EXPECT_EQ(tapio_end_step(e), TAPIO_OK);
+  EXPECT_EQ(tapio_end_step(e), TAPIO_ERR_TYPE);  // the rejected put fails its step
   EXPECT_EQ(tapio_close(e), TAPIO_OK);
 }
 
@@ -75,8 +86,7 @@ TEST(Errors, OverlapFailsOnEveryRankAndKeepsEarlierSteps) {
   const std::string path = dir.file("overlap.nc");
   {
     Fixture f;
-    tapio_engine* e;
-    ASSERT_EQ(tapio_open(f.io, path.c_str(), TAPIO_MODE_WRITE, &e), TAPIO_OK);
+    tapio_engine* e = f.create(path);
     std::vector<double> data = {1, 2, 3, 4};
     ASSERT_EQ(tapio_begin_step(e, nullptr), TAPIO_OK);
     ASSERT_EQ(f.put_mine(e, data), TAPIO_OK);
@@ -94,18 +104,56 @@ TEST(Errors, OverlapFailsOnEveryRankAndKeepsEarlierSteps) {
     EXPECT_TRUE(contains(o.message, "overlap.nc")) << o.message;
     EXPECT_EQ(tapio_close(e), TAPIO_OK);
   }
-  // Step 0 survives, step 1 was never committed.
-  Context ctx(MPI_COMM_WORLD);
-  IO io = ctx.declare_io("check");
-  Engine in = io.open(path, TAPIO_MODE_READ);
-  EXPECT_EQ(in.steps(), 1u);
-  Variable v = io.inquire_variable("x");
-  std::vector<double> got(v.selection_size());
-  in.begin_step();
-  in.get(v, got);
-  in.end_step();
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], 1.0 + i % 4);
-  in.close();
+  expect_one_step_of_blocks(path);  // step 0 survives, step 1 was never committed
+}
+
+TEST(Errors, FailedPutOnOneRankFailsTheStepEverywhere) {
+  TempDir dir;
+  const std::string path = dir.file("failed_put.nc");
+  const int last = size() - 1;
+  Fixture f;
+  tapio_engine* e = f.create(path);
+  std::vector<double> data = {1, 2, 3, 4};
+  ASSERT_EQ(tapio_begin_step(e, nullptr), TAPIO_OK);
+  if (rank() == last) {  // a null buffer for 4 elements: this put fails, the others do not
+    const uint64_t start = 4 * static_cast<uint64_t>(rank()), count = 4;
+    ASSERT_EQ(tapio_var_set_selection(f.var, &start, &count), TAPIO_OK);
+    EXPECT_EQ(tapio_put(e, f.var, TAPIO_FLOAT64, nullptr), TAPIO_ERR_ARG);
+  } else {
+    ASSERT_EQ(f.put_mine(e, data), TAPIO_OK);
+  }
+  const Outcome o = outcome(tapio_end_step(e));
+  expect_same_everywhere(o.code);
+  EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+  EXPECT_TRUE(contains(o.message, fmt::format("step 0 is not committed: a put failed on rank {}: "
+                                              "file '{}', variable 'x'", last, path)))
+      << o.message;
+  uint64_t steps = 99;
+  ASSERT_EQ(tapio_steps(e, &steps), TAPIO_OK);
+  EXPECT_EQ(steps, 0u);
+  // The failure belongs to that step only: the next one reuses index 0 and commits.
+  ASSERT_EQ(tapio_begin_step(e, nullptr), TAPIO_OK);
+  ASSERT_EQ(f.put_mine(e, data), TAPIO_OK);
+  ASSERT_EQ(tapio_end_step(e), TAPIO_OK) << tapio_last_error();
+  ASSERT_EQ(tapio_close(e), TAPIO_OK);
+  expect_one_step_of_blocks(path);
+}
+
+// As with netCDF's nc_create, no engine makes the directories a path needs.
+TEST(Errors, MissingParentDirectoryFailsOnEveryEngine) {
+  TempDir dir;
+  const std::string parent = dir.file("missing");
+  for (const char* engine : {"serial", "mpiio", "collective", "subfile"}) {
+    Fixture f;
+    ASSERT_EQ(tapio_io_set_engine(f.io, engine), TAPIO_OK);
+    const std::string path = parent + "/out.nc";
+    tapio_engine* e = nullptr;
+    const Outcome o = outcome(tapio_open(f.io, path.c_str(), TAPIO_MODE_WRITE, &e));
+    expect_same_everywhere(o.code);
+    EXPECT_EQ(o.code, TAPIO_ERR_NOT_FOUND) << engine << ": " << o.message;
+    EXPECT_TRUE(contains(o.message, "'" + path + "'")) << engine << ": " << o.message;
+    EXPECT_FALSE(std::filesystem::exists(parent)) << engine;
+  }
 }
 
 TEST(Errors, UnknownEngineAndParameterSuggest) {

@@ -21,10 +21,6 @@
 namespace tapio::test {
 namespace {
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
 // Data writes (more than a header's or numrecs' few bytes) fail with EIO on this process.
 ssize_t failing_pwrite(int, const void*, size_t n, off_t) {
   if (n > 1024) {

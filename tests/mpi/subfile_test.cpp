@@ -23,17 +23,19 @@ const Dims kShape = {6, 10, 12};  // depth, lat, lon
 int comm_rank(MPI_Comm c) { int r; MPI_Comm_rank(c, &r); return r; }
 int comm_size(MPI_Comm c) { int s; MPI_Comm_size(c, &s); return s; }
 
-// Writes steps [first, first + count) of "temp" (3-D) and "ssh" (2-D) split by latitude.
+// Writes steps [first, first + count) of "temp" (3-D) and "ssh" (2-D) split by latitude, with
+// `engine` ("" = chosen by the path).
 void write_grid(MPI_Comm comm, const std::string& path, tapio_mode mode, const Params& params,
-                uint64_t first, uint64_t count) {
+                uint64_t first, uint64_t count, const std::string& engine = "subfile") {
   Context ctx(comm);
   IO io = ctx.declare_io("grid");
-  io.set_engine("subfile");
+  io.set_engine(engine);
   for (const auto& [k, v] : params) io.set_parameter(k, v);
   Variable temp = io.define_variable<double>("temp", kShape, {"depth", "lat", "lon"});
   Variable ssh = io.define_variable<float>("ssh", {kShape[1], kShape[2]}, {"lat", "lon"});
   io.define_attribute("title", std::string("subfile test"));
   Engine out = io.open(path, mode);
+  EXPECT_EQ(out.engine_name(), "subfile");
   EXPECT_EQ(out.current_step(), first);
   uint64_t r0, nr;
   split(kShape[1], comm_size(comm), comm_rank(comm), &r0, &nr);
@@ -53,13 +55,15 @@ void write_grid(MPI_Comm comm, const std::string& path, tapio_mode mode, const P
   out.close();
 }
 
-// Every rank reads a longitude band of every step at once and checks it.
-void check_grid(const std::string& path, const Params& params, uint64_t steps) {
+// Every rank reads a longitude band of every step at once with `engine` and checks it.
+void check_grid(const std::string& path, const Params& params, uint64_t steps,
+                const std::string& engine = "subfile") {
   Context ctx(MPI_COMM_WORLD);
   IO io = ctx.declare_io("grid_read");
-  io.set_engine("subfile");
+  io.set_engine(engine);
   for (const auto& [k, v] : params) io.set_parameter(k, v);
   Engine in = io.open(path, TAPIO_MODE_READ);
+  EXPECT_EQ(in.engine_name(), "subfile");
   ASSERT_EQ(in.steps(), steps);
   EXPECT_EQ(io.read_string_attribute("title"), "subfile test");
   uint64_t c0, nc;
@@ -117,6 +121,16 @@ TEST(Subfile, FewerWritersThanReadersAndAppendFromAnotherCount) {
   MPI_Barrier(MPI_COMM_WORLD);
   write_grid(MPI_COMM_WORLD, path, TAPIO_MODE_APPEND, {{"metadata", "log"}}, 2, 2);
   check_grid(path, {}, 4);
+}
+
+// A dataset is a directory whatever its name: one named like a NetCDF file is recognised by
+// what it holds when no engine is named, for appending and for reading.
+TEST(Subfile, DatasetNamedNcIsFoundWithoutNamingTheEngine) {
+  TempDir dir;
+  const std::string path = dir.file("grid.nc");
+  write_grid(MPI_COMM_WORLD, path, TAPIO_MODE_WRITE, {}, 0, 2);
+  write_grid(MPI_COMM_WORLD, path, TAPIO_MODE_APPEND, {}, 2, 1, "");
+  check_grid(path, {}, 3, "");
 }
 
 TEST(Subfile, E3smMapsRoundTrip) {

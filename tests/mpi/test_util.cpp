@@ -1,5 +1,7 @@
 #include "test_util.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -63,5 +65,16 @@ std::vector<uint64_t> box_indices(const Dims& shape, const Dims& start, const Di
 }
 
 Outcome outcome(int code) { return Outcome{code, code == TAPIO_OK ? "" : tapio_last_error()}; }
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+void expect_same_everywhere(int code) {
+  int lo = code, hi = code;
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lo, hi) << "ranks disagree on the status of a collective call";
+}
 
 }  // namespace tapio::test

@@ -44,4 +44,9 @@ struct Outcome {
 };
 Outcome outcome(int code);
 
+bool contains(const std::string& s, const std::string& part);
+
+// Collective: every rank saw the same status code.
+void expect_same_everywhere(int code);
+
 }  // namespace tapio::test

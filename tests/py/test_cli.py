@@ -480,6 +480,21 @@ def test_truncated_data(files, tmp_path):
     assert parse_rows(dump_text(cut, "temp", "--step", 0))[0][0] == "0.10000000000000001"
 
 
+def test_no_records_is_not_truncated(tmp_path):
+    """Record variables of a file with 0 records occupy no bytes: the second one begins past the
+    end of the file, and the file is whole."""
+    cdl = ("netcdf z {\ndimensions:\n  time = UNLIMITED ;\n  n = 100 ;\nvariables:\n"
+           "  double a(time, n) ;\n  double temp(time, n) ;\n}\n")
+    path = ncgen(5, cdl, tmp_path / "z.nc")
+    proc = tapio("ls", "--json", path)
+    assert proc.stderr == ""
+    info = json.loads(proc.stdout)
+    assert info["numrecs"] == 0 and info["truncated"] is False
+    assert info["variables"]["temp"]["begin"] > path.stat().st_size
+    assert tapio("ls", path).stderr == ""
+    assert dump_text(path, "temp") == ""
+
+
 def test_unknown_variable_suggests(files):
     err = fails("dump", files[1], "tmep", contains=["'tmep'", "did you mean 'temp'?"])
     assert str(files[1]) in err

@@ -1,5 +1,7 @@
 """`cmake --install` gives a usable package: find_package(tapio) and pkg-config both build a
-program against the installed library (find_package brings the MPI tapio was built with)."""
+program against the installed library (find_package brings the MPI tapio was built with), and
+the installed `tapio` command starts from a clean environment (it finds libtapio through its
+RPATH, not LD_LIBRARY_PATH)."""
 import os
 import subprocess
 
@@ -25,9 +27,27 @@ def run(cmd, **kw):
     return proc.stdout
 
 
-def test_find_package_and_pkg_config(build, tmp_path):
+def install(tmp_path):
     prefix = tmp_path / "prefix"
     run(["cmake", "--install", str(BUILD), "--prefix", str(prefix)])
+    return prefix
+
+
+def test_installed_cli_runs_with_a_clean_environment(build, tmp_path):
+    prefix = install(tmp_path)
+    cli = str(prefix / "bin" / "tapio")
+    assert run(["env", "-i", cli, "--version"]).startswith("tapio ")
+    # A NetCDF file the tool reads without MPI: the library is loaded and used, not just found.
+    cdl = tmp_path / "t.cdl"
+    cdl.write_text("netcdf t {\ndimensions:\n  n = 3 ;\nvariables:\n  int v(n) ;\n"
+                   "data:\n  v = 1, 2, 3 ;\n}\n")
+    run(["ncgen", "-k", "5", "-o", str(tmp_path / "t.nc"), str(cdl)])
+    assert "int32    v  [n=3]" in run(["env", "-i", cli, "ls", str(tmp_path / "t.nc")])
+    assert run(["env", "-i", cli, "dump", str(tmp_path / "t.nc"), "v"]).split() == ["1,", "2,", "3"]
+
+
+def test_find_package_and_pkg_config(build, tmp_path):
+    prefix = install(tmp_path)
     src = tmp_path / "consumer"
     src.mkdir()
     (src / "main.c").write_text(CONSUMER_C)

@@ -11,6 +11,8 @@
 #include "engine/collective/datatypes.h"
 #include "engine/collective/messages.h"
 #include "engine/collective/staging.h"
+#include "format/netcdf/layout.h"
+#include "plan/coverage.h"
 
 namespace tapio {
 namespace {
@@ -40,10 +42,10 @@ void fill_bytes(uint8_t* dst, uint64_t var_start, uint64_t from, uint64_t to,
 
 }  // namespace
 
-// Two ranks (or one rank twice) writing the same bytes is an error, as in the serial engine.
+// Two ranks (or one rank twice) writing the same bytes is an error, named as the serial
+// engine names it: the header maps the bytes back to the variable, step and elements.
 Status CollectiveEngine::check_overlap(const std::vector<plan::Extent>& extents,
-                                       const std::vector<int>& sources,
-                                       const std::vector<Target>& targets) const {
+                                       const std::vector<int>& sources) const {
   std::vector<size_t> order(extents.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
@@ -52,14 +54,15 @@ Status CollectiveEngine::check_overlap(const std::vector<plan::Extent>& extents,
     const plan::Extent& prev = extents[order[k - 1]];
     const plan::Extent& cur = extents[order[k]];
     if (prev.end() <= cur.offset) continue;
-    std::string var = "?";
-    for (const Target& t : targets)
-      if (cur.offset >= t.extent.offset && cur.offset < t.extent.end()) var = io().vars[t.var].name;
-    return error(TAPIO_ERR_SHAPE,
-                 "{}, variable '{}': blocks overlap: rank {} and rank {} both write file bytes "
-                 "[{}, {})",
-                 where(), var, sources[order[k - 1]], sources[order[k]], cur.offset,
-                 std::min(prev.end(), cur.end()));
+    const netcdf::DataPlace a = netcdf::locate(header_, prev.offset, prev.length);
+    const netcdf::DataPlace b = netcdf::locate(header_, cur.offset, cur.length);
+    if (a.var < 0)
+      return error(TAPIO_ERR_INTERNAL, "{}: ranks {} and {} both write file bytes [{}, {})",
+                   where(), sources[order[k - 1]], sources[order[k]], cur.offset, prev.end());
+    const bool record = header_.is_record(header_.vars[a.var]);
+    return plan::overlap_error(plan::OwnedRun{{a.first, a.end - a.first}, sources[order[k - 1]]},
+                               plan::OwnedRun{{b.first, b.end - b.first}, sources[order[k]]})
+        .with_context(at_step(a.var, record ? a.record : step_));
   }
   return ok_status();
 }
@@ -81,7 +84,7 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
     const Status st = collect_senders(r, w, others, buf, &arrived, &overlap);
     if (local.ok()) local = st;
   }
-  if (overlap && local.ok()) local = name_overlap(w, arrived, targets);
+  if (overlap && local.ok()) local = name_overlap(w, arrived);
   if (!local.ok() || !deferred_.ok()) return local;
   return write_round(layout, r % 2, w, targets, buf);
 }
@@ -200,8 +203,8 @@ Status CollectiveEngine::collect_senders(uint32_t r, const plan::Extent& w, uint
 }
 
 // Rare: some bytes arrived twice; name the ranks as the per-piece check does.
-Status CollectiveEngine::name_overlap(const plan::Extent& w, const std::vector<Arrived>& arrived,
-                                      const std::vector<Target>& targets) const {
+Status CollectiveEngine::name_overlap(const plan::Extent& w,
+                                      const std::vector<Arrived>& arrived) const {
   std::vector<plan::Extent> extents;
   std::vector<int> sources;
   for (const Arrived& m : arrived)
@@ -210,7 +213,7 @@ Status CollectiveEngine::name_overlap(const plan::Extent& w, const std::vector<A
         extents.push_back(plan::Extent{off, len});
         sources.push_back(m.source);
       });
-  TAPIO_RETURN_IF_ERROR(check_overlap(extents, sources, targets));
+  TAPIO_RETURN_IF_ERROR(check_overlap(extents, sources));
   return error(TAPIO_ERR_SHAPE, "{}: blocks overlap in file bytes [{}, {})", where(), w.offset,
                w.end());
 }

@@ -79,8 +79,8 @@ class CollectiveEngine final : public NetcdfEngine {
     size_t esize;
   };
   std::vector<Target> batch_targets(uint64_t step) const;
-  Status check_overlap(const std::vector<plan::Extent>& extents, const std::vector<int>& sources,
-                       const std::vector<Target>& targets) const;
+  Status check_overlap(const std::vector<plan::Extent>& extents,
+                       const std::vector<int>& sources) const;
   // This rank's own routed segments for its own window in one round (copied, not sent).
   struct SelfPart {
     const plan::RoutedSegment* begin = nullptr;
@@ -109,8 +109,7 @@ class CollectiveEngine final : public NetcdfEngine {
                        std::vector<Arrived>* arrived);
   Status collect_senders(uint32_t r, const plan::Extent& w, uint32_t others, uint8_t* buf,
                          std::vector<Arrived>* arrived, bool* overlap);
-  Status name_overlap(const plan::Extent& w, const std::vector<Arrived>& arrived,
-                      const std::vector<Target>& targets) const;
+  Status name_overlap(const plan::Extent& w, const std::vector<Arrived>& arrived) const;
   Status write_round(const plan::Layout& layout, int slot, const plan::Extent& w,
                      const std::vector<Target>& targets, uint8_t* buf);
   // Aggregator: wait until the write that last read round slot `slot` has finished (a round

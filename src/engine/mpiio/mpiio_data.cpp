@@ -53,19 +53,24 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
     elements[p.var] += p.elements;
   }
   std::sort(pieces.begin(), pieces.end(), by_file);
-  // A rank's own overlapping puts are an error (as in the serial engine). Overlap between
-  // ranks is not checked: that needs every rank's runs in one place, the O(P) gather this
-  // engine exists to avoid; a sum of elements above the variable's size is caught below.
-  for (size_t i = 1; i < pieces.size() && local.ok(); ++i)
+  // Blocks overlap when a rank's own pieces do, or when the ranks put more elements of a
+  // variable than it has; elements[nvars + v] counts the ranks whose own pieces of v overlap,
+  // in the same reduction as the sums. Overlap between ranks that a gap elsewhere makes up for
+  // is not detected: that needs every rank's runs in one place, the O(P) gather this engine
+  // exists to avoid (docs/api.md §6.1).
+  elements.resize(2 * nvars, 0);
+  for (size_t i = 1; i < pieces.size(); ++i)
     if (pieces[i].file < pieces[i - 1].file + pieces[i - 1].bytes())
-      local = error(TAPIO_ERR_SHAPE, "{}, variable '{}', step {}: rank {} puts overlapping "
-                    "elements", where(), io().vars[pieces[i].var].name, step, comm().rank());
+      elements[nvars + pieces[i].var] = 1;
 
   TAPIO_RETURN_IF_ERROR(note_puts(puts));
   TAPIO_RETURN_IF_ERROR(comm::mpi_status(
-      MPI_Allreduce(MPI_IN_PLACE, elements.data(), static_cast<int>(nvars), MPI_UINT64_T,
+      MPI_Allreduce(MPI_IN_PLACE, elements.data(), static_cast<int>(2 * nvars), MPI_UINT64_T,
                     MPI_SUM, comm().raw()),
       "MPI_Allreduce"));
+  for (size_t v = 0; v < nvars && local.ok(); ++v)
+    if (elements[v] > header_.elements(header_.vars[v]) || elements[nvars + v] > 0)
+      local = name_overlap(static_cast<int>(v), step, puts);
 
   // Before the collective, rank 0 prepares the file on its POSIX handle, and a barrier orders
   // that before the data:
@@ -89,10 +94,6 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   for (size_t v = 0; v < nvars; ++v) {
     if (!touched_now_[v]) continue;
     const uint64_t total = header_.elements(header_.vars[v]);
-    if (elements[v] > total && local.ok())
-      local = error(TAPIO_ERR_SHAPE, "{}, variable '{}', step {}: the ranks put {} elements "
-                    "but it has {}: blocks overlap", where(), io().vars[v].name, step,
-                    elements[v], total);
     if (elements[v] < total && fill) {
       filled = true;
       if (comm().rank() == 0 && local.ok())
@@ -124,6 +125,21 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   PhaseTimer t(&profile(), Phase::kWrite);
   const Status moved = transfer(true, extents, staging.data(), bytes);
   return local.ok() ? moved : local;
+}
+
+// An error path only (every rank knows the puts of `var` overlap, not where): the ranks' runs
+// of var go to rank 0, which names two ranks and their elements as the serial engine does.
+Status MpiioEngine::name_overlap(int var, uint64_t step, const std::vector<PutOp>& puts) {
+  std::vector<plan::Request> mine;
+  for (const PutOp& p : puts)
+    if (p.var == var) mine.push_back(plan::Request{static_cast<uint32_t>(var), step, 1, p.sel});
+  std::vector<std::vector<plan::Request>> all;
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(mine, &all)));
+  const Status overlap = error(TAPIO_ERR_SHAPE, "{}: blocks overlap", at_step(var, step));
+  if (comm().rank() != 0) return overlap;  // rank 0's error names the ranks: it is agreed on
+  std::vector<plan::OwnedRun> owned;
+  const Result<uint64_t> elements = covered(var, step, all, &owned);
+  return elements.ok() ? overlap : elements.status();
 }
 
 Status MpiioEngine::extend_to_record(uint64_t step) {

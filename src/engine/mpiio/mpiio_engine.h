@@ -42,6 +42,8 @@ class MpiioEngine final : public NetcdfEngine {
   Status transfer(bool write, const std::vector<std::pair<uint64_t, uint64_t>>& extents,
                   uint8_t* buffer, uint64_t bytes);
   Status mpi_error(int rc, const char* call) const;  // names the file
+  // Collective, when the puts of `var` overlap: names the ranks and elements (rank 0's error).
+  Status name_overlap(int var, uint64_t step, const std::vector<PutOp>& puts);
 
   // Rank 0: make the file reach the end of record `step` before the data of a new record is
   // written (see write_puts).

@@ -6,7 +6,6 @@
 #include <memory>
 
 #include "engine/netcdf_engine.h"
-#include "plan/selection_codec.h"
 
 namespace tapio {
 
@@ -28,8 +27,6 @@ class SerialEngine final : public NetcdfEngine {
   Status read_and_pack(int var, uint64_t step,
                        const std::vector<std::vector<plan::Request>>& requests,
                        std::vector<uint8_t>* packed, std::vector<uint64_t>* counts);
-  Status gather_requests(const std::vector<plan::Request>& mine,
-                         std::vector<std::vector<plan::Request>>* all);
 };
 
 }  // namespace tapio

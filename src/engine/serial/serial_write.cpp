@@ -1,35 +1,11 @@
 // Serial engine, write path: per variable, one gather of every rank's pieces to rank 0, which
 // byte-swaps them into a file-order image and writes it with one request.
 #include <cstring>
+#include <optional>
 
 #include "engine/serial/serial_engine.h"
-#include "plan/coverage.h"
 
 namespace tapio {
-Status SerialEngine::gather_requests(const std::vector<plan::Request>& mine,
-                                     std::vector<std::vector<plan::Request>>* all) {
-  PhaseTimer t(&profile(), Phase::kExchange);
-  std::vector<uint8_t> bytes, gathered;
-  plan::encode_requests(mine, bytes);
-  std::vector<uint64_t> counts;
-  TAPIO_RETURN_IF_ERROR(comm().gather_bytes(bytes, 0, &gathered, &counts));
-  if (comm().rank() != 0) {
-    profile().messages_sent += 1;
-    profile().bytes_sent += bytes.size();
-    return ok_status();
-  }
-  profile().messages_received += comm().size() - 1;
-  profile().bytes_received += gathered.size() - bytes.size();
-  all->resize(comm().size());
-  uint64_t offset = 0;
-  for (int r = 0; r < comm().size(); ++r) {
-    auto decoded = plan::decode_requests(gathered.data() + offset, counts[r]);
-    if (!decoded.ok()) return decoded.status();
-    (*all)[r] = std::move(decoded).value();
-    offset += counts[r];
-  }
-  return ok_status();
-}
 
 Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   const size_t nvars = io().vars.size();
@@ -96,19 +72,14 @@ Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* stagi
   const VariableDef& def = io().vars[var];
   const netcdf::Var& nv = header_.vars[var];
   const size_t esize = type_size(def.type);
-  const std::string ctx = fmt::format("{}, variable '{}', step {}", where(), def.name, step);
+  const std::string ctx = at_step(var, step);
 
   std::vector<plan::OwnedRun> owned;
-  for (size_t r = 0; r < requests.size(); ++r)
-    for (const auto& req : requests[r])
-      if (req.var == static_cast<uint32_t>(var))
-        for (const auto& run : plan::to_runs(req.sel, def.shape))
-          owned.push_back(plan::OwnedRun{run, static_cast<int>(r)});
-  PhaseTimer planning(&profile(), Phase::kPlan);
-  auto covered = plan::covered_elements(owned);
-  TAPIO_RETURN_IF_ERROR(covered.status().with_context(ctx));
+  std::optional<PhaseTimer> planning(std::in_place, &profile(), Phase::kPlan);
+  TAPIO_ASSIGN_OR_RETURN(const uint64_t elements, covered(var, step, requests, &owned));
+  planning.reset();
   const uint64_t total = def.elements();
-  const bool complete = *covered == total;
+  const bool complete = elements == total;
   const bool fill = env_.params.get_bool("fill");
 
   PhaseTimer swapping(&profile(), Phase::kSwap);

@@ -52,7 +52,7 @@ Status Catalog::add_blocks(const StepRecord& record, const uint8_t* payload, siz
     const VariableDef& v = definitions_.vars[b.var];
     const plan::Selection& sel = table.selections[b.selection];
     if (!checked &&
-        (!plan::validate(sel, v.shape).ok() || sel.elements() * type_size(v.type) != b.length))
+        (!plan::validate(sel, v.shape, v.dim_names).ok() || sel.elements() * type_size(v.type) != b.length))
       return error(TAPIO_ERR_FORMAT, "block {} of writer {} does not fit variable '{}'", i,
                    writer, v.name);
     step->entries.push_back(

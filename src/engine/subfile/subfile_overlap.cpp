@@ -91,9 +91,7 @@ Status SubfileEngine::check_overlaps(uint64_t step) {
   Status local = ok_status();
   for (auto& [var, runs] : by_var) {
     if (!local.ok()) break;
-    const VariableDef& v = io().vars[var];
-    local = plan::covered_elements(runs).status().with_context(
-        fmt::format("dataset '{}', variable '{}', step {}", env_.path, v.name, step));
+    local = plan::covered_elements(runs).status().with_context(at_step(static_cast<int>(var), step));
   }
   MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
   return local;

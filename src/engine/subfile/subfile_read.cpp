@@ -47,10 +47,8 @@ Status SubfileEngine::open_read() {
     }
   }
   TAPIO_RETURN_IF_ERROR(agree(local));
-  TAPIO_RETURN_IF_ERROR(load_metadata());
-  if (!catalog_.has_definitions())
-    return error(TAPIO_ERR_FORMAT, "the dataset has no committed step yet");
-  return ok_status();
+  // A dataset whose writer has not committed a step yet has no variables and no steps.
+  return load_metadata();
 }
 
 // New index records since the last call and the metadata regions they name, as one blob:

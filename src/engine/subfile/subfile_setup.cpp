@@ -9,11 +9,15 @@
 namespace tapio {
 namespace {
 
-// Remove a previous dataset's files (only tapio's own) and make the directory.
+// Remove a previous dataset's files (only tapio's own) and make the directory; not its
+// parents: as for a NetCDF file, the parent directory must exist (a mistyped path fails).
 Status prepare_directory(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::create_directories(path, ec);
+  fs::create_directory(path, ec);
+  if (ec == std::errc::no_such_file_or_directory)
+    return error(TAPIO_ERR_NOT_FOUND, "cannot create directory '{}': its parent directory '{}' "
+                 "does not exist", path, fs::path(path).parent_path().string());
   if (ec) return error(TAPIO_ERR_IO, "cannot create directory '{}': {}", path, ec.message());
   for (const auto& entry : fs::directory_iterator(path, ec)) {
     const std::string name = entry.path().filename().string();

@@ -22,7 +22,6 @@ constexpr uint64_t kPiece = 1 << 20;
 
 }  // namespace
 
-
 uint32_t SubfileEngine::selection_id(const plan::Selection& sel, subfile::BlockList* list) {
   const uint64_t key = subfile::selection_hash(sel);
   const uint32_t known = static_cast<uint32_t>(table_.selections.size());

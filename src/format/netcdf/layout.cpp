@@ -142,4 +142,22 @@ uint64_t header_extent(const Header& h, const LayoutOptions& options) {
 
 uint64_t header_extent(const Header& h) { return header_extent(h, LayoutOptions{}); }
 
+DataPlace locate(const Header& h, uint64_t offset, uint64_t length) {
+  for (size_t i = 0; i < h.vars.size(); ++i) {
+    const Var& v = h.vars[i];
+    if (offset < v.begin) continue;
+    const uint64_t esize = nc_type_size(v.type);
+    const uint64_t bytes = h.elements(v) * esize;  // without vsize's padding
+    uint64_t at = offset - v.begin, record = 0;
+    if (h.is_record(v)) {
+      record = at / h.record_size();
+      at %= h.record_size();
+    }
+    if (at >= bytes) continue;
+    const uint64_t stop = std::min(bytes, at + std::min(length, bytes - at));
+    return DataPlace{static_cast<int>(i), record, at / esize, (stop + esize - 1) / esize};
+  }
+  return DataPlace{};
+}
+
 }  // namespace tapio::netcdf

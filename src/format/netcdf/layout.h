@@ -1,4 +1,5 @@
-// Where each variable's data goes: header extent, data alignment, record layout.
+// Where each variable's data goes: header extent, data alignment, record layout; and back,
+// which variable, record and elements a file byte holds.
 #pragma once
 #include <cstdint>
 
@@ -33,5 +34,18 @@ Status compute_layout(Header& h, const LayoutOptions& options);
 // options when there are variables: their begins already say where the data starts.
 uint64_t header_extent(const Header& h);
 uint64_t header_extent(const Header& h, const LayoutOptions& options);
+
+// Where a range of file bytes lies in the variables' data, for naming in a variable's own
+// terms what an engine found in file bytes (two ranks writing the same ones): the variable
+// whose data holds byte `offset`, the record (0 for a fixed variable), and the elements
+// [first, end) of that record (or of the fixed variable) the range touches, cut at the end of
+// the variable's data. var is -1 when no variable's data holds `offset` (header, padding).
+struct DataPlace {
+  int var = -1;
+  uint64_t record = 0;
+  uint64_t first = 0;
+  uint64_t end = 0;
+};
+DataPlace locate(const Header& h, uint64_t offset, uint64_t length);
 
 }  // namespace tapio::netcdf

@@ -81,6 +81,36 @@ TEST(Layout, SingleRecordVariableKeepsPaddedVsizeButPacksRecords) {
   EXPECT_EQ(h.vars[2].begin, h.vars[1].begin + 8);
 }
 
+TEST(Layout, LocateMapsFileBytesBackToElements) {
+  Header h;
+  h.version = 5;
+  h.dims = {{"time", 0}, {"x", 3}, {"y", 5}};
+  h.vars.push_back(Var{"fixed", {2}, {}, NC_SHORT, 0, 0});   // 5 shorts (vsize 12)
+  h.vars.push_back(Var{"a", {0, 1}, {}, NC_DOUBLE, 0, 0});   // 3 doubles per record
+  h.vars.push_back(Var{"b", {0, 2}, {}, NC_SHORT, 0, 0});    // 5 shorts (10 bytes, vsize 12)
+  ASSERT_TRUE(compute_layout(h, options(4, 0)).ok());
+  const uint64_t fixed = h.vars[0].begin, a = h.vars[1].begin, b = h.vars[2].begin;
+  DataPlace p = locate(h, fixed + 4, 4);  // elements 2 and 3 of the fixed variable
+  EXPECT_EQ(p.var, 0);
+  EXPECT_EQ(p.record, 0u);
+  EXPECT_EQ(p.first, 2u);
+  EXPECT_EQ(p.end, 4u);
+  p = locate(h, h.data_offset(h.vars[1], 2) + 12, 100);  // from inside element 1, cut at 3
+  EXPECT_EQ(p.var, 1);
+  EXPECT_EQ(p.record, 2u);
+  EXPECT_EQ(p.first, 1u);
+  EXPECT_EQ(p.end, 3u);
+  p = locate(h, b + 7 * h.record_size() + 2, 3);  // bytes 2-4 of record 7: elements 1 and 2
+  EXPECT_EQ(p.var, 2);
+  EXPECT_EQ(p.record, 7u);
+  EXPECT_EQ(p.first, 1u);
+  EXPECT_EQ(p.end, 3u);
+  EXPECT_EQ(locate(h, 0, 4).var, -1);             // the header
+  EXPECT_EQ(locate(h, fixed + 10, 1).var, -1);    // padding after the fixed variable
+  EXPECT_EQ(locate(h, b + 10, 2).var, -1);        // b's vsize padding inside a record
+  EXPECT_EQ(a, fixed + 12);  // the layout the cases above assume (alignment 4)
+}
+
 TEST(Layout, RecordVarsOnlyStartAtTheExtent) {
   Header h;
   h.version = 2;
