@@ -27,20 +27,33 @@ struct Var {
   uint64_t elements() const;
 };
 
+// A box of a variable: where it starts and how many elements it spans, per dimension.
+struct Box {
+  Dims start, count;
+  uint64_t elements() const;
+};
+
 // This rank's part of one variable, in one step: runs of consecutive elements of the flattened
 // (row-major) variable, ascending, and where each run sits in the rank's memory buffer.
 struct Piece {
-  std::optional<std::pair<Dims, Dims>> box;  // (start, count) when the piece is one box
+  // The piece as boxes, when it is made of boxes (empty: runs only, an irregular piece). The
+  // buffer holds the boxes one after another, each in C order, and a block-based engine stores
+  // each as its own block: one box per rank on a process grid, many for a rank that owns many
+  // blocks (the metadata and selection patterns).
+  std::vector<Box> boxes;
   std::vector<uint64_t> offsets, lengths;    // global element offset and length of each run
   std::vector<uint64_t> mem_offsets;         // element offset of each run in the buffer
   uint64_t mem_elements = 0;                 // buffer length in elements (>= elements)
   uint64_t elements = 0;                     // sum of lengths
-  // Put (and get) each run as its own 1-D box, so a block-based engine sees one block per run
-  // (the metadata pattern's many small blocks per variable); only for 1-D variables.
-  bool put_per_run = false;
-  bool mem_contiguous() const { return mem_elements == elements; }
+  // False when the runs do not follow one another in the buffer in run order: boxes side by
+  // side in the variable, each whole in memory, interleave their rows in the file.
+  bool mem_in_run_order = true;
+  // The buffer holds the runs back to back in run order (no gaps, no reordering).
+  bool mem_contiguous() const { return mem_elements == elements && mem_in_run_order; }
   void add_run(uint64_t offset, uint64_t length, uint64_t mem_gap = 0);
   static Piece from_box(const Dims& shape, const Dims& start, const Dims& count);
+  // Boxes back to back in the buffer; boxes without elements are left out.
+  static Piece from_boxes(const Dims& shape, const std::vector<Box>& boxes);
 };
 
 // The contract's data value: element g of variable v at step s.

@@ -114,21 +114,21 @@ void select_file(hid_t space, const Var& var, const Piece& pc, uint64_t step) {
     check(H5Sselect_none(space), "select_none");
     return;
   }
-  if (pc.box) {
-    add(pc.box->first, pc.box->second);
-  } else {
+  if (pc.boxes.size() == 1) {
+    add(pc.boxes[0].start, pc.boxes[0].count);
+  } else {  // several boxes too: their rows fold into few strided slabs where regular
     for (size_t r = 0; r < pc.offsets.size(); ++r) run_boxes(var.shape, pc.offsets[r], pc.lengths[r], add);
   }
   slabs.select(space);
 }
 
-// The piece's buffer as a memory space: a box with contiguous memory has the file selection's
-// shape (1, count...), which lets HDF5 map it to chunks by whole hyperslabs instead of element by
-// element; other pieces are 1-D, contiguous or the runs over the gapped buffer.
+// The piece's buffer as a memory space: one box has the file selection's shape (1, count...),
+// which lets HDF5 map it to chunks by whole hyperslabs instead of element by element; other
+// pieces are 1-D, contiguous or the runs over the gapped buffer.
 hid_t mem_space(const Piece& pc) {
-  if (pc.box && pc.mem_contiguous() && pc.elements > 0) {
+  if (pc.boxes.size() == 1 && pc.elements > 0) {
     std::vector<hsize_t> dims = {1};
-    for (uint64_t c : pc.box->second) dims.push_back(c);
+    for (uint64_t c : pc.boxes[0].count) dims.push_back(c);
     return check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
                  "create memory space");
   }
@@ -145,7 +145,8 @@ hid_t mem_space(const Piece& pc) {
 }
 
 // HDF5 pairs elements in selection order (row-major in each space): memory runs must ascend
-// with the file runs, which the pieces guarantee; check rather than write wrong values.
+// with the file runs, which the pieces guarantee once boxes that interleave their rows are
+// packed into run order (write); check rather than write wrong values.
 void check_order(const Piece& pc) {
   for (size_t r = 1; r < pc.offsets.size(); ++r)
     if (pc.mem_offsets[r] < pc.mem_offsets[r - 1] || pc.offsets[r] < pc.offsets[r - 1])
@@ -206,6 +207,10 @@ class Phdf5 : public Method {
       dsets.push_back(check(H5Dcreate2(file, v.name.c_str(), H5T_NATIVE_DOUBLE, space,
                                        H5P_DEFAULT, dcpl, H5P_DEFAULT), "create dataset " + v.name));
     }
+    // One H5Dwrite per variable and step: a piece whose boxes interleave their rows (blocks side
+    // by side, each whole in memory) is packed into run order first (timed), since HDF5 pairs
+    // memory and file elements in order.
+    std::vector<Piece> pieces;
     std::vector<hid_t> mspaces;
     struct SpaceCloser {
       std::vector<hid_t>& s;
@@ -214,20 +219,28 @@ class Phdf5 : public Method {
       }
     } sc{mspaces};
     for (size_t v = 0; v < dsets.size(); ++v) {
-      check_order(p.write_piece(static_cast<int>(v)));
-      mspaces.push_back(mem_space(p.write_piece(static_cast<int>(v))));
+      const Piece& pc = p.write_piece(static_cast<int>(v));
+      pieces.push_back(pc.mem_in_run_order ? pc : packed(pc));
+      check_order(pieces.back());
+      mspaces.push_back(mem_space(pieces.back()));
     }
+    std::vector<double> staging;
     for (uint64_t s = 0; s < p.steps(); ++s)
       for (size_t v = 0; v < dsets.size(); ++v) {
         const Var& var = p.vars()[v];
         const Piece& pc = p.write_piece(static_cast<int>(v));
+        const double* buf = data[s][v].data();
+        if (!pc.mem_in_run_order) {
+          staging.resize(pc.elements);
+          pack(pc, buf, staging.data());
+          buf = staging.data();
+        }
         std::vector<hsize_t> ext = {s + 1};
         for (uint64_t n : var.shape) ext.push_back(n);
         check(H5Dset_extent(dsets[v], ext.data()), "set_extent " + var.name);
         Handle fs(check(H5Dget_space(dsets[v]), "get_space"), H5Sclose);
-        select_file(fs, var, pc, s);
-        check(H5Dwrite(dsets[v], H5T_NATIVE_DOUBLE, mspaces[v], fs, dx, data[s][v].data()),
-              "write " + var.name);
+        select_file(fs, var, pieces[v], s);
+        check(H5Dwrite(dsets[v], H5T_NATIVE_DOUBLE, mspaces[v], fs, dx, buf), "write " + var.name);
       }
     if (cfg.fsync) check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush");
     return {};
