@@ -74,6 +74,11 @@ class Pattern {
   virtual uint64_t steps() const = 0;
   virtual const Piece& write_piece(int v) const = 0;  // same in every step
   virtual const Piece& read_piece(int v) const { return write_piece(v); }
+  // The steps the read covers, ascending (default: every step; a selection reads one or a few).
+  virtual std::vector<uint64_t> read_steps() const;
+  // The chunk shape a user of a chunked format (HDF5) would give variable v, without the record
+  // dimension: the blocks it is written in (selection). None: the method's own choice.
+  virtual std::optional<Dims> chunk(int) const { return std::nullopt; }
   // Bytes all ranks together move in one write / one read of the whole pattern.
   uint64_t write_bytes(MPI_Comm comm) const;
   uint64_t read_bytes(MPI_Comm comm) const;
@@ -105,10 +110,12 @@ class Method {
   virtual std::string name() const = 0;
   // Collective; the same answer on every rank.
   virtual Availability available(const RunConfig& cfg) = 0;
+  // Whether the method can read this pattern's read pieces back (the same answer on every rank).
+  virtual Availability supports(const Pattern&) const { return {}; }
   // Collective: write every step (open to close, fsync at close when cfg.fsync); counters of
   // what the storage saw, summed over ranks (valid on rank 0).
   virtual Counters write(const RunConfig& cfg, const Pattern& p, const StepData& data) = 0;
-  // Collective: read every step back with the pattern's read pieces and check every value;
+  // Collective: read the pattern's read steps back with its read pieces and check every value;
   // *wrong = number of wrong elements on this rank.
   virtual Counters read_verify(const RunConfig& cfg, const Pattern& p, uint64_t* wrong) = 0;
   // Collective: remove the method's files.
@@ -143,4 +150,18 @@ void run_boxes(const Dims& shape, uint64_t offset, uint64_t length,
                const std::function<void(const Dims& start, const Dims& count)>& each);
 // Sum a value over ranks (valid everywhere).
 double sum_over_ranks(MPI_Comm comm, double mine);
+
+// The read system calls (requests) and the bytes they returned from construction to total(),
+// summed over ranks, from the kernel's per-process counts (/proc/self/io syscr, rchar): every
+// read of the process counts, storage or not, so it is an upper bound on the storage reads,
+// for libraries that make their storage calls themselves (phdf5). Missing without /proc.
+class ReadSyscalls {
+ public:
+  ReadSyscalls();
+  Counters total(MPI_Comm comm) const;  // collective
+
+ private:
+  double calls_ = 0, bytes_ = 0, own_ = 0;
+  bool ok_ = false;
+};
 }  // namespace bench

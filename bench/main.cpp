@@ -133,6 +133,8 @@ int run(int argc, char** argv, MPI_Comm comm) {
   for (size_t i = 0; i < methods.size(); ++i) {
     results[i].name = methods[i]->name();
     results[i].avail = methods[i]->available(cfg);
+    if (results[i].avail.kind == Availability::kAvailable)
+      results[i].avail = methods[i]->supports(*pattern);
   }
 
   // Every step's data, made before any timing, in each piece's memory layout.

@@ -212,7 +212,7 @@ class Adios1 : public Method {
         }
       }
       std::vector<int> rel(blocks.size());  // step-relative writeblock indices
-      for (uint64_t s = 0; s < p.steps(); ++s) {
+      for (uint64_t s : p.read_steps()) {
         for (size_t b = 0; b < blocks.size(); ++b) {
           double* dst = stage[b].empty() ? buf.data() + blocks[b].segs[0].first : stage[b].data();
           // A step-relative writeblock index makes ADIOS scan the variable's blocks for every

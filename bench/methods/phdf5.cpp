@@ -1,14 +1,15 @@
 // phdf5: Debian's parallel HDF5 for Open MPI (found by pkg-config hdf5-openmpi), one HDF5 file
 // PATTERN.phdf5.h5 per run. Per variable one dataset of shape (time, pattern shape...): `time`
 // unlimited, chunked one record per chunk (split along the first non-time dimensions when a
-// record exceeds 1 GiB), no fill; each step extends `time` by one (H5Dset_extent, collective)
+// record exceeds 1 GiB) or by the pattern's chunk shape (selection: one block), no fill; each step extends `time` by one (H5Dset_extent, collective)
 // and writes the record with a collective H5Dwrite (H5FD_MPIO_COLLECTIVE). A piece that is one
 // box is one hyperslab (and a memory space of the same shape); irregular pieces (e3sm, hpio,
 // matrix cyclic) are a union of hyperslabs (H5S_SELECT_OR) over the runs cut at rows, regular
 // repeats folded into strided hyperslabs (Slabs); memory with gaps is likewise a union over the
 // buffer. Metadata reads and writes are collective. fsync: H5Fflush (global), which makes the
 // MPI-IO driver call MPI_File_sync. Read back through HDF5 with the pattern's read pieces.
-// Storage requests and bytes are inside HDF5/MPI-IO: "n/a".
+// Storage requests and bytes of the write are inside HDF5/MPI-IO: "n/a"; those of the read are
+// the process's read system calls (ReadSyscalls).
 #include "registry.h"
 
 #ifdef TAPIO_BENCH_HAVE_PHDF5
@@ -153,6 +154,28 @@ void check_order(const Piece& pc) {
       throw BenchError("phdf5: a piece whose runs do not ascend in memory and file");
 }
 
+// A variable's chunk (time, shape...): the pattern's chunk shape (selection: one block per chunk,
+// as an h5py user chunks data written in blocks), else one record, halved along leading
+// dimensions until it is <= 1 GiB (HDF5 chunks are < 4 GiB).
+std::vector<hsize_t> chunk_dims(const Pattern& p, int v) {
+  std::vector<hsize_t> chunk = {1};
+  if (const std::optional<Dims> c = p.chunk(v)) {
+    chunk.insert(chunk.end(), c->begin(), c->end());
+    return chunk;
+  }
+  uint64_t bytes = 8;
+  for (uint64_t n : p.vars()[v].shape) {
+    chunk.push_back(std::max<uint64_t>(n, 1));
+    bytes *= std::max<uint64_t>(n, 1);
+  }
+  for (size_t k = 1; k < chunk.size() && bytes > (1ull << 30); ++k)
+    while (chunk[k] > 1 && bytes > (1ull << 30)) {
+      bytes = bytes / chunk[k] * ((chunk[k] + 1) / 2);
+      chunk[k] = (chunk[k] + 1) / 2;
+    }
+  return chunk;
+}
+
 hid_t fapl(const RunConfig& cfg) {
   hid_t p = check(H5Pcreate(H5P_FILE_ACCESS), "fapl");
   check(H5Pset_fapl_mpio(p, cfg.comm, MPI_INFO_NULL), "set_fapl_mpio");
@@ -185,19 +208,11 @@ class Phdf5 : public Method {
         for (hid_t id : d) H5Dclose(id);
       }
     } closer{dsets};
-    for (const Var& v : p.vars()) {
-      std::vector<hsize_t> cur = {0}, max = {H5S_UNLIMITED}, chunk = {1};
-      uint64_t bytes = 8;
-      for (uint64_t n : v.shape) {
-        cur.push_back(n), max.push_back(n), chunk.push_back(std::max<uint64_t>(n, 1));
-        bytes *= std::max<uint64_t>(n, 1);
-      }
-      // HDF5 chunks are < 4 GiB: halve leading dimensions until a chunk is <= 1 GiB.
-      for (size_t k = 1; k < chunk.size() && bytes > (1ull << 30); ++k)
-        while (chunk[k] > 1 && bytes > (1ull << 30)) {
-          bytes = bytes / chunk[k] * ((chunk[k] + 1) / 2);
-          chunk[k] = (chunk[k] + 1) / 2;
-        }
+    for (size_t i = 0; i < p.vars().size(); ++i) {
+      const Var& v = p.vars()[i];
+      std::vector<hsize_t> cur = {0}, max = {H5S_UNLIMITED};
+      for (uint64_t n : v.shape) cur.push_back(n), max.push_back(n);
+      const std::vector<hsize_t> chunk = chunk_dims(p, static_cast<int>(i));
       Handle space(check(H5Screate_simple(static_cast<int>(cur.size()), cur.data(), max.data()),
                          "create space"), H5Sclose);
       Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "dcpl"), H5Pclose);
@@ -246,30 +261,40 @@ class Phdf5 : public Method {
     return {};
   }
 
+  // The storage reads happen inside HDF5 and MPI-IO: counted as the process's read calls from
+  // open to close (ReadSyscalls), which for the tapio engines equal their own profile's counts.
   Counters read_verify(const RunConfig& cfg, const Pattern& p, uint64_t* wrong) override {
+    const ReadSyscalls reads;
+    *wrong = read_back(cfg, p);
+    return reads.total(cfg.comm);
+  }
+
+  void remove(const RunConfig& cfg, const Pattern& p) override {
+    if (cfg.rank == 0) ::unlink(path(cfg, p, ".h5").c_str());
+  }
+
+ private:
+  // Opens the file, reads the read steps with the read pieces, closes it: wrong values.
+  uint64_t read_back(const RunConfig& cfg, const Pattern& p) {
     const std::string f = path(cfg, p, ".h5");
     Handle fa(fapl(cfg), H5Pclose);
     Handle file(check(H5Fopen(f.c_str(), H5F_ACC_RDONLY, fa), "open " + f), H5Fclose);
     Handle dx(collective_dxpl(), H5Pclose);
-    *wrong = 0;
+    uint64_t wrong = 0;
     for (size_t v = 0; v < p.vars().size(); ++v) {
       const Var& var = p.vars()[v];
       Handle ds(check(H5Dopen2(file, var.name.c_str(), H5P_DEFAULT), "open dataset " + var.name), H5Dclose);
       const Piece rp = packed(p.read_piece(static_cast<int>(v)));
       Handle ms(mem_space(rp), H5Sclose);
       std::vector<double> buf(std::max<uint64_t>(rp.elements, 1));
-      for (uint64_t s = 0; s < p.steps(); ++s) {
+      for (uint64_t s : p.read_steps()) {
         Handle fs(check(H5Dget_space(ds), "get_space"), H5Sclose);
         select_file(fs, var, rp, s);
         check(H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, dx, buf.data()), "read " + var.name);
-        *wrong += count_wrong(rp, static_cast<int>(v), s, buf.data());
+        wrong += count_wrong(rp, static_cast<int>(v), s, buf.data());
       }
     }
-    return {};
-  }
-
-  void remove(const RunConfig& cfg, const Pattern& p) override {
-    if (cfg.rank == 0) ::unlink(path(cfg, p, ".h5").c_str());
+    return wrong;
   }
 };
 

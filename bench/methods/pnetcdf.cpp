@@ -128,7 +128,7 @@ class Pnetcdf : public Method {
       check(ncmpi_inq_varid(nc, p.vars()[v].name.c_str(), &id), "inq_varid");
       const Piece rp = packed(p.read_piece(static_cast<int>(v)));
       std::vector<double> buf(rp.elements);
-      for (uint64_t s = 0; s < p.steps(); ++s) {
+      for (uint64_t s : p.read_steps()) {
         Varn vn = to_varn(p.vars()[v], rp, s);
         check(ncmpi_get_varn_all(nc, id, static_cast<int>(vn.starts.size()), vn.starts.data(),
                                  vn.counts.data(), buf.data(),

@@ -192,7 +192,7 @@ class TapioMethod : public Method {
       tapio::Variable var = io.inquire_variable(p.vars()[v].name);
       const Piece rp = packed(p.read_piece(static_cast<int>(v)));
       std::vector<double> buf(rp.elements);
-      for (uint64_t s = 0; s < p.steps(); ++s) {
+      for (uint64_t s : p.read_steps()) {
         if (rp.elements > 0) {
           select(var, rp);
           var.set_step_selection(s, 1);
