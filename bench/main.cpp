@@ -179,6 +179,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
         Counters rd = m.read_verify(cfg, *pattern, &wrong);
         t = max_over_ranks(comm, MPI_Wtime() - t0);
         r.read_mib_s.push_back(rmib / t);
+        r.read_ms.push_back(1e3 * t);
         uint64_t all_wrong = 0;
         MPI_Allreduce(&wrong, &all_wrong, 1, MPI_UINT64_T, MPI_SUM, comm);
         r.wrong += all_wrong;

@@ -198,3 +198,55 @@ def test_peer_method_verifies(build, tmp_path, method, pattern):
     assert r["write_mib_s"]["median"] > 0 and r["read_mib_s"]["median"] > 0
     assert r["storage_write_requests"] is None  # inside the library: n/a, never guessed
     assert not list(tmp_path.glob(f"{pattern}.*")), "files left without --keep"
+
+
+# The selection pattern: 100 blocks of 8x8 doubles over 10 steps, rank 0 reading one block-sized
+# tile of the middle step; raw has no format to find it in.
+SELECTION = ["--blocks", "100", "--block", "8x8", "--steps", "10"]
+
+
+def selection_run(build, tmp_path, methods, *extra):
+    out = tmp_path / "r.json"
+    mpirun(4, bench(build), "selection", *SELECTION, *extra, "--methods", methods, "--reps", "2",
+           "--read", "--no-fsync", "--keep", "--dir", tmp_path, "--json", out)
+    return json.loads(out.read_text())
+
+
+def test_selection_tile_reads_one_block_and_metadata(build, tmp_path):
+    run = selection_run(build, tmp_path, "raw,collective,subfile,phdf5")
+    p = run["params"]
+    assert p["block_grid"] == [10, 10] and p["shape"] == [80, 80]
+    assert p["selection"] == {"start": [40, 40], "count": [8, 8]}  # the middle block, aligned
+    assert p["block_bytes"] == 512 and p["blocks_touched"] == 1 and p["steps_read"] == 1
+    assert run["read_bytes"] == p["selection_bytes"] == 512
+    res = run["results"]
+    assert res["raw"]["status"] == "unavailable" and res["raw"]["reason"]
+    for name in ("collective", "subfile", "phdf5"):
+        r = res[name]
+        if r["status"] == "not built":
+            continue
+        assert r["status"] == "ok" and r["verified"] is True, (name, r)
+        assert 0 < r["read_ms"]["min"] <= r["read_ms"]["median"] <= r["read_ms"]["max"]
+        assert r["storage_bytes_read"] >= p["selection_bytes"], name
+    # The subfile engine reads the blocks the tile meets (one) and the dataset's metadata.
+    ds = tmp_path / "selection.subfile"
+    metadata = (ds / "tapio.md").stat().st_size + (ds / "tapio.idx").stat().st_size
+    assert res["subfile"]["storage_bytes_read"] <= 2 * p["block_bytes"] + metadata, metadata
+    assert res["subfile"]["metadata"]["blocks_per_step"] == 100
+    if res["phdf5"]["status"] == "ok":  # chunked by block, as an h5py user would
+        import netCDF4
+        with netCDF4.Dataset(tmp_path / "selection.phdf5.h5") as f:
+            assert f["field"].chunking() == [1, 8, 8] and f["field"].shape == (10, 80, 80)
+
+
+def test_selection_row_over_all_steps_verifies_with_peers(build, tmp_path):
+    run = selection_run(build, tmp_path, "subfile-fpp,pnetcdf,adios1,mpiio-ompio",
+                        "--select", "row", "--read-steps", "all")
+    p = run["params"]
+    assert p["selection"] == {"start": [40, 0], "count": [1, 80]}
+    assert p["steps_read"] == 10 and p["blocks_touched"] == 10 * 10
+    assert run["read_bytes"] == p["selection_bytes"] == 80 * 8 * 10
+    for name, r in run["results"].items():
+        assert r["status"] in ("ok", "not built", "unavailable"), (name, r)
+        assert r["status"] != "ok" or r["verified"] is True, (name, r)
+    assert run["results"]["subfile-fpp"]["status"] == "ok"
