@@ -10,8 +10,6 @@
 // (the others open and close: the APIs are collective): one tile (default: one block's shape at
 // the middle block, aligned to it) or one row (the middle one, all columns), of the middle step,
 // the last one or every step.
-#include <mpi.h>
-
 #include <algorithm>
 #include <cstdio>
 
@@ -105,7 +103,7 @@ PatternBuilder setup_selection(CLI::App* app) {
   app->add_option("--steps", o->steps, "steps")->capture_default_str()->check(CLI::PositiveNumber);
   app->add_option("--select", o->select, "what rank 0 reads: one tile or one row")
       ->capture_default_str()->check(CLI::IsMember({"tile", "row"}));
-  app->add_option("--tile", o->tile, "ROWSxCOLS of the tile (default: the block shape)");
+  app->add_option("--tile", o->tile, "ROWSxCOLS of the tile (default: the block shape; with --select tile)");
   app->add_option("--read-steps", o->read_steps, "the steps read: the middle one, the last one, or all")
       ->capture_default_str()->check(CLI::IsMember({"middle", "last", "all"}));
   return [o](int rank, int size) -> std::unique_ptr<Pattern> {
