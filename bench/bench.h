@@ -27,20 +27,33 @@ struct Var {
   uint64_t elements() const;
 };
 
+// A box of a variable: where it starts and how many elements it spans, per dimension.
+struct Box {
+  Dims start, count;
+  uint64_t elements() const;
+};
+
 // This rank's part of one variable, in one step: runs of consecutive elements of the flattened
 // (row-major) variable, ascending, and where each run sits in the rank's memory buffer.
 struct Piece {
-  std::optional<std::pair<Dims, Dims>> box;  // (start, count) when the piece is one box
+  // The piece as boxes, when it is made of boxes (empty: runs only, an irregular piece). The
+  // buffer holds the boxes one after another, each in C order, and a block-based engine stores
+  // each as its own block: one box per rank on a process grid, many for a rank that owns many
+  // blocks (the metadata and selection patterns).
+  std::vector<Box> boxes;
   std::vector<uint64_t> offsets, lengths;    // global element offset and length of each run
   std::vector<uint64_t> mem_offsets;         // element offset of each run in the buffer
   uint64_t mem_elements = 0;                 // buffer length in elements (>= elements)
   uint64_t elements = 0;                     // sum of lengths
-  // Put (and get) each run as its own 1-D box, so a block-based engine sees one block per run
-  // (the metadata pattern's many small blocks per variable); only for 1-D variables.
-  bool put_per_run = false;
-  bool mem_contiguous() const { return mem_elements == elements; }
+  // False when the runs do not follow one another in the buffer in run order: boxes side by
+  // side in the variable, each whole in memory, interleave their rows in the file.
+  bool mem_in_run_order = true;
+  // The buffer holds the runs back to back in run order (no gaps, no reordering).
+  bool mem_contiguous() const { return mem_elements == elements && mem_in_run_order; }
   void add_run(uint64_t offset, uint64_t length, uint64_t mem_gap = 0);
   static Piece from_box(const Dims& shape, const Dims& start, const Dims& count);
+  // Boxes back to back in the buffer; boxes without elements are left out.
+  static Piece from_boxes(const Dims& shape, const std::vector<Box>& boxes);
 };
 
 // The contract's data value: element g of variable v at step s.
@@ -61,6 +74,11 @@ class Pattern {
   virtual uint64_t steps() const = 0;
   virtual const Piece& write_piece(int v) const = 0;  // same in every step
   virtual const Piece& read_piece(int v) const { return write_piece(v); }
+  // The steps the read covers, ascending (default: every step; a selection reads one or a few).
+  virtual std::vector<uint64_t> read_steps() const;
+  // The chunk shape a user of a chunked format (HDF5) would give variable v, without the record
+  // dimension: the blocks it is written in (selection). None: the method's own choice.
+  virtual std::optional<Dims> chunk(int) const { return std::nullopt; }
   // Bytes all ranks together move in one write / one read of the whole pattern.
   uint64_t write_bytes(MPI_Comm comm) const;
   uint64_t read_bytes(MPI_Comm comm) const;
@@ -93,10 +111,12 @@ class Method {
   virtual std::string name() const = 0;
   // Collective; the same answer on every rank.
   virtual Availability available(const RunConfig& cfg) = 0;
+  // Whether the method can read this pattern's read pieces back (the same answer on every rank).
+  virtual Availability supports(const Pattern&) const { return {}; }
   // Collective: write every step (open to close, fsync at close when cfg.fsync); counters of
   // what the storage saw, summed over ranks (valid on rank 0).
   virtual Counters write(const RunConfig& cfg, const Pattern& p, const StepData& data) = 0;
-  // Collective: read every step back with the pattern's read pieces and check every value;
+  // Collective: read the pattern's read steps back with its read pieces and check every value;
   // *wrong = number of wrong elements on this rank.
   virtual Counters read_verify(const RunConfig& cfg, const Pattern& p, uint64_t* wrong) = 0;
   // Collective: remove the method's files.
@@ -131,4 +151,18 @@ void run_boxes(const Dims& shape, uint64_t offset, uint64_t length,
                const std::function<void(const Dims& start, const Dims& count)>& each);
 // Sum a value over ranks (valid everywhere).
 double sum_over_ranks(MPI_Comm comm, double mine);
+
+// The read system calls (requests) and the bytes they returned from construction to total(),
+// summed over ranks, from the kernel's per-process counts (/proc/self/io syscr, rchar): every
+// read of the process counts, storage or not, so it is an upper bound on the storage reads,
+// for libraries that make their storage calls themselves (phdf5). Missing without /proc.
+class ReadSyscalls {
+ public:
+  ReadSyscalls();
+  Counters total(MPI_Comm comm) const;  // collective
+
+ private:
+  double calls_ = 0, bytes_ = 0, own_ = 0;
+  bool ok_ = false;
+};
 }  // namespace bench

@@ -125,6 +125,30 @@ def md_table(run):
     return "\n".join(rows) if len(rows) > 2 else ""
 
 
+def selection_table(run):
+    """The selection read of one run: its time, what it cost the storage (also in blocks' worth)
+    and its speed against HDF5 chunked by block (phdf5's time / the method's)."""
+    p = run["params"]
+    hdf5 = run["results"].get("phdf5", {})
+    hdf5_ms = hdf5["read_ms"]["median"] if hdf5.get("verified") and hdf5.get("read_ms") else None
+    rows = [f"Selection read: {p['selection_bytes']} B from {p['blocks_touched']} block(s) of "
+            f"{p['block_bytes']} B (`{p['select']}`, steps read: {p['read_steps']}), rank 0 "
+            f"reading; {run['reps']} repetitions; the time runs from open to close on the slowest "
+            "rank; bytes and requests are all ranks' (tapio: the engine's profile, phdf5: its "
+            "read system calls, others n/a).", "",
+            "| method | write MiB/s | selection read ms median [min–max] | bytes read | "
+            "read requests | bytes read / block | speed vs phdf5 |", "|---|---|---|---|---|---|---|"]
+    for name, r in run["results"].items():
+        if r["status"] not in ("ok", "wrong") or not r.get("read_ms"):
+            continue
+        ms, b = r["read_ms"], r["storage_bytes_read"]
+        rows.append(f"| {name} | {fmt(median(r))} | {fmt_band(ms)} | {fmt(b)} | "
+                    f"{fmt(r['storage_read_requests'])} | "
+                    f"{fmt(b / p['block_bytes'] if b is not None else None, '{:.1f}')} | "
+                    f"{ratio(hdf5_ms, ms['median'])} |")
+    return "\n".join(rows)
+
+
 def md_summary(merged):
     """One table per metadata preset: backends x reader strategies (rows) by rank count."""
     out = []
@@ -231,6 +255,8 @@ def main(json_dir, doc, img_dir):
                     f"{run['write_bytes'] / 1048576:.1f} MiB "
                     f"written, {run['read_bytes'] / 1048576:.1f} MiB read per repetition", "",
                     table(run), ""]
+            if run["pattern"] == "selection":
+                out += [selection_table(run), ""]
             md = md_table(run)
             if md:
                 out += ["Metadata (subfile methods; medians [min–max] over repetitions):", "", md, ""]

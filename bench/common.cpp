@@ -1,6 +1,6 @@
 // Pieces, the contract's data values, and byte totals shared by every pattern and method.
+#include <algorithm>
 #include <cstring>
-#include <functional>
 
 #include "bench.h"
 
@@ -22,35 +22,60 @@ void Piece::add_run(uint64_t offset, uint64_t length, uint64_t mem_gap) {
   elements += length;
 }
 
-Piece Piece::from_box(const Dims& shape, const Dims& start, const Dims& count) {
-  Piece p;
-  p.box = {start, count};
+uint64_t Box::elements() const {
+  uint64_t n = 1;
+  for (auto c : count) n *= c;
+  return n;
+}
+
+// Append the runs of one box in C order (trailing dimensions selected whole merge into one run),
+// its elements next in the buffer.
+static void add_box_runs(Piece& p, const Dims& shape, const Box& b) {
   const size_t nd = shape.size();
-  for (auto c : count)
-    if (c == 0) return p;
-  // Trailing dimensions selected whole merge into one run.
+  if (nd == 0) {  // a scalar
+    p.add_run(0, 1);
+    return;
+  }
   size_t inner = nd - 1;
-  uint64_t run = count[nd - 1];
-  while (inner > 0 && count[inner] == shape[inner]) {
-    run *= count[inner - 1];
+  uint64_t run = b.count[inner];
+  while (inner > 0 && b.count[inner] == shape[inner]) {
+    run *= b.count[inner - 1];
     --inner;
   }
-  // Iterate over the outer index space [0, inner).
-  Dims idx(nd, 0);
-  std::function<void(size_t)> rec = [&](size_t d) {
-    if (d == inner) {
-      uint64_t off = 0;
-      for (size_t k = 0; k < nd; ++k) off = off * shape[k] + (k < inner ? start[k] + idx[k] : start[k]);
-      p.add_run(off, run);
-      return;
+  Dims idx(inner, 0);  // odometer over the outer dimensions [0, inner)
+  for (;;) {
+    uint64_t off = 0;
+    for (size_t k = 0; k < nd; ++k) off = off * shape[k] + b.start[k] + (k < inner ? idx[k] : 0);
+    p.add_run(off, run);
+    size_t k = inner;
+    while (k > 0 && ++idx[k - 1] == b.count[k - 1]) idx[--k] = 0;
+    if (k == 0) return;
+  }
+}
+
+Piece Piece::from_box(const Dims& shape, const Dims& start, const Dims& count) {
+  return from_boxes(shape, {Box{start, count}});
+}
+
+Piece Piece::from_boxes(const Dims& shape, const std::vector<Box>& boxes) {
+  Piece p;
+  for (const Box& b : boxes)
+    if (b.elements() > 0) {
+      p.boxes.push_back(b);
+      add_box_runs(p, shape, b);
     }
-    for (uint64_t i = 0; i < count[d]; ++i) {
-      idx[d] = i;
-      rec(d + 1);
-    }
-  };
-  rec(0);
-  return p;
+  // Runs ascend in the variable (a Piece's contract); boxes side by side interleave theirs.
+  std::vector<size_t> order(p.offsets.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p.offsets[a] < p.offsets[b]; });
+  Piece sorted = p;
+  for (size_t i = 0; i < order.size(); ++i) {
+    sorted.offsets[i] = p.offsets[order[i]];
+    sorted.lengths[i] = p.lengths[order[i]];
+    sorted.mem_offsets[i] = p.mem_offsets[order[i]];
+    if (i > 0 && sorted.mem_offsets[i] < sorted.mem_offsets[i - 1]) sorted.mem_in_run_order = false;
+  }
+  return sorted;
 }
 
 void fill(const Piece& p, int v, uint64_t s, double* buf) {
@@ -90,10 +115,16 @@ uint64_t Pattern::write_bytes(MPI_Comm comm) const {
   return total(comm, n * sizeof(double) * steps());
 }
 
+std::vector<uint64_t> Pattern::read_steps() const {
+  std::vector<uint64_t> all(steps());
+  for (uint64_t s = 0; s < all.size(); ++s) all[s] = s;
+  return all;
+}
+
 uint64_t Pattern::read_bytes(MPI_Comm comm) const {
   uint64_t n = 0;
   for (size_t v = 0; v < vars().size(); ++v) n += read_piece(static_cast<int>(v)).elements;
-  return total(comm, n * sizeof(double) * steps());
+  return total(comm, n * sizeof(double) * read_steps().size());
 }
 
 }  // namespace bench
@@ -108,6 +139,9 @@ Piece packed(const Piece& p) {
     m += q.lengths[r];
   }
   q.mem_elements = m;
+  // Boxes whose rows interleave are no longer back to back in the buffer: runs only.
+  if (!q.mem_in_run_order) q.boxes.clear();
+  q.mem_in_run_order = true;
   return q;
 }
 

@@ -171,6 +171,7 @@ json to_json(const RunInfo& info, const std::vector<MethodResult>& results) {
     if (!m.error.empty()) r["reason"] = m.error;
     r["write_mib_s"] = m.ran() ? bw(m.write_mib_s) : json(nullptr);
     r["read_mib_s"] = m.ran() && info.timed_read ? bw(m.read_mib_s) : json(nullptr);
+    r["read_ms"] = m.ran() && info.timed_read ? bw(m.read_ms) : json(nullptr);
     r["storage_write_requests"] = opt(m.write.requests);
     r["storage_read_requests"] = opt(m.read.requests);
     r["storage_bytes_written"] = opt(m.write.bytes);

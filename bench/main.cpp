@@ -133,6 +133,8 @@ int run(int argc, char** argv, MPI_Comm comm) {
   for (size_t i = 0; i < methods.size(); ++i) {
     results[i].name = methods[i]->name();
     results[i].avail = methods[i]->available(cfg);
+    if (results[i].avail.kind == Availability::kAvailable)
+      results[i].avail = methods[i]->supports(*pattern);
   }
 
   // Every step's data, made before any timing, in each piece's memory layout.
@@ -177,6 +179,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
         Counters rd = m.read_verify(cfg, *pattern, &wrong);
         t = max_over_ranks(comm, MPI_Wtime() - t0);
         r.read_mib_s.push_back(rmib / t);
+        r.read_ms.push_back(1e3 * t);
         uint64_t all_wrong = 0;
         MPI_Allreduce(&wrong, &all_wrong, 1, MPI_UINT64_T, MPI_SUM, comm);
         r.wrong += all_wrong;

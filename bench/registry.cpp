@@ -15,6 +15,8 @@ const std::vector<PatternEntry>& patterns() {
        setup_e3sm},
       {"metadata", "PerfMetaData-like: many variables, small blocks per rank, many steps",
        setup_metadata},
+      {"selection", "a small selection (a tile, a row) read from a variable written in many blocks "
+                    "over many steps", setup_selection},
   };
   return list;
 }

@@ -16,11 +16,12 @@ std::string num(const std::optional<double>& v, const char* fmt = "%.0f") {
   return b;
 }
 
-std::string band(const std::vector<double>& v) {
+std::string band(const std::vector<double>& v, const char* fmt = "%.1f") {
   if (v.empty()) return "n/a";
   const Stats s = stats(v);
+  const std::string f = std::string(fmt) + " [" + fmt + "-" + fmt + "]";
   char b[96];
-  std::snprintf(b, sizeof b, "%.1f [%.1f-%.1f]", s.median, s.min, s.max);
+  std::snprintf(b, sizeof b, f.c_str(), s.median, s.min, s.max);
   return b;
 }
 
@@ -54,6 +55,31 @@ void print_phases(const char* what, const std::vector<MethodResult>& results,
   }
 }
 
+// A pattern that reads a small selection of blocks (selection): the read in milliseconds, what
+// it cost the storage in blocks' worth, and its speed against HDF5 (chunked by block).
+void print_selection(const RunInfo& info, const std::vector<MethodResult>& results) {
+  const double block = info.params["block_bytes"].get<double>();
+  std::optional<double> hdf5_ms;
+  for (const auto& m : results)
+    if (m.name == "phdf5" && m.verified()) hdf5_ms = stats(m.read_ms).median;
+  std::printf("selection read (%llu B from %llu block(s) of %.0f B; open to close, slowest rank; "
+              "storage counters of the last repetition, all ranks; blocks = bytes read / block):\n",
+              static_cast<unsigned long long>(info.params["selection_bytes"].get<uint64_t>()),
+              static_cast<unsigned long long>(info.params["blocks_touched"].get<uint64_t>()), block);
+  std::printf("%-18s %-26s %12s %8s %10s %10s\n", "method", "read ms median [min-max]",
+              "bytes read", "r req", "blocks", "vs phdf5");
+  for (const auto& m : results) {
+    if (!m.ran()) continue;
+    const double ms = stats(m.read_ms).median;
+    std::optional<double> blocks, speed;
+    if (m.read.bytes) blocks = *m.read.bytes / block;
+    if (hdf5_ms && ms > 0) speed = *hdf5_ms / ms;
+    std::printf("%-18s %-26s %12s %8s %10s %10s\n", m.name.c_str(), band(m.read_ms, "%.2f").c_str(),
+                num(m.read.bytes).c_str(), num(m.read.requests).c_str(), num(blocks, "%.1f").c_str(),
+                num(speed, "%.2f").c_str());
+  }
+}
+
 }  // namespace
 
 void print_table(const RunInfo& info, const std::vector<MethodResult>& results) {
@@ -83,6 +109,7 @@ void print_table(const RunInfo& info, const std::vector<MethodResult>& results) 
                 bytes(m.read.bytes).c_str(), num(m.write.messages).c_str(), m.peak_rss_mib,
                 m.verified() ? "yes" : "NO");
   }
+  if (info.timed_read && info.params.contains("block_bytes")) print_selection(info, results);
   print_phases("write", results, [](const MethodResult& m) { return m.write_phases; });
   if (info.timed_read)
     print_phases("read", results, [](const MethodResult& m) { return m.read_phases; });

@@ -19,7 +19,7 @@ struct MethodResult {
   std::string name;
   Availability avail;
   std::string error;             // set when the method failed (tapio error)
-  std::vector<double> write_mib_s, read_mib_s;
+  std::vector<double> write_mib_s, read_mib_s, read_ms;
   Counters write, read;          // of the last repetition
   std::vector<json> write_phases, read_phases;  // each repetition's (tapio engines)
   double peak_rss_mib = 0;       // max over ranks and repetitions

@@ -45,6 +45,17 @@ CASES=(
   "e3sm-g|e3sm --case g --steps 2"
   "e3sm-i|e3sm --case i --vars-per-decomp 8 --steps 2"
 )
+# The selection pattern (issue 10 item 7): rank 0 reads one block-sized tile of the middle step,
+# then of every step, from 1,000 blocks x 100 steps, with the methods that can find it (raw
+# cannot) and the HDF5 (chunked by block), PnetCDF and ADIOS peers. No ROMIO run: what counts
+# here is the selection read, not bandwidth. SEL_REPS repetitions, as a read of a few
+# milliseconds varies more than a write.
+SEL_REPS=${SEL_REPS:-5}
+SEL_METHODS=collective,subfile,subfile-fpp,pnetcdf,phdf5,adios1
+SEL_CASES=(
+  "selection|selection --methods $SEL_METHODS"
+  "selection-all-steps|selection --read-steps all --methods $SEL_METHODS"
+)
 # The metadata pattern (PerfMetaData-like): both presets at 1, 4 and 16 ranks, every subfile
 # metadata backend with each reader strategy, on disk; then the 10,000-step flatness check
 # (tiny blocks) at 1 and 4 ranks. The report prints the metadata table per backend.
@@ -71,6 +82,13 @@ for dir in /tmp /dev/shm; do
     OMPI_MCA_io=romio321 "$MPIEXEC" "${FORWARD_IO[@]}" -n "$NP" "$BIN" $args \
       --methods raw,collective,mpiio-romio --reps "$ROMIO_REPS" --read --dir "$dir" \
       --json "$OUT/$label.$tag.romio.json" >/dev/null || echo "romio run of $label failed"
+  done
+  for c in "${SEL_CASES[@]}"; do
+    label=${c%%|*}; args=${c#*|}
+    echo "== $label on $dir"
+    # shellcheck disable=SC2086
+    "$MPIEXEC" -n "$NP" "$BIN" $args --reps "$SEL_REPS" --read --dir "$dir" \
+      --json "$OUT/$label.$tag.json" || echo "tapio-bench $label failed (exit $?)"
   done
 done
 for c in "${MD_CASES[@]}"; do

@@ -2,10 +2,10 @@
 // libadios-openmpi-dev), the no-XML API writing one BP file PATTERN.adios1.bp with the "MPI"
 // transport method. ADIOS 1 arrays are written as blocks: every rank defines (once per process)
 // each variable once per block it writes, with literal local dimensions, global dimensions and
-// offsets, and writes the blocks by id (adios_write_byid). A piece that is one box with
-// contiguous memory is one block; otherwise runs are cut at rows and merged into blocks down the
-// second-to-last dimension (blocks_of); a block whose elements are not contiguous in the rank's
-// buffer is gathered into a staging buffer before adios_write (timed). A scalar is written
+// offsets, and writes the blocks by id (adios_write_byid). Each box of a piece is one block;
+// the runs of other pieces are cut at rows and merged into blocks down the second-to-last
+// dimension (blocks_of); a block whose elements are not contiguous in the rank's buffer is
+// gathered into a staging buffer before adios_write (timed). A scalar is written
 // by the rank that owns it. Each step is one adios_open ("w" then "a") ... adios_close. ADIOS has
 // no fsync: with fsync, rank 0 fsyncs the file after the last close (timed). Read back through
 // the ADIOS read API (BP method, adios_read_open_file): per block of the read piece a writeblock
@@ -49,16 +49,19 @@ struct Block {
   }
 };
 
-// The piece as blocks: one box with contiguous memory is one block; otherwise the runs are cut
-// at rows (run_boxes) and row boxes that continue one another down the second-to-last
-// dimension (same columns, next row) merge into one block, so a column band (matrix) or a
-// level-by-level decomposition (e3sm) is a few blocks rather than one per row. 1-D runs stay
-// one block each (the metadata pattern's blocks).
+// The piece as blocks: each box is one block (back to back in the buffer); the runs of other
+// pieces are cut at rows (run_boxes) and row boxes that continue one another down the
+// second-to-last dimension (same columns, next row) merge into one block, so a column band
+// (matrix) or a level-by-level decomposition (e3sm) is a few blocks rather than one per row.
 std::vector<Block> blocks_of(const Var& var, const Piece& pc) {
   std::vector<Block> b;
   if (pc.elements == 0) return b;
-  if (pc.box && pc.mem_contiguous()) {
-    b.push_back({pc.box->first, pc.box->second, {{0, pc.elements}}});
+  if (!pc.boxes.empty()) {
+    uint64_t mem = 0;
+    for (const Box& x : pc.boxes) {
+      b.push_back({x.start, x.count, {{mem, x.elements()}}});
+      mem += x.elements();
+    }
     return b;
   }
   const size_t nd = var.shape.size();
@@ -68,7 +71,7 @@ std::vector<Block> blocks_of(const Var& var, const Piece& pc) {
     uint64_t mem = pc.mem_offsets[r];
     run_boxes(var.shape, pc.offsets[r], pc.lengths[r], [&](const Dims& s, const Dims& c) {
       const uint64_t n = c.back();
-      if (!pc.put_per_run && !b.empty()) {  // continues the last block's row, in file and memory
+      if (!b.empty()) {  // continues the last block's row, in file and memory
         Block& o = b.back();
         bool next = o.segs.size() == 1 && o.segs[0].first + o.segs[0].second == mem &&
                     std::equal(s.begin(), s.end() - 1, o.start.begin()) &&
@@ -93,7 +96,7 @@ std::vector<Block> blocks_of(const Var& var, const Piece& pc) {
           return;
         }
       }
-      if (nd >= 2 && !pc.put_per_run) {
+      if (nd >= 2) {
         std::vector<uint64_t> key(s.begin(), s.end() - 2);
         key.push_back(s[nd - 1]);
         key.push_back(n);
@@ -209,7 +212,7 @@ class Adios1 : public Method {
         }
       }
       std::vector<int> rel(blocks.size());  // step-relative writeblock indices
-      for (uint64_t s = 0; s < p.steps(); ++s) {
+      for (uint64_t s : p.read_steps()) {
         for (size_t b = 0; b < blocks.size(); ++b) {
           double* dst = stage[b].empty() ? buf.data() + blocks[b].segs[0].first : stage[b].data();
           // A step-relative writeblock index makes ADIOS scan the variable's blocks for every

@@ -78,8 +78,10 @@ class DirectMpiio : public Method {
     const std::string f = path(cfg, p, ".dat");
     check(MPI_File_open(cfg.comm, f.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), "open " + f);
     *wrong = 0;
-    uint64_t base = 0;
-    for (uint64_t s = 0; s < p.steps(); ++s)
+    uint64_t step_bytes = 0;
+    for (const Var& var : p.vars()) step_bytes += var.elements() * 8;
+    for (uint64_t s : p.read_steps()) {
+      uint64_t base = s * step_bytes;
       for (size_t v = 0; v < p.vars().size(); ++v) {
         const Piece rp = packed(p.read_piece(static_cast<int>(v)));
         std::vector<double> buf(rp.elements);
@@ -87,6 +89,7 @@ class DirectMpiio : public Method {
         *wrong += count_wrong(rp, static_cast<int>(v), s, buf.data());
         base += p.vars()[v].elements() * 8;
       }
+    }
     check(MPI_File_close(&fh), "close");
     return {};
   }

@@ -1,14 +1,15 @@
 // phdf5: Debian's parallel HDF5 for Open MPI (found by pkg-config hdf5-openmpi), one HDF5 file
 // PATTERN.phdf5.h5 per run. Per variable one dataset of shape (time, pattern shape...): `time`
 // unlimited, chunked one record per chunk (split along the first non-time dimensions when a
-// record exceeds 1 GiB), no fill; each step extends `time` by one (H5Dset_extent, collective)
+// record exceeds 1 GiB) or by the pattern's chunk shape (selection: one block), no fill; each step extends `time` by one (H5Dset_extent, collective)
 // and writes the record with a collective H5Dwrite (H5FD_MPIO_COLLECTIVE). A piece that is one
 // box is one hyperslab (and a memory space of the same shape); irregular pieces (e3sm, hpio,
 // matrix cyclic) are a union of hyperslabs (H5S_SELECT_OR) over the runs cut at rows, regular
 // repeats folded into strided hyperslabs (Slabs); memory with gaps is likewise a union over the
 // buffer. Metadata reads and writes are collective. fsync: H5Fflush (global), which makes the
 // MPI-IO driver call MPI_File_sync. Read back through HDF5 with the pattern's read pieces.
-// Storage requests and bytes are inside HDF5/MPI-IO: "n/a".
+// Storage requests and bytes of the write are inside HDF5/MPI-IO: "n/a"; those of the read are
+// the process's read system calls (ReadSyscalls).
 #include "registry.h"
 
 #ifdef TAPIO_BENCH_HAVE_PHDF5
@@ -114,21 +115,21 @@ void select_file(hid_t space, const Var& var, const Piece& pc, uint64_t step) {
     check(H5Sselect_none(space), "select_none");
     return;
   }
-  if (pc.box) {
-    add(pc.box->first, pc.box->second);
-  } else {
+  if (pc.boxes.size() == 1) {
+    add(pc.boxes[0].start, pc.boxes[0].count);
+  } else {  // several boxes too: their rows fold into few strided slabs where regular
     for (size_t r = 0; r < pc.offsets.size(); ++r) run_boxes(var.shape, pc.offsets[r], pc.lengths[r], add);
   }
   slabs.select(space);
 }
 
-// The piece's buffer as a memory space: a box with contiguous memory has the file selection's
-// shape (1, count...), which lets HDF5 map it to chunks by whole hyperslabs instead of element by
-// element; other pieces are 1-D, contiguous or the runs over the gapped buffer.
+// The piece's buffer as a memory space: one box has the file selection's shape (1, count...),
+// which lets HDF5 map it to chunks by whole hyperslabs instead of element by element; other
+// pieces are 1-D, contiguous or the runs over the gapped buffer.
 hid_t mem_space(const Piece& pc) {
-  if (pc.box && pc.mem_contiguous() && pc.elements > 0) {
+  if (pc.boxes.size() == 1 && pc.elements > 0) {
     std::vector<hsize_t> dims = {1};
-    for (uint64_t c : pc.box->second) dims.push_back(c);
+    for (uint64_t c : pc.boxes[0].count) dims.push_back(c);
     return check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
                  "create memory space");
   }
@@ -145,11 +146,34 @@ hid_t mem_space(const Piece& pc) {
 }
 
 // HDF5 pairs elements in selection order (row-major in each space): memory runs must ascend
-// with the file runs, which the pieces guarantee; check rather than write wrong values.
+// with the file runs, which the pieces guarantee once boxes that interleave their rows are
+// packed into run order (write); check rather than write wrong values.
 void check_order(const Piece& pc) {
   for (size_t r = 1; r < pc.offsets.size(); ++r)
     if (pc.mem_offsets[r] < pc.mem_offsets[r - 1] || pc.offsets[r] < pc.offsets[r - 1])
       throw BenchError("phdf5: a piece whose runs do not ascend in memory and file");
+}
+
+// A variable's chunk (time, shape...): the pattern's chunk shape (selection: one block per chunk,
+// as an h5py user chunks data written in blocks), else one record, halved along leading
+// dimensions until it is <= 1 GiB (HDF5 chunks are < 4 GiB).
+std::vector<hsize_t> chunk_dims(const Pattern& p, int v) {
+  std::vector<hsize_t> chunk = {1};
+  if (const std::optional<Dims> c = p.chunk(v)) {
+    chunk.insert(chunk.end(), c->begin(), c->end());
+    return chunk;
+  }
+  uint64_t bytes = 8;
+  for (uint64_t n : p.vars()[v].shape) {
+    chunk.push_back(std::max<uint64_t>(n, 1));
+    bytes *= std::max<uint64_t>(n, 1);
+  }
+  for (size_t k = 1; k < chunk.size() && bytes > (1ull << 30); ++k)
+    while (chunk[k] > 1 && bytes > (1ull << 30)) {
+      bytes = bytes / chunk[k] * ((chunk[k] + 1) / 2);
+      chunk[k] = (chunk[k] + 1) / 2;
+    }
+  return chunk;
 }
 
 hid_t fapl(const RunConfig& cfg) {
@@ -184,19 +208,11 @@ class Phdf5 : public Method {
         for (hid_t id : d) H5Dclose(id);
       }
     } closer{dsets};
-    for (const Var& v : p.vars()) {
-      std::vector<hsize_t> cur = {0}, max = {H5S_UNLIMITED}, chunk = {1};
-      uint64_t bytes = 8;
-      for (uint64_t n : v.shape) {
-        cur.push_back(n), max.push_back(n), chunk.push_back(std::max<uint64_t>(n, 1));
-        bytes *= std::max<uint64_t>(n, 1);
-      }
-      // HDF5 chunks are < 4 GiB: halve leading dimensions until a chunk is <= 1 GiB.
-      for (size_t k = 1; k < chunk.size() && bytes > (1ull << 30); ++k)
-        while (chunk[k] > 1 && bytes > (1ull << 30)) {
-          bytes = bytes / chunk[k] * ((chunk[k] + 1) / 2);
-          chunk[k] = (chunk[k] + 1) / 2;
-        }
+    for (size_t i = 0; i < p.vars().size(); ++i) {
+      const Var& v = p.vars()[i];
+      std::vector<hsize_t> cur = {0}, max = {H5S_UNLIMITED};
+      for (uint64_t n : v.shape) cur.push_back(n), max.push_back(n);
+      const std::vector<hsize_t> chunk = chunk_dims(p, static_cast<int>(i));
       Handle space(check(H5Screate_simple(static_cast<int>(cur.size()), cur.data(), max.data()),
                          "create space"), H5Sclose);
       Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "dcpl"), H5Pclose);
@@ -206,6 +222,10 @@ class Phdf5 : public Method {
       dsets.push_back(check(H5Dcreate2(file, v.name.c_str(), H5T_NATIVE_DOUBLE, space,
                                        H5P_DEFAULT, dcpl, H5P_DEFAULT), "create dataset " + v.name));
     }
+    // One H5Dwrite per variable and step: a piece whose boxes interleave their rows (blocks side
+    // by side, each whole in memory) is packed into run order first (timed), since HDF5 pairs
+    // memory and file elements in order.
+    std::vector<Piece> pieces;
     std::vector<hid_t> mspaces;
     struct SpaceCloser {
       std::vector<hid_t>& s;
@@ -214,49 +234,67 @@ class Phdf5 : public Method {
       }
     } sc{mspaces};
     for (size_t v = 0; v < dsets.size(); ++v) {
-      check_order(p.write_piece(static_cast<int>(v)));
-      mspaces.push_back(mem_space(p.write_piece(static_cast<int>(v))));
+      const Piece& pc = p.write_piece(static_cast<int>(v));
+      pieces.push_back(pc.mem_in_run_order ? pc : packed(pc));
+      check_order(pieces.back());
+      mspaces.push_back(mem_space(pieces.back()));
     }
+    std::vector<double> staging;
     for (uint64_t s = 0; s < p.steps(); ++s)
       for (size_t v = 0; v < dsets.size(); ++v) {
         const Var& var = p.vars()[v];
         const Piece& pc = p.write_piece(static_cast<int>(v));
+        const double* buf = data[s][v].data();
+        if (!pc.mem_in_run_order) {
+          staging.resize(pc.elements);
+          pack(pc, buf, staging.data());
+          buf = staging.data();
+        }
         std::vector<hsize_t> ext = {s + 1};
         for (uint64_t n : var.shape) ext.push_back(n);
         check(H5Dset_extent(dsets[v], ext.data()), "set_extent " + var.name);
         Handle fs(check(H5Dget_space(dsets[v]), "get_space"), H5Sclose);
-        select_file(fs, var, pc, s);
-        check(H5Dwrite(dsets[v], H5T_NATIVE_DOUBLE, mspaces[v], fs, dx, data[s][v].data()),
-              "write " + var.name);
+        select_file(fs, var, pieces[v], s);
+        check(H5Dwrite(dsets[v], H5T_NATIVE_DOUBLE, mspaces[v], fs, dx, buf), "write " + var.name);
       }
     if (cfg.fsync) check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush");
     return {};
   }
 
+  // The storage reads happen inside HDF5 and MPI-IO: counted as the process's read calls from
+  // open to close (ReadSyscalls), which for the tapio engines equal their own profile's counts.
   Counters read_verify(const RunConfig& cfg, const Pattern& p, uint64_t* wrong) override {
+    const ReadSyscalls reads;
+    *wrong = read_back(cfg, p);
+    return reads.total(cfg.comm);
+  }
+
+  void remove(const RunConfig& cfg, const Pattern& p) override {
+    if (cfg.rank == 0) ::unlink(path(cfg, p, ".h5").c_str());
+  }
+
+ private:
+  // Opens the file, reads the read steps with the read pieces, closes it: wrong values.
+  uint64_t read_back(const RunConfig& cfg, const Pattern& p) {
     const std::string f = path(cfg, p, ".h5");
     Handle fa(fapl(cfg), H5Pclose);
     Handle file(check(H5Fopen(f.c_str(), H5F_ACC_RDONLY, fa), "open " + f), H5Fclose);
     Handle dx(collective_dxpl(), H5Pclose);
-    *wrong = 0;
+    uint64_t wrong = 0;
     for (size_t v = 0; v < p.vars().size(); ++v) {
       const Var& var = p.vars()[v];
       Handle ds(check(H5Dopen2(file, var.name.c_str(), H5P_DEFAULT), "open dataset " + var.name), H5Dclose);
       const Piece rp = packed(p.read_piece(static_cast<int>(v)));
       Handle ms(mem_space(rp), H5Sclose);
       std::vector<double> buf(std::max<uint64_t>(rp.elements, 1));
-      for (uint64_t s = 0; s < p.steps(); ++s) {
+      for (uint64_t s : p.read_steps()) {
         Handle fs(check(H5Dget_space(ds), "get_space"), H5Sclose);
         select_file(fs, var, rp, s);
         check(H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, dx, buf.data()), "read " + var.name);
-        *wrong += count_wrong(rp, static_cast<int>(v), s, buf.data());
+        wrong += count_wrong(rp, static_cast<int>(v), s, buf.data());
       }
     }
-    return {};
-  }
-
-  void remove(const RunConfig& cfg, const Pattern& p) override {
-    if (cfg.rank == 0) ::unlink(path(cfg, p, ".h5").c_str());
+    return wrong;
   }
 };
 

@@ -15,7 +15,8 @@ void check(int rc, const std::string& what) {
   if (rc != NC_NOERR) throw BenchError("PnetCDF: " + what + ": " + ncmpi_strerror(rc));
 }
 
-// A piece as PnetCDF start/count lists with the record index in front.
+// A piece as PnetCDF start/count lists (its boxes, else its runs cut at rows) with the record
+// index in front.
 struct Varn {
   std::vector<MPI_Offset> flat;  // starts then counts, nd+1 each
   std::vector<MPI_Offset*> starts, counts;
@@ -24,14 +25,11 @@ struct Varn {
 Varn to_varn(const Var& var, const Piece& pc, uint64_t step) {
   Varn v;
   const size_t nd = var.shape.size() + 1;
-  std::vector<std::pair<Dims, Dims>> boxes;
-  if (pc.box) {
-    boxes.push_back(*pc.box);
-  } else {
+  std::vector<Box> boxes = pc.boxes;
+  if (boxes.empty())
     for (size_t r = 0; r < pc.offsets.size(); ++r)
       run_boxes(var.shape, pc.offsets[r], pc.lengths[r],
                 [&](const Dims& s, const Dims& c) { boxes.push_back({s, c}); });
-  }
   v.flat.resize(boxes.size() * nd * 2);
   for (size_t b = 0; b < boxes.size(); ++b) {
     MPI_Offset* st = v.flat.data() + b * nd * 2;
@@ -39,8 +37,8 @@ Varn to_varn(const Var& var, const Piece& pc, uint64_t step) {
     st[0] = static_cast<MPI_Offset>(step);
     ct[0] = 1;
     for (size_t k = 1; k < nd; ++k) {
-      st[k] = static_cast<MPI_Offset>(boxes[b].first[k - 1]);
-      ct[k] = static_cast<MPI_Offset>(boxes[b].second[k - 1]);
+      st[k] = static_cast<MPI_Offset>(boxes[b].start[k - 1]);
+      ct[k] = static_cast<MPI_Offset>(boxes[b].count[k - 1]);
     }
     v.starts.push_back(st);
     v.counts.push_back(ct);
@@ -48,8 +46,9 @@ Varn to_varn(const Var& var, const Piece& pc, uint64_t step) {
   return v;
 }
 
+// The buffer as PnetCDF consumes it, request by request: boxes lie back to back in it.
 MPI_Datatype mem_type(const Piece& pc, MPI_Offset* count) {
-  if (pc.mem_contiguous()) {
+  if (!pc.boxes.empty() || pc.mem_contiguous()) {
     *count = static_cast<MPI_Offset>(pc.elements);
     return MPI_DOUBLE;
   }
@@ -129,7 +128,7 @@ class Pnetcdf : public Method {
       check(ncmpi_inq_varid(nc, p.vars()[v].name.c_str(), &id), "inq_varid");
       const Piece rp = packed(p.read_piece(static_cast<int>(v)));
       std::vector<double> buf(rp.elements);
-      for (uint64_t s = 0; s < p.steps(); ++s) {
+      for (uint64_t s : p.read_steps()) {
         Varn vn = to_varn(p.vars()[v], rp, s);
         check(ncmpi_get_varn_all(nc, id, static_cast<int>(vn.starts.size()), vn.starts.data(),
                                  vn.counts.data(), buf.data(),

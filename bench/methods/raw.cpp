@@ -24,6 +24,17 @@ class Raw : public Method {
  public:
   std::string name() const override { return "raw"; }
   Availability available(const RunConfig&) override { return {}; }
+  // Raw files are each rank's bytes without a format: a rank reads its own pieces back, or (one
+  // variable, one step: shared-read) the whole variable from every rank's file in turn. Nothing
+  // in them finds a selection of what other ranks wrote (selection).
+  Availability supports(const Pattern& p) const override {
+    bool own = true;
+    for (size_t v = 0; v < p.vars().size(); ++v)
+      own = own && &p.read_piece(static_cast<int>(v)) == &p.write_piece(static_cast<int>(v));
+    if (own || (p.vars().size() == 1 && p.steps() == 1)) return {};
+    return {Availability::kUnavailable,
+            "raw files have no format to find a selection of other ranks' data in"};
+  }
 
   Counters write(const RunConfig& cfg, const Pattern& p, const StepData& data) override {
     const std::string file = rank_path(cfg, p, cfg.rank);
@@ -57,7 +68,7 @@ class Raw : public Method {
     // the whole variable, written in rank-ordered blocks) reads every rank's file in turn.
     *wrong = 0;
     uint64_t calls = 0, bytes = 0;
-    for (uint64_t s = 0; s < p.steps(); ++s)
+    for (uint64_t s : p.read_steps())
       for (size_t v = 0; v < p.vars().size(); ++v) {
         const Piece& w = p.write_piece(static_cast<int>(v));
         const Piece rp = packed(p.read_piece(static_cast<int>(v)));
@@ -66,8 +77,6 @@ class Raw : public Method {
           read_at(rank_path(cfg, p, cfg.rank), step_var_offset(p, s, v, w), buf.data(),
                   w.elements * 8, &calls, &bytes);
         } else {
-          if (p.vars().size() != 1 || p.steps() != 1)
-            throw BenchError("raw: cannot read this pattern's read decomposition back");
           char* at = reinterpret_cast<char*>(buf.data());
           for (int r = 0; r < cfg.size; ++r) {
             const std::string f = rank_path(cfg, p, r);

@@ -80,10 +80,11 @@ class TapioMethod : public Method {
         const Piece& pc = p.write_piece(static_cast<int>(v));
         if (pc.elements == 0) continue;  // a rank with nothing to write skips the put
         const double* buf = data[s][v].data();
-        if (pc.put_per_run) {  // one block per run
-          for (size_t r = 0; r < pc.offsets.size(); ++r) {
-            vars[v].set_selection({pc.offsets[r]}, {pc.lengths[r]});
-            e.put(vars[v], buf + pc.mem_offsets[r]);
+        if (pc.boxes.size() > 1) {  // one put per box: a block-based engine stores each as a block
+          for (const Box& b : pc.boxes) {
+            vars[v].set_selection(b.start, b.count);
+            e.put(vars[v], buf);
+            buf += b.elements();
             puts += s == 0;
           }
           continue;
@@ -191,7 +192,7 @@ class TapioMethod : public Method {
       tapio::Variable var = io.inquire_variable(p.vars()[v].name);
       const Piece rp = packed(p.read_piece(static_cast<int>(v)));
       std::vector<double> buf(rp.elements);
-      for (uint64_t s = 0; s < p.steps(); ++s) {
+      for (uint64_t s : p.read_steps()) {
         if (rp.elements > 0) {
           select(var, rp);
           var.set_step_selection(s, 1);
@@ -234,8 +235,8 @@ class TapioMethod : public Method {
     return io;
   }
   static void select(tapio::Variable& var, const Piece& pc) {
-    if (pc.box)
-      var.set_selection(pc.box->first, pc.box->second);
+    if (pc.boxes.size() == 1)
+      var.set_selection(pc.boxes[0].start, pc.boxes[0].count);
     else
       var.set_runs(pc.offsets, pc.lengths);
   }

@@ -121,14 +121,7 @@ class E3sm : public Pattern {
         decomp_of_.push_back(decs[d].name);
       } else {
         ++whole;
-        if (rank == 0) {
-          if (v.shape.empty()) {
-            pc.box = std::make_pair(Dims{}, Dims{});
-            pc.add_run(0, 1);
-          } else {
-            pc = Piece::from_box(v.shape, Dims(v.shape.size(), 0), v.shape);
-          }
-        }
+        if (rank == 0) pc = Piece::from_box(v.shape, Dims(v.shape.size(), 0), v.shape);
         decomp_of_.push_back("whole");
       }
       vars_.push_back(std::move(v));

@@ -23,10 +23,9 @@ class Metadata : public Pattern {
     const uint64_t P = static_cast<uint64_t>(size), E = o.block_elements;
     for (uint64_t v = 0; v < o.vars; ++v) {
       vars_.push_back({"v" + std::to_string(v), {P * o.blocks * E}, {"n"}});
-      Piece pc;
-      for (uint64_t b = 0; b < o.blocks; ++b) pc.add_run((b * P + rank) * E, E);
-      pc.put_per_run = true;
-      pieces_.push_back(std::move(pc));
+      std::vector<Box> boxes;  // each its own box: one put, one block
+      for (uint64_t b = 0; b < o.blocks; ++b) boxes.push_back({{(b * P + rank) * E}, {E}});
+      pieces_.push_back(Piece::from_boxes(vars_.back().shape, boxes));
     }
   }
   std::string name() const override { return "metadata"; }
