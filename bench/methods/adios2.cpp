@@ -1,7 +1,10 @@
-// adios2-bp5, adios2-bp5-fpp: ADIOS2 2.12 (PyPI's adios2 package built from source with MPI
-// against Debian's Open MPI by scripts/install_adios2.sh, `scripts/setup.sh --bench`, into
-// .venv; found by bench/CMakeLists.txt) through its C++ API, engine BP5, writing the directory
-// PATTERN.METHOD.bp/ (data.N subfiles, md.0, md.idx, mmd.0, profiling.json).
+// adios2-bp5, adios2-bp5-fpp: ADIOS2 2.12.1 through its C++ API, engine BP5, writing the
+// directory PATTERN.METHOD.bp/ (data.N subfiles, md.0, md.idx, mmd.0, profiling.json).
+// - Installed by `scripts/setup.sh --bench` (scripts/install_adios2.sh): PyPI's adios2
+//   2.12.1.1001 built from source into .venv (Release, shared), MPI on with Debian's Open MPI
+//   wrappers, the features the benchmark does not use off (SST, CURL, OpenSSL, campaign
+//   files, compressors, Fortran, HDF5, Python bindings); found by bench/CMakeLists.txt
+//   (find_package(ADIOS2 COMPONENTS CXX MPI) in the venv, linked as adios2::cxx_mpi).
 // - adios2-bp5: BP5's default aggregation (AggregationType TwoLevelShm, NumAggregators 0: one
 //   aggregator and one subfile per node, the others sending it their data through shared
 //   memory). adios2-bp5-fpp: NumAggregators = the number of ranks, one subfile per process.
