@@ -39,6 +39,8 @@ std::vector<std::unique_ptr<Method>> all_methods() {
   m.push_back(make_pnetcdf(true));
   m.push_back(make_phdf5());
   m.push_back(make_adios1());
+  m.push_back(make_adios2(false));
+  m.push_back(make_adios2(true));
   return m;
 }
 
@@ -49,7 +51,7 @@ bool named_only(const std::string& m) {
 
 bool is_peer(const std::string& m) {
   return m.rfind("mpiio-", 0) == 0 || m.rfind("pnetcdf", 0) == 0 || m == "phdf5" ||
-         m == "adios1";
+         m == "adios1" || m.rfind("adios2-", 0) == 0;
 }
 
 }  // namespace bench

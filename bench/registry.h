@@ -43,6 +43,8 @@ std::unique_ptr<Method> make_mpiio(const std::string& component);
 std::unique_ptr<Method> make_pnetcdf(bool nonblocking);
 std::unique_ptr<Method> make_phdf5();
 std::unique_ptr<Method> make_adios1();
+// ADIOS2 BP5: the default aggregation (one subfile per node) or, fpp, one subfile per process.
+std::unique_ptr<Method> make_adios2(bool fpp);
 std::unique_ptr<Method> make_not_built(const std::string& name, const std::string& why);
 
 }  // namespace bench

@@ -23,6 +23,8 @@
 #include <map>
 #include <sstream>
 
+#include "blocks.h"
+
 namespace bench {
 namespace {
 
@@ -34,91 +36,6 @@ std::string csv(const Dims& d) {
   std::ostringstream s;
   for (size_t k = 0; k < d.size(); ++k) s << (k ? "," : "") << d[k];
   return s.str();
-}
-
-// One block of a variable this rank writes (or reads): a box and where its elements sit in the
-// rank's buffer, as segments (buffer offset, length) in the box's row-major order; a block with
-// one segment is used in place, one with several is gathered (written) or scattered (read).
-struct Block {
-  Dims start, count;
-  std::vector<std::pair<uint64_t, uint64_t>> segs;
-  uint64_t elements() const {
-    uint64_t n = 1;
-    for (uint64_t c : count) n *= c;
-    return n;
-  }
-};
-
-// The piece as blocks: each box is one block (back to back in the buffer); the runs of other
-// pieces are cut at rows (run_boxes) and row boxes that continue one another down the
-// second-to-last dimension (same columns, next row) merge into one block, so a column band
-// (matrix) or a level-by-level decomposition (e3sm) is a few blocks rather than one per row.
-std::vector<Block> blocks_of(const Var& var, const Piece& pc) {
-  std::vector<Block> b;
-  if (pc.elements == 0) return b;
-  if (!pc.boxes.empty()) {
-    uint64_t mem = 0;
-    for (const Box& x : pc.boxes) {
-      b.push_back({x.start, x.count, {{mem, x.elements()}}});
-      mem += x.elements();
-    }
-    return b;
-  }
-  const size_t nd = var.shape.size();
-  // open blocks by (leading indices, column start, column count) -> index in b
-  std::map<std::vector<uint64_t>, size_t> open;
-  for (size_t r = 0; r < pc.offsets.size(); ++r) {
-    uint64_t mem = pc.mem_offsets[r];
-    run_boxes(var.shape, pc.offsets[r], pc.lengths[r], [&](const Dims& s, const Dims& c) {
-      const uint64_t n = c.back();
-      if (!b.empty()) {  // continues the last block's row, in file and memory
-        Block& o = b.back();
-        bool next = o.segs.size() == 1 && o.segs[0].first + o.segs[0].second == mem &&
-                    std::equal(s.begin(), s.end() - 1, o.start.begin()) &&
-                    o.start[nd - 1] + o.count[nd - 1] == s[nd - 1];
-        for (size_t k = 0; next && k + 1 < nd; ++k) next = o.count[k] == 1;
-        if (next) {
-          if (nd >= 2) {  // its key changes: (leading indices, column start, column count)
-            std::vector<uint64_t> key(o.start.begin(), o.start.end() - 2);
-            key.push_back(o.start[nd - 1]);
-            key.push_back(o.count[nd - 1]);
-            open.erase(key);
-          }
-          o.count[nd - 1] += n;
-          o.segs[0].second += n;
-          if (nd >= 2) {
-            std::vector<uint64_t> key(o.start.begin(), o.start.end() - 2);
-            key.push_back(o.start[nd - 1]);
-            key.push_back(o.count[nd - 1]);
-            open[key] = b.size() - 1;
-          }
-          mem += n;
-          return;
-        }
-      }
-      if (nd >= 2) {
-        std::vector<uint64_t> key(s.begin(), s.end() - 2);
-        key.push_back(s[nd - 1]);
-        key.push_back(n);
-        auto it = open.find(key);
-        if (it != open.end() && b[it->second].start[nd - 2] + b[it->second].count[nd - 2] == s[nd - 2]) {
-          Block& o = b[it->second];
-          ++o.count[nd - 2];
-          if (o.segs.back().first + o.segs.back().second == mem)
-            o.segs.back().second += n;
-          else
-            o.segs.push_back({mem, n});
-        } else {
-          open[key] = b.size();
-          b.push_back({s, c, {{mem, n}}});
-        }
-      } else {
-        b.push_back({s, c, {{mem, n}}});
-      }
-      mem += n;
-    });
-  }
-  return b;
 }
 
 class Adios1 : public Method {
