@@ -107,7 +107,9 @@ const std::vector<ParamDef> kRegistry = {
      "broadcasts it) or all (every rank reads it).",
      kNoMin, false},
     {"metadata_prefetch", K::kSize, "1MiB", "bytes", {}, "subfile",
-     "Bytes of metadata read ahead in one request when opening for reading.", 0, false},
+     "A reader opening a dataset reads every step's metadata at once when it adds up to at most "
+     "this; above it, only the steps later ones refer to, and each other step's when first read.",
+     0, false},
     // MPI-IO engine.
     {"mpiio_hints", K::kString, "", "", {}, "mpiio",
      "Comma-separated key=value MPI-IO hints, e.g. \"cb_nodes=2,romio_cb_write=enable\".", kNoMin,

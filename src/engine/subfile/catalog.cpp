@@ -2,36 +2,45 @@
 
 namespace tapio::subfile {
 
-Status Catalog::add_step(const StepRecord& record, const uint8_t* region, size_t size) {
-  const std::string ctx = fmt::format("step {}", record.step);
-  if (record.step != steps_.size())
+Status Catalog::add_record(const StepRecord& record) {
+  if (record.step != records_.size())
     return error(TAPIO_ERR_FORMAT, "index holds step {} where step {} was expected", record.step,
-                 steps_.size());
+                 records_.size());
+  records_.push_back(record);
+  steps_.emplace_back();
+  max_generation_ = std::max(max_generation_, record.generation);
+  if (record.flags & kStepHasFixed) fixed_steps_.push_back(record.step);
+  return ok_status();
+}
+
+Status Catalog::load_step(uint64_t index, const uint8_t* region, size_t size) {
+  const StepRecord& record = records_[index];
+  const std::string ctx = fmt::format("step {}", record.step);
   auto split = split_records(region, size, record.md_align);
   TAPIO_RETURN_IF_ERROR(split.status().with_context(ctx));
   uint64_t sum = 0;
   for (const Record& r : *split) sum += checksum(r.payload, r.length);
   if (sum != record.md_checksum)
     return error(TAPIO_ERR_CHECKSUM, "{}: metadata does not match the index checksum", ctx);
-  Step step;
+  auto step = std::make_unique<Step>();
   for (const Record& r : *split) {
     if (r.kind == RecordKind::kDefinitions) {
+      if (!(record.flags & kStepHasDefinitions))
+        return error(TAPIO_ERR_FORMAT, "{}: definitions its index record does not announce", ctx);
       auto defs = decode_definitions(r.payload, r.length);
       TAPIO_RETURN_IF_ERROR(defs.status().with_context(ctx));
       definitions_ = std::move(defs).value();
       has_definitions_ = true;
       for (const VariableDef& v : definitions_.vars) max_runs_ = std::max(max_runs_, v.elements());
     } else if (r.kind == RecordKind::kBlocks) {
-      TAPIO_RETURN_IF_ERROR(add_blocks(record, r.payload, r.length, &step).with_context(ctx));
+      TAPIO_RETURN_IF_ERROR(add_blocks(record, r.payload, r.length, step.get()).with_context(ctx));
     } else {
       return error(TAPIO_ERR_FORMAT, "{}: unknown metadata record kind {}", ctx,
                    static_cast<uint32_t>(r.kind));
     }
   }
   if (!has_definitions_) return error(TAPIO_ERR_FORMAT, "{}: no definitions before it", ctx);
-  md_bytes_ += size;
-  max_generation_ = std::max(max_generation_, record.generation);
-  steps_.push_back(std::move(step));
+  steps_[index] = std::move(step);
   return ok_status();
 }
 
@@ -41,8 +50,10 @@ Status Catalog::add_blocks(const StepRecord& record, const uint8_t* payload, siz
   TAPIO_ASSIGN_OR_RETURN(const uint32_t writer, peek_writer(payload, size));
   WriterTable& table = writers_[{record.generation, writer}];
   TAPIO_ASSIGN_OR_RETURN(BlockList list, decode_block_list(payload, size, table, max_runs_));
-  // Shapes repeated from the writer's previous list were checked with it.
-  const bool checked = table.has_last && table.last_shapes == list.shapes;
+  // Selections a list adds come first: later steps, loaded in any order, refer to them.
+  if (!list.new_selections.empty() && !(record.flags & kStepAddsSelections))
+    return error(TAPIO_ERR_FORMAT, "writer {} adds selections its index record does not announce",
+                 writer);
   table.apply(list);
   uint64_t at = list.offset;
   for (size_t i = 0; i < list.shapes.size(); ++i) {
@@ -51,15 +62,22 @@ Status Catalog::add_blocks(const StepRecord& record, const uint8_t* payload, siz
       return error(TAPIO_ERR_FORMAT, "block of unknown variable {} (writer {})", b.var, writer);
     const VariableDef& v = definitions_.vars[b.var];
     const plan::Selection& sel = table.selections[b.selection];
-    if (!checked &&
-        (!plan::validate(sel, v.shape, v.dim_names).ok() || sel.elements() * type_size(v.type) != b.length))
-      return error(TAPIO_ERR_FORMAT, "block {} of writer {} does not fit variable '{}'", i,
-                   writer, v.name);
+    // A selection is checked against a variable once (a map's runs are many), then remembered.
+    const Fit fit{record.generation, writer, b.selection, b.var};
+    if (!fits_.count(fit)) {
+      if (!plan::validate(sel, v.shape, v.dim_names).ok() ||
+          sel.elements() * type_size(v.type) != b.length)
+        return error(TAPIO_ERR_FORMAT, "block {} of writer {} does not fit variable '{}'", i,
+                     writer, v.name);
+      fits_.insert(fit);
+    }
+    if (!v.record && !(record.flags & kStepHasFixed))
+      return error(TAPIO_ERR_FORMAT, "a block of fixed variable '{}' its index record does not "
+                   "announce (writer {})", v.name, writer);
     step->entries.push_back(
         Entry{record.generation, list.subfile, b.var, &sel, at, b.length, std::move(list.sums[i])});
     at += b.length;
   }
-  block_count_ += list.shapes.size();
   return ok_status();
 }
 
@@ -76,16 +94,12 @@ void Catalog::build_index(Step& s) {
 
 std::vector<uint32_t> Catalog::query(uint64_t step, uint32_t var, uint64_t lo, uint64_t hi) {
   std::vector<uint32_t> out;
-  Step& s = steps_[step];
+  Step& s = *steps_[step];
   if (!s.indexed) build_index(s);
   const auto it = s.by_var.find(var);
   if (it == s.by_var.end()) return out;
   it->second.query(lo, hi, [&](uint32_t i) { out.push_back(i); });
   return out;
-}
-
-double Catalog::metadata_bytes_per_block() const {
-  return block_count_ ? static_cast<double>(md_bytes_) / block_count_ : 0;
 }
 
 }  // namespace tapio::subfile

@@ -1,9 +1,14 @@
-// What a reader knows about a subfile dataset: its definitions and, per step, every block
-// (which writer generation and subfile holds it, where, with which checksums), indexed so that
-// the blocks a selection needs are found without scanning all of them. Pure: fed with the
-// index and metadata bytes, which the engine fetches.
+// What a reader knows about a subfile dataset: its definitions, every committed step's index
+// record, and the blocks of the steps it has loaded (which writer generation and subfile
+// holds each, where, with which checksums), indexed so that the blocks a selection needs are
+// found without scanning all of them. Pure: fed with the index and metadata bytes, which the
+// engine fetches. A step's region is loaded when it is first needed, except the regions that
+// later steps refer to (definitions, new selections, fixed variables: the step flags), which
+// are loaded in order as their index records arrive.
 #pragma once
+#include <array>
 #include <map>
+#include <set>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -19,7 +24,7 @@ struct Entry {
   uint32_t generation = 0;
   uint32_t subfile = 0;
   uint32_t var = 0;
-  const plan::Selection* sel = nullptr;  // in its writer's table, which outlives the catalog's use
+  const plan::Selection* sel = nullptr;  // in its writer's table, which lives as long as the catalog
   uint64_t offset = 0;  // in the subfile
   uint64_t length = 0;  // bytes
   BlockSums sums;
@@ -27,23 +32,28 @@ struct Entry {
 
 class Catalog {
  public:
-  // Add the next committed step from its index record and its metadata region.
-  Status add_step(const StepRecord& record, const uint8_t* region, size_t size);
+  // The next committed step's index record.
+  Status add_record(const StepRecord& record);
   void mark_ended(bool ended) { ended_ = ended; }
+  // Decode `step`'s metadata region (record(step).md_length bytes). Flagged steps must be
+  // loaded in step order, before any step after them.
+  Status load_step(uint64_t step, const uint8_t* region, size_t size);
 
-  uint64_t steps() const { return steps_.size(); }
+  uint64_t steps() const { return records_.size(); }
+  const StepRecord& record(uint64_t step) const { return records_[step]; }
+  bool loaded(uint64_t step) const { return steps_[step] != nullptr; }
   bool ended() const { return ended_; }
   bool has_definitions() const { return has_definitions_; }
   const IoDef& definitions() const { return definitions_; }
   uint32_t max_generation() const { return max_generation_; }
+  // The steps holding blocks of fixed variables, ascending (always loaded).
+  const std::vector<uint64_t>& fixed_steps() const { return fixed_steps_; }
 
-  // Blocks of `var` at `step` whose first-dimension interval meets [lo, hi), as indices into
-  // the step's entries (the same on every rank that loaded the same metadata).
+  // Blocks of `var` at a loaded `step` whose first-dimension interval meets [lo, hi), as
+  // indices into the step's entries (the same on every rank that loaded the same metadata).
   std::vector<uint32_t> query(uint64_t step, uint32_t var, uint64_t lo, uint64_t hi);
-  const Entry& entry(uint64_t step, uint32_t index) const { return steps_[step].entries[index]; }
-  size_t entries(uint64_t step) const { return steps_[step].entries.size(); }
-  // Metadata bytes per block per step, averaged (reported by the metadata benchmark).
-  double metadata_bytes_per_block() const;
+  const Entry& entry(uint64_t step, uint32_t index) const { return steps_[step]->entries[index]; }
+  size_t entries(uint64_t step) const { return steps_[step]->entries.size(); }
 
  private:
   struct Step {
@@ -59,9 +69,12 @@ class Catalog {
   bool ended_ = false;
   uint64_t max_runs_ = 0;  // the largest variable's element count: no selection has more runs
   uint32_t max_generation_ = 0;
-  std::vector<Step> steps_;
+  std::vector<StepRecord> records_;
+  std::vector<std::unique_ptr<Step>> steps_;  // null until loaded
+  std::vector<uint64_t> fixed_steps_;
   std::map<std::pair<uint32_t, uint32_t>, WriterTable> writers_;  // (generation, writer)
-  uint64_t md_bytes_ = 0, block_count_ = 0;
+  using Fit = std::array<uint32_t, 4>;  // (generation, writer, selection, variable)
+  std::set<Fit> fits_;                  // selections checked against a variable
 };
 
 }  // namespace tapio::subfile

@@ -20,7 +20,10 @@ namespace {
 
 uint64_t align_up(uint64_t x, uint64_t a) { return a <= 1 ? x : (x + a - 1) / a * a; }
 
-enum Vote { kBytes, kChecksum, kFailed, kChanged, kVotes };
+// The vote's sums: flags are summed one by one, each a count of the ranks that set it.
+enum VoteSlot { kBytes, kChecksum, kFailed, kChanged, kDefinitions, kSelections, kFixed, kSlots };
+constexpr uint64_t kFlagOf[3] = {subfile::kStepHasDefinitions, subfile::kStepAddsSelections,
+                                 subfile::kStepHasFixed};
 
 }  // namespace
 
@@ -28,7 +31,6 @@ Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                  const Status& given) {
   Status local = given;
   const size_t known_selections = table_.selections.size();
-  const subfile::WriterTable::Shapes before = table_.shapes();
   const size_t definitions_before = definitions_sent_;
   TAPIO_RETURN_IF_ERROR(write_batch(puts, &local));
   if (local.ok() && spec_.sync_step && data_) {
@@ -45,13 +47,14 @@ Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
   if (st.ok()) {
     last_step_shapes_ = std::move(step_shapes_);
   } else {  // nothing of this step was committed: forget what its lists told the readers
-    table_.forget(known_selections, before);
+    table_.selections.resize(known_selections);
     for (auto it = selection_ids_.begin(); it != selection_ids_.end();)
       it = it->second >= known_selections ? selection_ids_.erase(it) : std::next(it);
     definitions_sent_ = definitions_before;
   }
   step_shapes_.clear();
   step_lists_.clear();
+  step_flags_ = 0;
   return st;
 }
 
@@ -67,35 +70,38 @@ std::vector<uint8_t> SubfileEngine::step_records(uint64_t* checksum_sum) {
   if (comm().rank() == 0 && definitions_sent_ != io().vars.size()) {
     add(subfile::RecordKind::kDefinitions, subfile::encode_definitions(io()));
     definitions_sent_ = io().vars.size();
+    step_flags_ |= subfile::kStepHasDefinitions;
   }
   for (const auto& list : step_lists_) add(subfile::RecordKind::kBlocks, list);
   return out;
 }
 
 // The vote, then what it asks for: the lowest failing rank's error, or the overlap check.
-Status SubfileEngine::vote(uint64_t bytes, uint64_t sum, const Status& local, bool changed,
-                           uint64_t* total_bytes, uint64_t* total_sum) {
-  uint64_t votes[kVotes] = {bytes, sum, local.ok() ? 0u : 1u, changed ? 1u : 0u};
+Status SubfileEngine::vote(const Vote& mine, const Status& local, bool changed, Vote* total) {
+  uint64_t votes[kSlots] = {mine.bytes, mine.checksum, local.ok() ? 0u : 1u, changed ? 1u : 0u};
+  for (int f = 0; f < 3; ++f) votes[kDefinitions + f] = (mine.flags & kFlagOf[f]) ? 1 : 0;
   {
     PhaseTimer t(&profile(), Phase::kAgree);
-    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(votes, kVotes));
+    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(votes, kSlots));
   }
   if (votes[kFailed] > 0) return agree(local);
   if (votes[kChanged] > 0) TAPIO_RETURN_IF_ERROR(agree(check_overlaps(step_)));
-  *total_bytes = votes[kBytes];
-  *total_sum = votes[kChecksum];
+  total->bytes = votes[kBytes];
+  total->checksum = votes[kChecksum];
+  total->flags = 0;
+  for (int f = 0; f < 3; ++f) total->flags |= votes[kDefinitions + f] > 0 ? kFlagOf[f] : 0;
   return ok_status();
 }
 
 Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
                                     const Status& local, bool changed) {
-  uint64_t total = 0, unused = 0;
-  TAPIO_RETURN_IF_ERROR(vote(records.size(), 0, local, changed, &total, &unused));
-  if (total > static_cast<uint64_t>(INT_MAX))
+  Vote total;
+  TAPIO_RETURN_IF_ERROR(vote(Vote{records.size(), 0, step_flags_}, local, changed, &total));
+  if (total.bytes > static_cast<uint64_t>(INT_MAX))
     return error(TAPIO_ERR_UNSUPPORTED,
                  "step {}: its metadata ({} bytes) exceeds the 2 GiB the gather backend moves in "
                  "one step; use metadata = log",
-                 step, total);
+                 step, total.bytes);
   std::vector<uint8_t> all;
   std::vector<uint64_t> counts;
   {
@@ -110,6 +116,7 @@ Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
     record.generation = generation_;
     record.md_offset = md_end_;
     record.md_length = all.size();
+    record.flags = total.flags;
     // The region's checksum from the records themselves: no reduction needed.
     auto split = subfile::split_records(all.data(), all.size(), 0);
     at_root = split.status();
@@ -141,20 +148,21 @@ Status SubfileEngine::commit_log(uint64_t step, const std::vector<uint8_t>& reco
     local = md_->write_at(region + before, padded.data(), padded.size());
     if (local.ok() && spec_.sync_step) local = md_->sync();
   }
-  uint64_t total = 0, total_sum = 0;
-  TAPIO_RETURN_IF_ERROR(vote(size, sum, local, changed, &total, &total_sum));
+  Vote total;
+  TAPIO_RETURN_IF_ERROR(vote(Vote{size, sum, step_flags_}, local, changed, &total));
   Status at_root = ok_status();
   if (comm().rank() == 0) {
     subfile::StepRecord record;
     record.step = step;
     record.generation = generation_;
     record.md_offset = region;
-    record.md_length = total;
-    record.md_checksum = total_sum;
+    record.md_length = total.bytes;
+    record.md_checksum = total.checksum;
     record.md_align = chunk > 1 ? static_cast<uint32_t>(chunk) : 0;
+    record.flags = total.flags;
     at_root = append_index(record);
   }
-  md_end_ = region + total;
+  md_end_ = region + total.bytes;
   PhaseTimer t(&profile(), Phase::kAgree);
   return comm::bcast_status(comm(), 0, at_root);
 }

@@ -20,7 +20,7 @@ SubfileSpec parse_spec(const Params& p) {
                          ? std::max<uint64_t>(1, p.get_size("metadata_chunk"))
                          : 1;
   s.delegate_reads = p.get("metadata_read") != "all";
-  s.prefetch = std::max<uint64_t>(p.get_size("metadata_prefetch"), 65536);
+  s.prefetch = p.get_size("metadata_prefetch");
   s.merge_below = p.get_size("read_merge_below");
   s.sync_step = p.get("fsync") == "step";
   s.sync_close = p.get("fsync") != "never";

@@ -79,11 +79,14 @@ class SubfileEngine final : public Engine {
                        bool changed);
   Status commit_log(uint64_t step, const std::vector<uint8_t>& records, uint64_t sum,
                     Status local, bool changed);
-  // The one reduction every commit makes: totals of record bytes and checksums, and whether a
-  // rank failed (then the step fails on every rank with the lowest failing rank's error) or
-  // changed the shape of its blocks (then the step is checked for overlaps).
-  Status vote(uint64_t bytes, uint64_t sum, const Status& local, bool changed,
-              uint64_t* total_bytes, uint64_t* total_sum);
+  // The one reduction every commit makes: totals of record bytes and checksums, what the
+  // step's records hold (its index flags), and whether a rank failed (then the step fails on
+  // every rank with the lowest failing rank's error) or changed the shape of its blocks (then
+  // the step is checked for overlaps).
+  struct Vote {
+    uint64_t bytes = 0, checksum = 0, flags = 0;
+  };
+  Status vote(const Vote& mine, const Status& local, bool changed, Vote* total);
   Status check_overlaps(uint64_t step);
   Status append_index(const subfile::StepRecord& record);
 
@@ -91,6 +94,7 @@ class SubfileEngine final : public Engine {
   Status open_read();
   Status load_metadata();  // collective: new index records and their metadata
   Result<std::vector<uint8_t>> fetch_new_metadata();  // the bytes load_metadata decodes
+  Status ensure_loaded(uint64_t step);  // local: the step's blocks, read on first need
   Status read_gets(const std::vector<GetOp>& gets) override;
   // Bytes [from, to) of block `entry` of `step` (from and to on checksum chunk boundaries),
   // and where they go: `dst` when the bytes land there whole (read in place), else a buffer.
@@ -135,6 +139,7 @@ class SubfileEngine final : public Engine {
   // What this rank put in this step and in the previous one: when they differ on some rank,
   // the step's blocks are checked for overlaps.
   std::vector<subfile::BlockShape> step_shapes_, last_step_shapes_;
+  uint64_t step_flags_ = 0;  // what this rank's records of the step hold (kStep... flags)
   size_t definitions_sent_ = SIZE_MAX;  // rank 0: variable count last described
   std::unique_ptr<io::WriteBehind> writer_;  // aggregate: the group's first rank
   ByteBuffer round_bufs_[2];                 // aggregate: the rounds being received / written

@@ -97,10 +97,24 @@ Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<ui
     profile().bytes_received += n;
     askers.push_back(std::move(a));
   }
-  // Every file byte range wanted, per subfile, merged.
+  // The askers' steps, loaded here if this rank has not read them itself, and every file byte
+  // range wanted, per subfile, merged. After an error the replies are zeros and the error is
+  // reported when the exchange ends.
+  Status local = ok_status();
+  for (const Asker& a : askers)
+    for (const Wire& w : a.wants) {
+      if (local.ok() && w.step >= catalog_.steps())
+        local = error(TAPIO_ERR_INTERNAL, "rank {} asks for step {} of {}", a.rank, w.step,
+                      catalog_.steps());
+      if (local.ok()) local = ensure_loaded(w.step);
+      if (local.ok() && w.entry >= catalog_.entries(w.step))
+        local = error(TAPIO_ERR_INTERNAL, "rank {} asks for block {} of step {}", a.rank, w.entry,
+                      w.step);
+    }
   std::map<std::pair<uint32_t, uint32_t>, std::vector<plan::Extent>> ranges;
   for (const Asker& a : askers)
     for (const Wire& w : a.wants) {
+      if (!local.ok()) break;
       const subfile::Entry& e = catalog_.entry(w.step, static_cast<uint32_t>(w.entry));
       ranges[{e.generation, e.subfile}].push_back(plan::Extent{e.offset + w.from, w.to - w.from});
     }
@@ -110,7 +124,6 @@ Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<ui
     std::vector<uint8_t> bytes;
   };
   std::map<std::pair<uint32_t, uint32_t>, std::vector<Span>> spans;
-  Status local = ok_status();
   for (auto& [file_key, list] : ranges) {
     for (auto& x : list) x.length += kMergeGap;  // merge across small holes...
     std::vector<plan::Extent> merged = plan::coalesce(std::move(list));
@@ -131,14 +144,15 @@ Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<ui
     out->emplace_back();
     std::vector<uint8_t>& reply = out->back();
     for (const Wire& w : a.wants) {
+      const size_t start = reply.size();
+      reply.resize(start + (w.to - w.from), 0);
+      if (!local.ok()) continue;
       const subfile::Entry& e = catalog_.entry(w.step, static_cast<uint32_t>(w.entry));
       const auto& list = spans[{e.generation, e.subfile}];
       const uint64_t at = e.offset + w.from;
       auto it = std::upper_bound(list.begin(), list.end(), at,
                                  [](uint64_t x, const Span& s) { return x < s.offset; });
-      const size_t start = reply.size();
-      reply.resize(start + (w.to - w.from), 0);
-      if (!local.ok() || it == list.begin()) continue;
+      if (it == list.begin()) continue;
       --it;
       const uint8_t* src = it->bytes.data() + (at - it->offset);
       {

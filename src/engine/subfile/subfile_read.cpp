@@ -51,8 +51,11 @@ Status SubfileEngine::open_read() {
   return load_metadata();
 }
 
-// New index records since the last call and the metadata regions they name, as one blob:
-//   news u64, count u64, count x 64-byte records, md_base u64, md_length u64, md bytes
+// New index records since the last call and metadata regions, as one blob: all their regions
+// when they add up to at most metadata_prefetch bytes (one read ahead serves every later
+// get), else those of the steps flagged as holding what later steps refer to (a reader of a
+// few blocks of a long run reads only their steps' regions, later):
+//   news u64, count u64, all u64, count x 64-byte records, then the regions read, in order
 Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
   PhaseTimer t(&profile(), Phase::kMetadata);
   TAPIO_ASSIGN_OR_RETURN(const uint64_t size, index_->size());
@@ -81,24 +84,23 @@ Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
     if (r->kind == subfile::StepKind::kStep) steps.push_back(*r);
   }
   index_end_ += used * subfile::kStepRecordSize;
+  uint64_t total = 0;
+  for (const auto& s : steps) total += s.md_length;
+  const bool all = total <= spec_.prefetch;
   std::vector<uint8_t> blob;
   put_u64(blob, news);
   put_u64(blob, steps.size());
+  put_u64(blob, all ? 1 : 0);
   for (const auto& s : steps) {
     const auto bytes = subfile::encode_step(s);
     blob.insert(blob.end(), bytes.begin(), bytes.end());
   }
-  const uint64_t base = steps.empty() ? 0 : steps.front().md_offset;
-  const uint64_t end = steps.empty() ? 0 : steps.back().md_offset + steps.back().md_length;
-  put_u64(blob, base);
-  put_u64(blob, end - base);
-  const size_t at = blob.size();
-  blob.resize(at + (end - base));
-  // Read ahead in metadata_prefetch pieces (at least 64 KiB).
-  const uint64_t piece = spec_.prefetch;
-  for (uint64_t off = base; off < end; off += piece)
-    TAPIO_RETURN_IF_ERROR(md_->read_exact(off, blob.data() + at + (off - base),
-                                          std::min(piece, end - off)));
+  for (const auto& s : steps) {
+    if (!all && !s.flags) continue;
+    const size_t at = blob.size();
+    blob.resize(at + s.md_length);
+    TAPIO_RETURN_IF_ERROR(md_->read_exact(s.md_offset, blob.data() + at, s.md_length));
+  }
   return blob;
 }
 
@@ -118,16 +120,18 @@ Status SubfileEngine::load_metadata() {
   PhaseTimer t(&profile(), Phase::kMetadata);
   const uint64_t news = get_u64(blob.data());
   const uint64_t n = get_u64(blob.data() + 8);
-  const uint8_t* records = blob.data() + 16;
-  const uint8_t* tail = records + n * subfile::kStepRecordSize;
-  const uint64_t base = get_u64(tail);
-  const uint8_t* md = tail + 16;
+  const bool all = get_u64(blob.data() + 16) != 0;
+  const uint8_t* records = blob.data() + 24;
+  const uint8_t* region = records + n * subfile::kStepRecordSize;
+  const std::string md_path = fmt::format("file '{}'", file_path(subfile::kMetadataName));
   for (uint64_t i = 0; i < n; ++i) {
     auto r = subfile::decode_step(records + i * subfile::kStepRecordSize, subfile::kStepRecordSize);
     TAPIO_RETURN_IF_ERROR(r.status());
-    TAPIO_RETURN_IF_ERROR(catalog_.add_step(*r, md + (r->md_offset - base), r->md_length)
-                              .with_context(fmt::format("file '{}'", file_path(subfile::kMetadataName))));
+    TAPIO_RETURN_IF_ERROR(catalog_.add_record(*r).with_context(md_path));
     md_end_ = std::max(md_end_, r->md_offset + r->md_length);
+    if (!all && !r->flags) continue;
+    TAPIO_RETURN_IF_ERROR(catalog_.load_step(r->step, region, r->md_length).with_context(md_path));
+    region += r->md_length;
   }
   if (news != kNoNews) catalog_.mark_ended(news == kEnded);
   if (env_.mode == OpenMode::kRead && catalog_.has_definitions()) {
@@ -138,6 +142,21 @@ Status SubfileEngine::load_metadata() {
     *env_.io = std::move(defs);
   }
   return ok_status();
+}
+
+// Local: a step's blocks, read from the metadata file by this rank the first time it needs them.
+Status SubfileEngine::ensure_loaded(uint64_t step) {
+  if (catalog_.loaded(step)) return ok_status();
+  PhaseTimer t(&profile(), Phase::kMetadata);
+  if (!md_) {
+    TAPIO_ASSIGN_OR_RETURN(md_, io::open_posix(file_path(subfile::kMetadataName),
+                                               io::OpenMode::kReadOnly, &profile().io));
+  }
+  const subfile::StepRecord& r = catalog_.record(step);
+  std::vector<uint8_t> region(r.md_length);
+  TAPIO_RETURN_IF_ERROR(md_->read_exact(r.md_offset, region.data(), region.size()));
+  return catalog_.load_step(step, region.data(), region.size())
+      .with_context(fmt::format("file '{}'", md_->path()));
 }
 
 Result<io::File*> SubfileEngine::data_file(uint32_t generation, uint32_t subfile) {
@@ -171,9 +190,20 @@ void fill_value(const VariableDef& def, uint8_t* out) {
   }
 }
 
-// Per get and step: the pieces of blocks it needs (what no block holds reads as fill).
+// The step holding a get's blocks at step s: s itself, or for a fixed variable the last step
+// that wrote it (catalog.steps() if none did).
+uint64_t blocks_step(const GetOp& g, const IoDef& io, subfile::Catalog& catalog, uint64_t s) {
+  if (io.vars[g.var].record) return s;
+  const auto& fixed = catalog.fixed_steps();
+  for (auto t = fixed.rbegin(); t != fixed.rend(); ++t)
+    if (!catalog.query(*t, static_cast<uint32_t>(g.var), 0, UINT64_MAX).empty()) return *t;
+  return catalog.steps();
+}
+
+// Per get and step: the pieces of blocks it needs (what no block holds reads as fill). The
+// steps must be loaded.
 std::vector<Need> needs_of(const std::vector<GetOp>& gets, const IoDef& io,
-                                  subfile::Catalog& catalog) {
+                           subfile::Catalog& catalog) {
   std::vector<Need> needs;
   for (const GetOp& g : gets) {
     const VariableDef& def = io.vars[g.var];
@@ -183,13 +213,7 @@ std::vector<Need> needs_of(const std::vector<GetOp>& gets, const IoDef& io,
     plan::first_dim_bounds(g.sel, def.shape, &lo, &hi);
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
       uint8_t* base = static_cast<uint8_t*>(g.data) + (s - g.step_start) * g.elements * esize;
-      // A fixed variable's blocks are those of the last step that wrote it.
-      uint64_t t = s;
-      if (!def.record) {
-        t = catalog.steps();
-        while (t > 0 && catalog.query(t - 1, var, 0, UINT64_MAX).empty()) --t;
-        if (t > 0) --t;
-      }
+      const uint64_t t = blocks_step(g, io, catalog, s);
       uint64_t covered = 0;
       if (t < catalog.steps())
         for (uint32_t i : catalog.query(t, var, lo, hi))
@@ -210,10 +234,16 @@ std::vector<Need> needs_of(const std::vector<GetOp>& gets, const IoDef& io,
 }  // namespace
 
 Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
+  Status local = ok_status();
+  for (const GetOp& g : gets) {  // the steps these gets read, loaded by this rank
+    if (!io().vars[g.var].record) continue;  // fixed variables' steps are always loaded
+    for (uint64_t s = g.step_start; s < g.step_start + g.step_count && local.ok(); ++s)
+      local = ensure_loaded(s);
+  }
   std::vector<Need> needs;
   std::vector<ChunkRequest> own, served;
   std::vector<std::pair<size_t, size_t>> own_needs, served_needs;  // [first, last) of needs
-  {
+  if (local.ok()) {
     PhaseTimer t(&profile(), Phase::kPlan);
     needs = needs_of(gets, io(), catalog_);
     // Per block, the checksum chunks the needs touch become one request (step, entry, from, to).
@@ -250,7 +280,6 @@ Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
       profile().bytes_copied += needs[k].bytes;
     }
   };
-  Status local = ok_status();
   ByteBuffer scratch;
   for (size_t r = 0; r < own.size() && local.ok(); ++r) {
     uint8_t* out = own[r].dst ? own[r].dst : scratch.prepare(own[r].to - own[r].from);

@@ -88,10 +88,14 @@ Status SubfileEngine::write_batch(const std::vector<PutOp>& puts, Status* local)
   data_end_ = layout.end;
   if (!st.ok() && local->ok()) *local = st;
   if (!local->ok()) return ok_status();
-  for (const subfile::BlockShape& s : list.shapes) step_shapes_.push_back(s);
+  for (const subfile::BlockShape& s : list.shapes) {
+    step_shapes_.push_back(s);
+    step_flags_ |= io().vars[s.var].record ? 0 : subfile::kStepHasFixed;
+  }
+  if (!list.new_selections.empty()) step_flags_ |= subfile::kStepAddsSelections;
   if (!mine.empty()) {
     PhaseTimer t(&profile(), Phase::kMetadata);
-    step_lists_.push_back(subfile::encode_block_list(list, table_));
+    step_lists_.push_back(subfile::encode_block_list(list));
     table_.apply(list);
   }
   return ok_status();

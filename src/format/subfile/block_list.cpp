@@ -1,12 +1,10 @@
 // block_list = writer varint | subfile varint | flags u8 | offset varint
 //              | nnew varint | selection x nnew                       (format/subfile/selections)
-//              | nblocks varint
-//              | (var varint, selection varint, length varint) x nblocks   -- unless kSame
+//              | nblocks varint | (var varint, selection varint, length varint) x nblocks
 //              | per block: [min (8), max (8) -- with kStats] | checksum u64 x ceil(length / 1 MiB)
-// flags: kSame (bit 0): the shapes are the writer's previous list's; kStats (bit 1): min/max.
+// flags: kStats (bit 1): min/max are stored. (Bit 0 is reserved: 0.)
 #include "format/subfile/block_list.h"
 
-#include <algorithm>
 
 #include "format/subfile/le_bytes.h"
 #include "format/subfile/records.h"
@@ -15,7 +13,7 @@
 namespace tapio::subfile {
 namespace {
 
-constexpr uint8_t kSame = 1, kStats = 2;
+constexpr uint8_t kStats = 2;
 
 Status malformed(const char* what, uint32_t writer) {
   return error(TAPIO_ERR_FORMAT, "malformed block list of writer {}: {}", writer, what);
@@ -27,33 +25,23 @@ uint64_t chunk_count(uint64_t length) { return (length + kChecksumChunk - 1) / k
 
 void WriterTable::apply(const BlockList& list) {
   selections.insert(selections.end(), list.new_selections.begin(), list.new_selections.end());
-  last_shapes = list.shapes;
-  has_last = true;
 }
 
-void WriterTable::forget(size_t keep, const Shapes& saved) {
-  selections.resize(std::min(keep, selections.size()));
-  last_shapes = saved.last;
-  has_last = saved.has_last;
-}
-
-std::vector<uint8_t> encode_block_list(const BlockList& list, const WriterTable& table) {
+std::vector<uint8_t> encode_block_list(const BlockList& list) {
   std::vector<uint8_t> out;
   LeWriter w(out);
-  const bool same = table.has_last && table.last_shapes == list.shapes;
   w.varint(list.writer);
   w.varint(list.subfile);
-  w.u8(static_cast<uint8_t>((same ? kSame : 0) | (list.stats ? kStats : 0)));
+  w.u8(list.stats ? kStats : 0);
   w.varint(list.offset);
   w.varint(list.new_selections.size());
   for (const plan::Selection& s : list.new_selections) encode_selection(w, s);
   w.varint(list.shapes.size());
-  if (!same)
-    for (const BlockShape& b : list.shapes) {
-      w.varint(b.var);
-      w.varint(b.selection);
-      w.varint(b.length);
-    }
+  for (const BlockShape& b : list.shapes) {
+    w.varint(b.var);
+    w.varint(b.selection);
+    w.varint(b.length);
+  }
   for (const BlockSums& s : list.sums) {
     if (list.stats) {
       w.bytes(s.min, 8);
@@ -78,7 +66,8 @@ Result<BlockList> decode_block_list(const uint8_t* data, size_t size, const Writ
   const uint64_t writer = r.varint(), subfile = r.varint();
   const uint8_t flags = r.u8();
   list.offset = r.varint();
-  if (!r.ok() || writer > UINT32_MAX || subfile > UINT32_MAX) return malformed("header", 0);
+  if (!r.ok() || writer > UINT32_MAX || subfile > UINT32_MAX || (flags & ~kStats))
+    return malformed("header", 0);
   list.writer = static_cast<uint32_t>(writer);
   list.subfile = static_cast<uint32_t>(subfile);
   list.stats = (flags & kStats) != 0;
@@ -87,21 +76,15 @@ Result<BlockList> decode_block_list(const uint8_t* data, size_t size, const Writ
   for (plan::Selection& s : list.new_selections)
     if (!decode_selection(r, max_runs, &s)) return malformed("selection", list.writer);
   const uint64_t known = table.selections.size() + fresh;
-  const uint64_t n = r.varcount(8);
+  const uint64_t n = r.varcount(3);
   if (!r.ok()) return malformed("block count", list.writer);
-  if (flags & kSame) {
-    if (!table.has_last || table.last_shapes.size() != n)
-      return malformed("it repeats a previous step's blocks that are missing", list.writer);
-    list.shapes = table.last_shapes;
-  } else {
-    list.shapes.resize(n);
-    for (BlockShape& b : list.shapes) {
-      const uint64_t var = r.varint(), sel = r.varint();
-      b.length = r.varint();
-      if (!r.ok() || var > UINT32_MAX || sel >= known) return malformed("block", list.writer);
-      b.var = static_cast<uint32_t>(var);
-      b.selection = static_cast<uint32_t>(sel);
-    }
+  list.shapes.resize(n);
+  for (BlockShape& b : list.shapes) {
+    const uint64_t var = r.varint(), sel = r.varint();
+    b.length = r.varint();
+    if (!r.ok() || var > UINT32_MAX || sel >= known) return malformed("block", list.writer);
+    b.var = static_cast<uint32_t>(var);
+    b.selection = static_cast<uint32_t>(sel);
   }
   list.sums.resize(n);
   for (size_t i = 0; i < n; ++i) {

@@ -5,9 +5,9 @@
 // A writer's selections are stored once: each list may add new ones to the writer's table,
 // and blocks refer to them by id (as PIO refers to a decomposition by id), so a map shared by
 // many variables and steps is written once per dataset. A writer's blocks of one step lie back
-// to back in its subfile from the list's offset. When a step repeats the writer's previous
-// geometry (the same variables, selections and lengths), only the offset, min/max and
-// checksums are stored.
+// to back in its subfile from the list's offset. A list that adds no selection refers to
+// nothing but the writer's table, so a reader decodes any step on its own once it knows the
+// steps that added selections.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -46,26 +46,15 @@ struct BlockList {
   std::vector<BlockSums> sums;  // one per shape
 };
 
-// What a writer's lists refer to: its selections (by id) and its previous step's shapes.
-// Selections never move once added (a deque), so readers may keep pointers to them.
+// What a writer's lists refer to: its selections, by id. They never move once added (a
+// deque), so readers may keep pointers to them.
 struct WriterTable {
   std::deque<plan::Selection> selections;
-  std::vector<BlockShape> last_shapes;
-  bool has_last = false;
-  // Add a list's new selections and remember its shapes (after encoding or decoding it).
+  // Add a list's new selections (after encoding or decoding it).
   void apply(const BlockList& list);
-  // Undo apply()s: keep the first `keep` selections and restore saved shapes (a writer whose
-  // lists were never committed).
-  struct Shapes {
-    std::vector<BlockShape> last;
-    bool has_last = false;
-  };
-  Shapes shapes() const { return Shapes{last_shapes, has_last}; }
-  void forget(size_t keep, const Shapes& saved);
 };
 
-// Encode `list` for a writer whose table is `table` (before the list is applied).
-std::vector<uint8_t> encode_block_list(const BlockList& list, const WriterTable& table);
+std::vector<uint8_t> encode_block_list(const BlockList& list);
 // Decode one list; `max_runs` bounds the runs of any new selection (the largest variable's
 // element count). TAPIO_ERR_FORMAT on malformed input or a reference outside the table.
 Result<BlockList> decode_block_list(const uint8_t* data, size_t size, const WriterTable& table,

@@ -95,13 +95,12 @@ BlockList two_blocks(uint64_t offset) {
   return list;
 }
 
-TEST(SubfileBlockLists, SelectionsStoredOnceAndGeometryRepeatsCompactly) {
-  WriterTable writer, reader;
+TEST(SubfileBlockLists, SelectionsStoredOnceAndListsStandAlone) {
+  WriterTable reader;
   BlockList first = two_blocks(4096);
   first.new_selections = {plan::Selection::box({0, 2}, {4, 2}),
                           plan::Selection::from_runs({{3, 4}, {20, 6}})};
-  const auto full = encode_block_list(first, writer);
-  writer.apply(first);
+  const auto full = encode_block_list(first);
   auto back = decode_block_list(full.data(), full.size(), reader, 1000);
   ASSERT_TRUE(back.ok()) << back.status().message();
   reader.apply(*back);
@@ -110,31 +109,32 @@ TEST(SubfileBlockLists, SelectionsStoredOnceAndGeometryRepeatsCompactly) {
   EXPECT_EQ(back->shapes, first.shapes);
   EXPECT_EQ(back->sums[1].chunks, first.sums[1].chunks);
   EXPECT_EQ(back->sums[0].max[0], 9);
-  // Step 2: same shapes, new offset: writer, subfile, flags, offset, counts, then per block
-  // min/max (16) and 8 bytes per checksum.
+  // A later step refers to the stored selections: writer, subfile, flags, offset (3 bytes),
+  // counts, then per block its variable, selection and length, min/max (16) and 8 bytes per
+  // checksum.
   BlockList second = two_blocks(1u << 20);
-  const auto repeat = encode_block_list(second, writer);
-  EXPECT_EQ(repeat.size(), 1u + 1 + 1 + 3 + 1 + 1 + 2 * 16 + 5 * 8);
-  auto again = decode_block_list(repeat.data(), repeat.size(), reader, 1000);
+  const auto later = encode_block_list(second);
+  EXPECT_EQ(later.size(), 1u + 1 + 1 + 3 + 1 + 1 + (1 + 1 + 1) + (1 + 1 + 4) + 2 * 16 + 5 * 8);
+  auto again = decode_block_list(later.data(), later.size(), reader, 1000);
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(again->offset, 1u << 20);
   EXPECT_EQ(again->shapes, first.shapes);
-  // Without the table it refers to, the repeat is an error, not garbage.
-  EXPECT_EQ(decode_block_list(repeat.data(), repeat.size(), WriterTable{}, 1000).status().code(),
+  // Without the table it refers to, it is an error, not garbage.
+  EXPECT_EQ(decode_block_list(later.data(), later.size(), WriterTable{}, 1000).status().code(),
             TAPIO_ERR_FORMAT);
   // Any truncation of either list fails.
   for (size_t n = 0; n < full.size(); ++n)
     EXPECT_FALSE(decode_block_list(full.data(), n, WriterTable{}, 1000).ok()) << n;
-  for (size_t n = 0; n < repeat.size(); ++n)
-    EXPECT_FALSE(decode_block_list(repeat.data(), n, reader, 1000).ok()) << n;
-  EXPECT_EQ(peek_writer(repeat.data(), repeat.size()).value(), 5u);
+  for (size_t n = 0; n < later.size(); ++n)
+    EXPECT_FALSE(decode_block_list(later.data(), n, reader, 1000).ok()) << n;
+  EXPECT_EQ(peek_writer(later.data(), later.size()).value(), 5u);
 }
 
 TEST(SubfileBlockLists, ReferencesOutsideTheTableAreRejected) {
   BlockList list = two_blocks(0);
   list.shapes[1].selection = 7;  // no such selection
   list.stats = false;
-  const auto bytes = encode_block_list(list, WriterTable{});
+  const auto bytes = encode_block_list(list);
   const auto st = decode_block_list(bytes.data(), bytes.size(), WriterTable{}, 1000).status();
   EXPECT_EQ(st.code(), TAPIO_ERR_FORMAT);
   EXPECT_NE(st.message().find("writer 5"), std::string::npos) << st.message();

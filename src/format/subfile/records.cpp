@@ -84,7 +84,7 @@ Status check_index_header(const uint8_t* data, size_t size) {
 }
 
 // step record = magic u32 kind u32 step u64 md_offset u64 md_length u64 md_xxh u64
-//               generation u32 md_align u32 reserved u64 xxh u64
+//               generation u32 md_align u32 flags u64 xxh u64
 std::vector<uint8_t> encode_step(const StepRecord& s) {
   std::vector<uint8_t> out;
   LeWriter w(out);
@@ -96,7 +96,7 @@ std::vector<uint8_t> encode_step(const StepRecord& s) {
   w.u64(s.md_checksum);
   w.u32(s.generation);
   w.u32(s.md_align);
-  w.u64(0);
+  w.u64(s.flags);
   w.u64(checksum(out.data(), 56));
   return out;
 }
@@ -113,10 +113,12 @@ Result<StepRecord> decode_step(const uint8_t* data, size_t size) {
   s.md_checksum = r.u64();
   s.generation = r.u32();
   s.md_align = r.u32();
-  r.u64();
+  s.flags = r.u64();
   const uint64_t sum = r.u64();
   if (magic != kStepMagic || sum != checksum(data, 56))
     return error(TAPIO_ERR_CHECKSUM, "step record checksum mismatch");
+  if (s.flags & ~kStepFlags)
+    return error(TAPIO_ERR_FORMAT, "step record {} has unknown flags {:#x}", s.step, s.flags);
   if (s.kind != StepKind::kStep && s.kind != StepKind::kEnd)
     return error(TAPIO_ERR_FORMAT, "unknown step record kind {}", static_cast<uint32_t>(s.kind));
   return s;

@@ -44,7 +44,14 @@ struct StepRecord {
   uint64_t md_checksum = 0;  // sum of the XXH3-64 of the region's record payloads
   uint32_t generation = 0;   // writer generation (append from another rank count: a new one)
   uint32_t md_align = 0;     // records in the region start at multiples of this (0: packed)
+  uint64_t flags = 0;        // what the region holds besides block lists (kStepHas...)
 };
+// Step flags: a reader loads the regions that have any of these when it opens the dataset
+// (they hold what later steps refer to), and any other step's region only when it reads it.
+inline constexpr uint64_t kStepHasDefinitions = 1;  // the definitions record
+inline constexpr uint64_t kStepAddsSelections = 2;  // block lists that add selections
+inline constexpr uint64_t kStepHasFixed = 4;        // blocks of fixed (non-record) variables
+inline constexpr uint64_t kStepFlags = 7;           // every flag this version knows
 std::vector<uint8_t> encode_step(const StepRecord& r);
 // Decode one 64-byte record. A torn or corrupt record is TAPIO_ERR_CHECKSUM.
 Result<StepRecord> decode_step(const uint8_t* data, size_t size);

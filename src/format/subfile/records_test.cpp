@@ -16,6 +16,7 @@ TEST(SubfileRecords, IndexHeaderAndStepRoundTrip) {
   s.md_checksum = 42;
   s.generation = 2;
   s.md_align = 4096;
+  s.flags = kStepHasDefinitions | kStepHasFixed;
   const auto bytes = encode_step(s);
   ASSERT_EQ(bytes.size(), kStepRecordSize);
   auto back = decode_step(bytes.data(), bytes.size());
@@ -24,6 +25,11 @@ TEST(SubfileRecords, IndexHeaderAndStepRoundTrip) {
   EXPECT_EQ(back->md_offset, 1000u);
   EXPECT_EQ(back->generation, 2u);
   EXPECT_EQ(back->md_align, 4096u);
+  EXPECT_EQ(back->flags, kStepHasDefinitions | kStepHasFixed);
+  StepRecord odd = s;  // a flag this version does not know is an error, not ignored
+  odd.flags = 8;
+  const auto unknown = encode_step(odd);
+  EXPECT_EQ(decode_step(unknown.data(), unknown.size()).status().code(), TAPIO_ERR_FORMAT);
   // Any flipped byte, and any torn length, is detected.
   for (size_t i = 0; i < bytes.size(); ++i) {
     auto bad = bytes;
