@@ -23,7 +23,8 @@ const std::vector<PatternEntry>& patterns() {
 
 std::vector<std::unique_ptr<Method>> all_methods() {
   std::vector<std::unique_ptr<Method>> m;
-  m.push_back(make_raw());
+  m.push_back(make_raw(false));
+  m.push_back(make_raw(true));
   m.push_back(make_tapio("serial"));
   m.push_back(make_tapio("mpiio"));
   m.push_back(make_tapio("collective"));

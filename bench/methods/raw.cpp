@@ -1,5 +1,9 @@
 // raw: each rank writes its own bytes to its own file (PATTERN.raw.RANK) in large pwrite calls
 // (pwritev when its memory has gaps): no format, no exchange, the limit of this storage.
+// raw-shared: the same calls into one file (PATTERN.raw-shared.0), each rank's bytes in its
+// own region (rank order): the limit of one file, which every method writing a single file
+// (NetCDF, one subfile per node) meets — a local file system serialises the buffered writes
+// to one file (the inode lock), however many ranks issue them.
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -22,7 +26,8 @@ constexpr uint64_t kMaxCall = 1ull << 30;  // bytes per system call
 
 class Raw : public Method {
  public:
-  std::string name() const override { return "raw"; }
+  explicit Raw(bool shared) : shared_(shared) {}
+  std::string name() const override { return shared_ ? "raw-shared" : "raw"; }
   Availability available(const RunConfig&) override { return {}; }
   // Raw files are each rank's bytes without a format: a rank reads its own pieces back, or (one
   // variable, one step: shared-read) the whole variable from every rank's file in turn. Nothing
@@ -38,9 +43,12 @@ class Raw : public Method {
 
   Counters write(const RunConfig& cfg, const Pattern& p, const StepData& data) override {
     const std::string file = rank_path(cfg, p, cfg.rank);
-    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (shared_ && cfg.rank == 0) ::unlink(file.c_str());
+    if (shared_) MPI_Barrier(cfg.comm);  // made anew, by whichever rank comes first
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | (shared_ ? 0 : O_TRUNC), 0644);
     if (fd < 0) fail("cannot create", file);
-    uint64_t off = 0, calls = 0;
+    const uint64_t start = region_start(cfg, p);
+    uint64_t off = start, calls = 0;
     for (uint64_t s = 0; s < p.steps(); ++s)
       for (size_t v = 0; v < p.vars().size(); ++v) {
         const Piece& pc = p.write_piece(static_cast<int>(v));
@@ -60,7 +68,7 @@ class Raw : public Method {
       }
     if (cfg.fsync && ::fsync(fd) != 0) fail("cannot fsync", file);
     if (::close(fd) != 0) fail("cannot close", file);
-    return {sum_over_ranks(cfg.comm, calls), sum_over_ranks(cfg.comm, off), 0.0};
+    return {sum_over_ranks(cfg.comm, calls), sum_over_ranks(cfg.comm, off - start), 0.0};
   }
 
   Counters read_verify(const RunConfig& cfg, const Pattern& p, uint64_t* wrong) override {
@@ -74,11 +82,11 @@ class Raw : public Method {
         const Piece rp = packed(p.read_piece(static_cast<int>(v)));
         std::vector<double> buf(rp.elements);
         if (&w == &p.read_piece(static_cast<int>(v))) {
-          read_at(rank_path(cfg, p, cfg.rank), step_var_offset(p, s, v, w), buf.data(),
-                  w.elements * 8, &calls, &bytes);
+          read_at(rank_path(cfg, p, cfg.rank), region_start(cfg, p) + step_var_offset(p, s, v, w),
+                  buf.data(), w.elements * 8, &calls, &bytes);
         } else {
           char* at = reinterpret_cast<char*>(buf.data());
-          for (int r = 0; r < cfg.size; ++r) {
+          for (int r = 0; r < (shared_ ? 1 : cfg.size); ++r) {
             const std::string f = rank_path(cfg, p, r);
             const int fd = ::open(f.c_str(), O_RDONLY);
             if (fd < 0) fail("cannot open", f);
@@ -94,14 +102,24 @@ class Raw : public Method {
   }
 
   void remove(const RunConfig& cfg, const Pattern& p) override {
-    ::unlink(rank_path(cfg, p, cfg.rank).c_str());
+    if (!shared_ || cfg.rank == 0) ::unlink(rank_path(cfg, p, cfg.rank).c_str());
   }
 
  private:
   std::string rank_path(const RunConfig& cfg, const Pattern& p, int rank) const {
-    return path(cfg, p, "." + std::to_string(rank));
+    return path(cfg, p, "." + std::to_string(shared_ ? 0 : rank));
   }
-  // Where (step s, variable v) starts in this rank's own file.
+  // Where this rank's bytes start in its file: 0, or after the lower ranks' in the shared one
+  // (collective when shared).
+  uint64_t region_start(const RunConfig& cfg, const Pattern& p) const {
+    if (!shared_) return 0;
+    uint64_t mine = 0, before = 0;
+    for (size_t v = 0; v < p.vars().size(); ++v)
+      mine += p.write_piece(static_cast<int>(v)).elements * 8 * p.steps();
+    MPI_Exscan(&mine, &before, 1, MPI_UINT64_T, MPI_SUM, cfg.comm);
+    return cfg.rank == 0 ? 0 : before;
+  }
+  // Where (step s, variable v) starts in this rank's own bytes.
   static uint64_t step_var_offset(const Pattern& p, uint64_t s, size_t v, const Piece&) {
     uint64_t per_step = 0, before = 0;
     for (size_t k = 0; k < p.vars().size(); ++k) {
@@ -111,6 +129,7 @@ class Raw : public Method {
     }
     return s * per_step + before;
   }
+  bool shared_;
   static uint64_t put(int fd, const std::string& f, const char* b, uint64_t n, uint64_t off,
                       uint64_t* calls) {
     while (n > 0) {
@@ -164,6 +183,6 @@ class Raw : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_raw() { return std::make_unique<Raw>(); }
+std::unique_ptr<Method> make_raw(bool shared) { return std::make_unique<Raw>(shared); }
 
 }  // namespace bench

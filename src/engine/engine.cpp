@@ -174,7 +174,7 @@ Status Engine::perform_gets() {
                          "the file is not open for reading", where());
   if (local.ok()) local = read_gets(gets_);
   gets_.clear();
-  return agree(local);
+  return local.agreed() ? local : agree(local);
 }
 
 Status Engine::end_step() {

@@ -96,6 +96,8 @@ class Engine {
   // `local` is this rank's failure so far (a misused call, a failed put); the step must then
   // fail on every rank and not be committed. Returns the agreed status.
   virtual Status write_step(const std::vector<PutOp>& puts, uint64_t step, const Status& local) = 0;
+  // Reads a batch of gets. A status it returns agreed (the same on every rank, say because
+  // the hook's own last collective carried every rank's outcome) is not agreed on again.
   virtual Status read_gets(const std::vector<GetOp>& gets) = 0;
   virtual Status close_files() = 0;
   virtual uint64_t available_steps() const = 0;

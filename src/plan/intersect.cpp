@@ -20,28 +20,41 @@ std::vector<MemRun> sorted_runs(const Selection& s, const std::vector<uint64_t>&
   return out;
 }
 
+// Appends o, or lengthens the last overlap when o continues it in both buffers: a box read
+// as it was written is one overlap, not one per row.
+void append(std::vector<Overlap>* out, const Overlap& o) {
+  if (!out->empty()) {
+    Overlap& last = out->back();
+    if (last.a_mem + last.length == o.a_mem && last.b_mem + last.length == o.b_mem) {
+      last.length += o.length;
+      return;
+    }
+  }
+  out->push_back(o);
+}
+
 std::vector<Overlap> merge(const std::vector<MemRun>& a, const std::vector<MemRun>& b) {
   std::vector<Overlap> out;
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
     const uint64_t lo = std::max(a[i].offset, b[j].offset);
     const uint64_t hi = std::min(a[i].offset + a[i].length, b[j].offset + b[j].length);
-    if (lo < hi) out.push_back(Overlap{a[i].mem + (lo - a[i].offset), b[j].mem + (lo - b[j].offset), hi - lo});
+    if (lo < hi)
+      append(&out, Overlap{a[i].mem + (lo - a[i].offset), b[j].mem + (lo - b[j].offset), hi - lo});
     if (a[i].offset + a[i].length < b[j].offset + b[j].length) ++i; else ++j;
   }
   return out;
 }
 
-// The C-order position of global element `g` within box (start, count) of `shape`.
-uint64_t box_position(uint64_t g, const Selection& box, const std::vector<uint64_t>& shape) {
-  uint64_t pos = 0;
-  std::vector<uint64_t> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = g % shape[d];
-    g /= shape[d];
+// Elements of a box's C-order buffer between consecutive indices of each dimension.
+std::vector<uint64_t> box_strides(const Selection& box) {
+  std::vector<uint64_t> stride(box.count.size());
+  uint64_t m = 1;
+  for (size_t d = stride.size(); d-- > 0;) {
+    stride[d] = m;
+    m *= box.count[d];
   }
-  for (size_t d = 0; d < shape.size(); ++d) pos = pos * box.count[d] + (idx[d] - box.start[d]);
-  return pos;
+  return stride;
 }
 
 std::vector<Overlap> intersect_boxes(const Selection& a, const Selection& b,
@@ -54,10 +67,17 @@ std::vector<Overlap> intersect_boxes(const Selection& a, const Selection& b,
     start[d] = lo;
     count[d] = hi - lo;
   }
+  const std::vector<uint64_t> sa = box_strides(a), sb = box_strides(b);
   std::vector<Overlap> out;
   for_each_run(Selection::box(start, count), shape, [&](const Run& r, uint64_t) {
-    out.push_back(Overlap{box_position(r.offset, a, shape), box_position(r.offset, b, shape),
-                          r.length});
+    uint64_t g = r.offset, pa = 0, pb = 0;  // r's first element in a's and b's buffers
+    for (size_t d = shape.size(); d-- > 0;) {
+      const uint64_t i = g % shape[d];
+      g /= shape[d];
+      pa += (i - a.start[d]) * sa[d];
+      pb += (i - b.start[d]) * sb[d];
+    }
+    append(&out, Overlap{pa, pb, r.length});
   });
   return out;
 }

@@ -16,6 +16,7 @@ struct Overlap {
 };
 
 // Box ∩ box is computed directly (O(result)); anything with runs by merging sorted runs.
+// Pieces that continue one another in both buffers are one overlap (maximal pieces).
 std::vector<Overlap> intersect(const Selection& a, const Selection& b,
                                const std::vector<uint64_t>& shape);
 

@@ -30,6 +30,15 @@ struct Entry {
   BlockSums sums;
 };
 
+// An element range a get needs from a stored block, and where it goes.
+struct Need {
+  uint64_t step;
+  uint32_t entry;  // index among the step's blocks
+  uint64_t pos;    // byte position in the block
+  uint64_t bytes;
+  uint8_t* dst;
+};
+
 class Catalog {
  public:
   // The next committed step's index record.

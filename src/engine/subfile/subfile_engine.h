@@ -104,6 +104,14 @@ class SubfileEngine final : public Engine {
     uint64_t from, to;
     uint8_t* dst = nullptr;
   };
+  // Requests and, for each, the needs it serves ([first, last) of the sorted needs).
+  struct Requests {
+    std::vector<ChunkRequest> list;
+    std::vector<std::pair<size_t, size_t>> needs;
+  };
+  void plan_requests(std::vector<subfile::Need>* needs, Requests* own, Requests* served);
+  void deliver(const ChunkRequest& q, std::pair<size_t, size_t> range,
+               const std::vector<subfile::Need>& needs, const uint8_t* bytes);
   // Each rank reads its large requests itself (subfile_read.cpp) ...
   Status read_own(const ChunkRequest& q, uint8_t* out);
   // ... and the small ones through the rank serving their subfile, which reads the union of

@@ -170,15 +170,6 @@ Result<io::File*> SubfileEngine::data_file(uint32_t generation, uint32_t subfile
 
 namespace {
 
-// An element range a get needs from a stored block.
-struct Need {
-  uint64_t step;
-  uint32_t entry;  // index among the step's blocks
-  uint64_t pos;    // byte position in the block
-  uint64_t bytes;
-  uint8_t* dst;
-};
-
 // The NetCDF fill value of a variable (its _FillValue when it has one), as the NetCDF engines
 // use for elements nobody wrote.
 void fill_value(const VariableDef& def, uint8_t* out) {
@@ -200,11 +191,26 @@ uint64_t blocks_step(const GetOp& g, const IoDef& io, subfile::Catalog& catalog,
   return catalog.steps();
 }
 
+// Appends n, or extends the last need when n continues it both in the block and in the
+// destination: a selection read as it was written (a block's rows) is one need per block,
+// which lands in the user's buffer as read.
+void add_need(std::vector<subfile::Need>* needs, const subfile::Need& n) {
+  if (!needs->empty()) {
+    subfile::Need& last = needs->back();
+    if (last.step == n.step && last.entry == n.entry && last.pos + last.bytes == n.pos &&
+        last.dst + last.bytes == n.dst) {
+      last.bytes += n.bytes;
+      return;
+    }
+  }
+  needs->push_back(n);
+}
+
 // Per get and step: the pieces of blocks it needs (what no block holds reads as fill). The
 // steps must be loaded.
-std::vector<Need> needs_of(const std::vector<GetOp>& gets, const IoDef& io,
+std::vector<subfile::Need> needs_of(const std::vector<GetOp>& gets, const IoDef& io,
                            subfile::Catalog& catalog) {
-  std::vector<Need> needs;
+  std::vector<subfile::Need> needs;
   for (const GetOp& g : gets) {
     const VariableDef& def = io.vars[g.var];
     const size_t esize = type_size(def.type);
@@ -218,7 +224,8 @@ std::vector<Need> needs_of(const std::vector<GetOp>& gets, const IoDef& io,
       if (t < catalog.steps())
         for (uint32_t i : catalog.query(t, var, lo, hi))
           for (const plan::Overlap& o : plan::intersect(*catalog.entry(t, i).sel, g.sel, def.shape)) {
-            needs.push_back(Need{t, i, o.a_mem * esize, o.length * esize, base + o.b_mem * esize});
+            add_need(&needs, subfile::Need{t, i, o.a_mem * esize, o.length * esize,
+                                           base + o.b_mem * esize});
             covered += o.length;
           }
       if (covered < g.elements) {
@@ -233,6 +240,48 @@ std::vector<Need> needs_of(const std::vector<GetOp>& gets, const IoDef& io,
 
 }  // namespace
 
+// Per block, the checksum chunks the needs touch become one request (step, entry, from, to);
+// a rank reads it itself when it is large or is exactly one need (bytes the rank wants whole:
+// read into place), else through the subfile's server. needs are sorted by block here.
+void SubfileEngine::plan_requests(std::vector<subfile::Need>* needs, Requests* own, Requests* served) {
+  PhaseTimer t(&profile(), Phase::kPlan);
+  std::stable_sort(needs->begin(), needs->end(), [](const subfile::Need& a, const subfile::Need& b) {
+    if (a.step != b.step) return a.step < b.step;
+    return a.entry != b.entry ? a.entry < b.entry : a.pos < b.pos;
+  });
+  const uint64_t C = subfile::kChecksumChunk;
+  const std::vector<subfile::Need>& n = *needs;
+  for (size_t k = 0; k < n.size();) {
+    const subfile::Entry& e = catalog_.entry(n[k].step, n[k].entry);
+    uint64_t c1 = (n[k].pos + n[k].bytes + C - 1) / C;
+    size_t m = k + 1;
+    while (m < n.size() && n[m].step == n[k].step && n[m].entry == n[k].entry && n[m].pos / C <= c1) {
+      c1 = std::max(c1, (n[m].pos + n[m].bytes + C - 1) / C);
+      ++m;
+    }
+    ChunkRequest q{n[k].step, n[k].entry, n[k].pos / C * C, std::min(c1 * C, e.length)};
+    if (m == k + 1 && n[k].pos == q.from && n[k].bytes == q.to - q.from) q.dst = n[k].dst;
+    Requests& to = q.dst || q.to - q.from >= spec_.merge_below ? *own : *served;
+    to.list.push_back(q);
+    to.needs.emplace_back(k, m);
+    k = m;
+  }
+}
+
+// Copies each need of request q out of its bytes (unless they were read in place).
+void SubfileEngine::deliver(const ChunkRequest& q, std::pair<size_t, size_t> range,
+                            const std::vector<subfile::Need>& needs, const uint8_t* bytes) {
+  if (q.dst) return;
+  PhaseTimer t(&profile(), Phase::kCopy);
+  for (size_t k = range.first; k < range.second; ++k) {
+    std::memcpy(needs[k].dst, bytes + (needs[k].pos - q.from), needs[k].bytes);
+    profile().bytes_copied += needs[k].bytes;
+  }
+}
+
+// One reduction tells every rank whether anyone needs the servers and whether anyone failed:
+// reads that every rank makes itself (the same decomposition as written) cost that one
+// collective, whose answer is the agreement.
 Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
   Status local = ok_status();
   for (const GetOp& g : gets) {  // the steps these gets read, loaded by this rank
@@ -240,58 +289,33 @@ Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count && local.ok(); ++s)
       local = ensure_loaded(s);
   }
-  std::vector<Need> needs;
-  std::vector<ChunkRequest> own, served;
-  std::vector<std::pair<size_t, size_t>> own_needs, served_needs;  // [first, last) of needs
+  std::vector<subfile::Need> needs;
+  Requests own, served;
   if (local.ok()) {
     PhaseTimer t(&profile(), Phase::kPlan);
     needs = needs_of(gets, io(), catalog_);
-    // Per block, the checksum chunks the needs touch become one request (step, entry, from, to).
-    std::stable_sort(needs.begin(), needs.end(), [](const Need& a, const Need& b) {
-      if (a.step != b.step) return a.step < b.step;
-      return a.entry != b.entry ? a.entry < b.entry : a.pos < b.pos;
-    });
-    const uint64_t C = subfile::kChecksumChunk;
-    for (size_t k = 0; k < needs.size();) {
-      const subfile::Entry& e = catalog_.entry(needs[k].step, needs[k].entry);
-      uint64_t c1 = (needs[k].pos + needs[k].bytes + C - 1) / C;
-      size_t m = k + 1;
-      while (m < needs.size() && needs[m].step == needs[k].step &&
-             needs[m].entry == needs[k].entry && needs[m].pos / C <= c1) {
-        c1 = std::max(c1, (needs[m].pos + needs[m].bytes + C - 1) / C);
-        ++m;
-      }
-      ChunkRequest q{needs[k].step, needs[k].entry, needs[k].pos / C * C, std::min(c1 * C, e.length)};
-      const bool large = q.to - q.from >= spec_.merge_below;
-      // Read by this rank, one need covering the whole request lands in the user's buffer.
-      if (large && m == k + 1 && needs[k].pos == q.from && needs[k].bytes == q.to - q.from)
-        q.dst = needs[k].dst;
-      (large ? own : served).push_back(q);
-      (large ? own_needs : served_needs).emplace_back(k, m);
-      k = m;
-    }
   }
-  // Copies each need of requests[r] out of its bytes (unless they were read in place).
-  auto deliver = [&](const ChunkRequest& q, std::pair<size_t, size_t> range, const uint8_t* bytes) {
-    if (q.dst) return;
-    PhaseTimer t(&profile(), Phase::kCopy);
-    for (size_t k = range.first; k < range.second; ++k) {
-      std::memcpy(needs[k].dst, bytes + (needs[k].pos - q.from), needs[k].bytes);
-      profile().bytes_copied += needs[k].bytes;
-    }
-  };
+  if (local.ok()) plan_requests(&needs, &own, &served);
   ByteBuffer scratch;
-  for (size_t r = 0; r < own.size() && local.ok(); ++r) {
-    uint8_t* out = own[r].dst ? own[r].dst : scratch.prepare(own[r].to - own[r].from);
-    local = read_own(own[r], out);
-    if (local.ok()) deliver(own[r], own_needs[r], out);
+  for (size_t r = 0; r < own.list.size() && local.ok(); ++r) {
+    const ChunkRequest& q = own.list[r];
+    uint8_t* out = q.dst ? q.dst : scratch.prepare(q.to - q.from);
+    local = read_own(q, out);
+    if (local.ok()) deliver(q, own.needs[r], needs, out);
   }
+  uint64_t votes[2] = {served.list.empty() ? 0u : 1u, local.ok() ? 0u : 1u};
+  {
+    PhaseTimer t(&profile(), Phase::kAgree);
+    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(votes, 2));
+  }
+  if (votes[0] == 0) return votes[1] == 0 ? ok_status().as_agreed() : agree(local);
   std::vector<std::vector<uint8_t>> replies;
   {
     PhaseTimer t(&profile(), Phase::kExchange);
-    TAPIO_RETURN_IF_ERROR(fetch_chunks(served, &replies));
+    TAPIO_RETURN_IF_ERROR(fetch_chunks(served.list, &replies));
   }
-  for (size_t r = 0; r < served.size(); ++r) deliver(served[r], served_needs[r], replies[r].data());
+  for (size_t r = 0; r < served.list.size(); ++r)
+    deliver(served.list[r], served.needs[r], needs, replies[r].data());
   if (!local.ok()) return local;
   return deferred_read_error_.ok() ? ok_status() : std::exchange(deferred_read_error_, Status());
 }
