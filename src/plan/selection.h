@@ -30,6 +30,9 @@ struct Selection {
   static Selection from_runs(std::vector<Run> runs);  // merges touching neighbours
 
   uint64_t elements() const;
+  bool operator==(const Selection& o) const {
+    return kind == o.kind && start == o.start && count == o.count && runs == o.runs;
+  }
 };
 
 // Check a selection against a global shape (one name per dimension): box rank, start + count

@@ -74,8 +74,9 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
                                              uint8_t* buf, const Status& slot_ready) {
   const plan::Extent w = layout.window(my_agg_, r);
   Status local = slot_ready;  // a failed earlier write: collect this round, write nothing
-  // Which bytes of the window arrived: one bit per byte, no per-piece lists or sorts.
-  covered_map_.reset(w.offset, w.length);
+  // Which bytes of the window arrived: one bit per byte, no per-piece lists or sorts (not
+  // needed when the batch provably tiles what it touches).
+  if (!tiled_) covered_map_.reset(w.offset, w.length);
   std::vector<Arrived> arrived;  // kept to name the ranks if two pieces overlap
   bool overlap = false;
   {
@@ -95,7 +96,7 @@ bool CollectiveEngine::copy_own_pieces(const SelfPart& self, const collective::S
   Arrived mine{comm().rank(), {}};
   PhaseTimer t(&profile(), node_slots_ ? Phase::kSwap : Phase::kCopy);
   for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x) {
-    fresh = covered_map_.mark(x->seg) && fresh;
+    if (!tiled_) fresh = covered_map_.mark(x->seg) && fresh;
     if (node_slots_)
       staged.scatter(x->seg, x->mem, out);
     else
@@ -140,7 +141,7 @@ Status CollectiveEngine::collect_senders(uint32_t r, const plan::Extent& w, uint
     for (const plan::Segment& s : u.segments)
       well_formed = well_formed && plan::segment_inside(s, w);
     bool fresh = well_formed;
-    if (well_formed)  // a malformed list never touches the map (it could point anywhere)
+    if (well_formed && !tiled_)  // a malformed list never touches the map (it could point anywhere)
       for (const plan::Segment& s : u.segments) fresh = covered_map_.mark(s) && fresh;
     if (!well_formed && local.ok())
       local = error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r, source);
@@ -225,15 +226,17 @@ Status CollectiveEngine::slot_free(int slot) {
 
 Status CollectiveEngine::write_round(const plan::Layout& layout, int slot, const plan::Extent& w,
                                      const std::vector<Target>& targets, uint8_t* buf) {
-  // What to write: with fill, every written variable's bytes in this window, the gaps filled;
-  // without, only what the ranks sent (no read-modify-write either way).
+  // What to write: with fill (or when the batch tiles what it touches), every written
+  // variable's bytes in this window, the gaps filled; without, only what the ranks sent (no
+  // read-modify-write either way).
   std::vector<plan::Extent> writes;
-  if (env_.params.get_bool("fill")) {
+  if (tiled_ || env_.params.get_bool("fill")) {
     for (const Target& t : targets) {
       const uint64_t from = std::max(t.extent.offset, w.offset);
       const uint64_t to = std::min(t.extent.end(), w.end());
       if (from >= to) continue;
       writes.push_back(plan::Extent{from, to - from});
+      if (tiled_) continue;  // nothing to fill
       covered_map_.for_each_run(false, from, to, [&](uint64_t off, uint64_t len) {
         fill_bytes(buf + (off - w.offset), t.extent.offset, off, off + len, t.fill, t.esize);
       });

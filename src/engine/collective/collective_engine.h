@@ -10,6 +10,7 @@
 #include "comm/node_memory.h"
 #include "core/byte_buffer.h"
 #include "engine/netcdf_engine.h"
+#include "engine/overlap_check.h"
 #include "io/write_behind.h"
 #include "engine/collective/staging.h"
 #include "plan/direct.h"
@@ -146,6 +147,8 @@ class CollectiveEngine final : public NetcdfEngine {
   // (read replies) contiguously and copied piece by piece.
   std::vector<ByteBuffer> scratch_;
   plan::ByteMap covered_map_;  // aggregators: the bytes of the current window that arrived
+  bool tiled_ = false;         // this batch's pieces provably tile what they touch (no bitmap)
+  RepeatedPuts repeated_;      // this rank's previous batch
 };
 
 }  // namespace tapio

@@ -56,18 +56,28 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     described.emplace(puts, io(), header_, step);
   }
   const collective::Staged& staged = *described;
-  // {ranks that cannot write directly, bytes put, ranks out of memory}: summed with the
-  // touched variables.
-  std::vector<uint64_t> votes = {1, 0, 0};
+  // Summed with the touched variables: ranks that cannot write directly, bytes put, ranks out
+  // of memory, ranks whose puts differ from their previous batch's, elements put per variable.
+  enum { kCannotDirect, kBytes, kOutOfMemory, kChanged, kElements };
+  std::vector<uint64_t> votes(kElements + io().vars.size(), 0);
+  votes[kCannotDirect] = 1;
   plan::DirectPlan direct;
   if (direct_allowed())
     TAPIO_RETURN_IF_ERROR(plan_direct(staged.segments(), staged.ranges(), &direct, &votes));
   const uint64_t staging = may_stage(direct) ? staged.bytes() : 0;
   const uint64_t round = std::min(round_bytes(), step_span(step));
   const bool reserved = reserve(staging, 2, round);
-  votes[2] = reserved ? 0 : 1;
+  votes[kOutOfMemory] = reserved ? 0 : 1;
+  votes[kChanged] = repeated_.same_as_last(puts, step) ? 0 : 1;
+  for (const PutOp& p : puts) votes[kElements + p.var] += p.elements;
   TAPIO_RETURN_IF_ERROR(note_puts(puts, &votes));
-  if (votes[2] > 0) return reserved ? ok_status() : out_of_memory(staging, 2, round);
+  if (votes[kOutOfMemory] > 0) return reserved ? ok_status() : out_of_memory(staging, 2, round);
+  // The batch's pieces provably tile every variable they touch — the same puts as a
+  // committed batch (whose overlap check passed), and as many elements as the variable has —
+  // so the aggregators skip the coverage bitmap, its overlap check and the fill pass.
+  tiled_ = votes[kChanged] == 0;
+  for (size_t v = 0; v < io().vars.size(); ++v)
+    if (touched_now_[v]) tiled_ = tiled_ && votes[kElements + v] == io().vars[v].elements();
   const std::vector<Target> targets = batch_targets(step);  // the same on every rank
   if (targets.empty()) return ok_status();
   uint64_t lo = UINT64_MAX, hi = 0, target_bytes = 0;
@@ -78,7 +88,8 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   }
   // Direct when every rank can, and (with fill) the ranks' disjoint pieces cover every
   // variable written, so there is no gap to fill.
-  if (votes[0] == 0 && (!env_.params.get_bool("fill") || votes[1] == target_bytes)) {
+  if (votes[kCannotDirect] == 0 &&
+      (!env_.params.get_bool("fill") || votes[kBytes] == target_bytes)) {
     {
       PhaseTimer t(&profile(), Phase::kSwap);
       staged.swap_all(staging_.prepare(staged.bytes()));

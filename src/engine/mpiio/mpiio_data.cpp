@@ -53,24 +53,17 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
     elements[p.var] += p.elements;
   }
   std::sort(pieces.begin(), pieces.end(), by_file);
-  // Blocks overlap when a rank's own pieces do, or when the ranks put more elements of a
-  // variable than it has; elements[nvars + v] counts the ranks whose own pieces of v overlap,
-  // in the same reduction as the sums. Overlap between ranks that a gap elsewhere makes up for
-  // is not detected: that needs every rank's runs in one place, the O(P) gather this engine
-  // exists to avoid (docs/api.md §6.1).
-  elements.resize(2 * nvars, 0);
-  for (size_t i = 1; i < pieces.size(); ++i)
-    if (pieces[i].file < pieces[i - 1].file + pieces[i - 1].bytes())
-      elements[nvars + pieces[i].var] = 1;
-
-  TAPIO_RETURN_IF_ERROR(note_puts(puts));
-  TAPIO_RETURN_IF_ERROR(comm::mpi_status(
-      MPI_Allreduce(MPI_IN_PLACE, elements.data(), static_cast<int>(2 * nvars), MPI_UINT64_T,
-                    MPI_SUM, comm().raw()),
-      "MPI_Allreduce"));
-  for (size_t v = 0; v < nvars && local.ok(); ++v)
-    if (elements[v] > header_.elements(header_.vars[v]) || elements[nvars + v] > 0)
-      local = name_overlap(static_cast<int>(v), step, puts);
+  // Summed with the touched variables: the elements put of each variable, and the ranks whose
+  // puts differ from their previous batch's. When some rank's did, the batch is checked for
+  // overlapping pieces (overlap_check.h) before any byte moves.
+  elements.push_back(repeated_.same_as_last(puts, step) ? 0 : 1);
+  TAPIO_RETURN_IF_ERROR(note_puts(puts, &elements));
+  if (elements[nvars] > 0) {
+    std::vector<PutShape> mine;
+    for (const PutOp& p : puts) mine.push_back(PutShape{p.var, &p.sel});
+    local = agree(check_overlaps(comm(), env_.topology, io(), mine,
+                                 [&](int var) { return at_step(var, step); }, &profile()));
+  }
 
   // Before the collective, rank 0 prepares the file on its POSIX handle, and a barrier orders
   // that before the data:
@@ -129,19 +122,6 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
 
 // An error path only (every rank knows the puts of `var` overlap, not where): the ranks' runs
 // of var go to rank 0, which names two ranks and their elements as the serial engine does.
-Status MpiioEngine::name_overlap(int var, uint64_t step, const std::vector<PutOp>& puts) {
-  std::vector<plan::Request> mine;
-  for (const PutOp& p : puts)
-    if (p.var == var) mine.push_back(plan::Request{static_cast<uint32_t>(var), step, 1, p.sel});
-  std::vector<std::vector<plan::Request>> all;
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(mine, &all)));
-  const Status overlap = error(TAPIO_ERR_SHAPE, "{}: blocks overlap", at_step(var, step));
-  if (comm().rank() != 0) return overlap;  // rank 0's error names the ranks: it is agreed on
-  std::vector<plan::OwnedRun> owned;
-  const Result<uint64_t> elements = covered(var, step, all, &owned);
-  return elements.ok() ? overlap : elements.status();
-}
-
 Status MpiioEngine::extend_to_record(uint64_t step) {
   uint64_t end = 0;
   for (const netcdf::Var& v : header_.vars)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/netcdf_engine.h"
+#include "engine/overlap_check.h"
 
 namespace tapio {
 
@@ -42,8 +43,6 @@ class MpiioEngine final : public NetcdfEngine {
   Status transfer(bool write, const std::vector<std::pair<uint64_t, uint64_t>>& extents,
                   uint8_t* buffer, uint64_t bytes);
   Status mpi_error(int rc, const char* call) const;  // names the file
-  // Collective, when the puts of `var` overlap: names the ranks and elements (rank 0's error).
-  Status name_overlap(int var, uint64_t step, const std::vector<PutOp>& puts);
 
   // Rank 0: make the file reach the end of record `step` before the data of a new record is
   // written (see write_puts).
@@ -51,6 +50,7 @@ class MpiioEngine final : public NetcdfEngine {
 
   MPI_File fh_ = MPI_FILE_NULL;
   uint64_t extended_records_ = 0;  // every rank: the file reaches the end of this many records
+  RepeatedPuts repeated_;          // this rank's previous batch (overlap checks)
   MPI_Info info_ = MPI_INFO_NULL;  // the hints, kept until close
 };
 

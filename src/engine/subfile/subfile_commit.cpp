@@ -13,6 +13,7 @@
 // anything is committed.
 #include <climits>
 
+#include "engine/overlap_check.h"
 #include "engine/subfile/subfile_engine.h"
 
 namespace tapio {
@@ -85,7 +86,15 @@ Status SubfileEngine::vote(const Vote& mine, const Status& local, bool changed, 
     TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(votes, kSlots));
   }
   if (votes[kFailed] > 0) return agree(local);
-  if (votes[kChanged] > 0) TAPIO_RETURN_IF_ERROR(agree(check_overlaps(step_)));
+  if (votes[kChanged] > 0) {
+    std::vector<PutShape> mine;
+    for (const subfile::BlockShape& s : step_shapes_)
+      mine.push_back(PutShape{static_cast<int>(s.var), &table_.selections[s.selection]});
+    const uint64_t step = step_;
+    TAPIO_RETURN_IF_ERROR(agree(check_overlaps(
+        comm(), env_.topology, io(), mine, [&](int var) { return at_step(var, step); },
+        &profile())));
+  }
   total->bytes = votes[kBytes];
   total->checksum = votes[kChecksum];
   total->flags = 0;

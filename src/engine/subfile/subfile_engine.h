@@ -87,7 +87,6 @@ class SubfileEngine final : public Engine {
     uint64_t bytes = 0, checksum = 0, flags = 0;
   };
   Status vote(const Vote& mine, const Status& local, bool changed, Vote* total);
-  Status check_overlaps(uint64_t step);
   Status append_index(const subfile::StepRecord& record);
 
   // Read side (subfile_read.cpp).

@@ -30,7 +30,7 @@ uint32_t SubfileEngine::selection_id(const plan::Selection& sel, subfile::BlockL
     const uint32_t id = it->second;
     const plan::Selection& have =
         id < known ? table_.selections[id] : list->new_selections[id - known];
-    if (subfile::same_selection(have, sel)) return id;
+    if (have == sel) return id;
   }
   const uint32_t id = known + static_cast<uint32_t>(list->new_selections.size());
   list->new_selections.push_back(sel);

@@ -75,10 +75,6 @@ uint64_t selection_hash(const plan::Selection& sel) {
   return checksum(sel.runs.data(), sel.runs.size() * sizeof(plan::Run)) + 1;
 }
 
-bool same_selection(const plan::Selection& a, const plan::Selection& b) {
-  return a.kind == b.kind && a.start == b.start && a.count == b.count && a.runs == b.runs;
-}
-
 bool decode_selection(LeReader& r, uint64_t max_runs, plan::Selection* sel) {
   const uint8_t kind = r.u8();
   if (kind == kBox) {

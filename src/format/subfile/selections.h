@@ -17,8 +17,7 @@ void encode_selection(LeWriter& w, const plan::Selection& sel);
 // make the reader allocate without bound.
 bool decode_selection(LeReader& r, uint64_t max_runs, plan::Selection* sel);
 
-// A hash of a selection's contents, and equality: how a writer finds a selection it stored.
+// A hash of a selection's contents: how a writer finds a selection it stored.
 uint64_t selection_hash(const plan::Selection& sel);
-bool same_selection(const plan::Selection& a, const plan::Selection& b);
 
 }  // namespace tapio::subfile
