@@ -85,21 +85,41 @@ def fmt_mib(v):
 
 
 def table(run):
+    one_file = median(run["results"].get("raw-shared", {}))
     rows = ["| method | write MiB/s median [min–max] | read MiB/s | vs best peer | vs raw | "
-            "storage write req | MiB written | storage read req | MiB read | messages | "
-            "peak RSS MiB/rank | verified |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "vs raw-shared | storage write req | MiB written | storage read req | MiB read | "
+            "messages | peak RSS MiB/rank | verified |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, r in run["results"].items():
         if r["status"] in ("not built", "unavailable", "failed"):
-            rows.append(f"| {name} | {r['status']}: {r.get('reason', '')} |||||||||||")
+            rows.append(f"| {name} | {r['status']}: {r.get('reason', '')} ||||||||||||")
             continue
         rows.append(
             f"| {name} | {fmt_bw(r['write_mib_s'])} | {fmt_bw(r['read_mib_s'])} | "
             f"{fmt(r.get('ratio_best_peer'), '{:.2f}')} | {fmt(r.get('ratio_raw'), '{:.2f}')} | "
+            f"{ratio(median(r), one_file)} | "
             f"{fmt(r['storage_write_requests'])} | {fmt_mib(r['storage_bytes_written'])} | "
             f"{fmt(r['storage_read_requests'])} | {fmt_mib(r['storage_bytes_read'])} | "
             f"{fmt(r['messages'])} | {fmt(r['peak_rss_mib'], '{:.0f}')} | "
             f"{'yes' if r['verified'] else '**NO**'} |")
+    return "\n".join(rows)
+
+
+def phase_table(run, key):
+    """Where each tapio method's time went (write_phases_ms or read_phases_ms): the median
+    rank's milliseconds per phase for the whole run (open to close), median over repetitions,
+    and in the last column the slowest rank's sum."""
+    rows, names = [], None
+    for name, r in run["results"].items():
+        ph = r.get(key)
+        if not ph:
+            continue
+        if names is None:
+            names = list(ph)
+            rows = ["| method | " + " | ".join(names) + " | sum (slowest rank) |",
+                    "|---|" + "---|" * (len(names) + 1)]
+        rows.append(f"| {name} | " + " | ".join(f"{ph[n]['median']:.2f}" for n in names) +
+                    f" | {sum(ph[n]['max'] for n in names):.2f} |")
     return "\n".join(rows)
 
 
@@ -257,6 +277,12 @@ def main(json_dir, doc, img_dir):
                     table(run), ""]
             if run["pattern"] == "selection":
                 out += [selection_table(run), ""]
+            if run["pattern"] == "licom":
+                for key, what in (("write_phases_ms", "write"), ("read_phases_ms", "read")):
+                    ph = phase_table(run, key)
+                    if ph:
+                        out += [f"Where the {what} time goes (ms per run, median rank; "
+                                "docs/api.md §1.5.1):", "", ph, ""]
             md = md_table(run)
             if md:
                 out += ["Metadata (subfile methods; medians [min–max] over repetitions):", "", md, ""]

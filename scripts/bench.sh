@@ -51,7 +51,7 @@ CASES=(
 # here is the selection read, not bandwidth. SEL_REPS repetitions, as a read of a few
 # milliseconds varies more than a write.
 SEL_REPS=${SEL_REPS:-5}
-SEL_METHODS=collective,subfile,subfile-fpp,pnetcdf,phdf5,adios1
+SEL_METHODS=collective,subfile,subfile-fpp,pnetcdf,phdf5,adios1,adios2-bp5
 SEL_CASES=(
   "selection|selection --methods $SEL_METHODS"
   "selection-all-steps|selection --read-steps all --methods $SEL_METHODS"
