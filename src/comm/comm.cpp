@@ -111,12 +111,25 @@ Comm::~Comm() {
 Status Comm::barrier() const { return mpi_status(MPI_Barrier(comm_), "MPI_Barrier"); }
 
 Status Comm::bcast_bytes(std::vector<uint8_t>& bytes, int root) const {
+  // One broadcast of a fixed size carries the length and the first bytes, so a small payload
+  // (an error message, a dataset's metadata) costs one collective, not two.
+  constexpr uint64_t kFirst = 16384, kHead = kFirst - 8;
+  std::vector<uint8_t> first(kFirst);
   uint64_t n = bytes.size();
-  TAPIO_RETURN_IF_ERROR(mpi_status(MPI_Bcast(&n, 1, MPI_UINT64_T, root, comm_), "MPI_Bcast"));
-  bytes.resize(n);
-  // Large payloads go in pieces of at most 1 GiB so no count overflows int.
+  if (rank_ == root) {
+    std::memcpy(first.data(), &n, 8);
+    std::memcpy(first.data() + 8, bytes.data(), std::min(n, kHead));
+  }
+  TAPIO_RETURN_IF_ERROR(mpi_status(
+      MPI_Bcast(first.data(), static_cast<int>(kFirst), MPI_BYTE, root, comm_), "MPI_Bcast"));
+  if (rank_ != root) {
+    std::memcpy(&n, first.data(), 8);
+    bytes.resize(n);
+    std::memcpy(bytes.data(), first.data() + 8, std::min(n, kHead));
+  }
+  // The rest in pieces of at most 1 GiB, so no count overflows int.
   constexpr uint64_t kPiece = 1ull << 30;
-  for (uint64_t off = 0; off < n; off += kPiece) {
+  for (uint64_t off = kHead; off < n; off += kPiece) {
     const int len = static_cast<int>(std::min(kPiece, n - off));
     TAPIO_RETURN_IF_ERROR(
         mpi_status(MPI_Bcast(bytes.data() + off, len, MPI_BYTE, root, comm_), "MPI_Bcast"));

@@ -55,7 +55,8 @@ class Engine::CallTimer {
 };
 
 void Engine::opened() {
-  profile_.in_calls += std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_).count();
+  profile_.in_calls +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_).count();
 }
 
 Status Engine::check_index(int var) const {

@@ -1,4 +1,8 @@
-// The distributed overlap check (overlap_check.h).
+// The distributed overlap check (overlap_check.h). A rank's runs travel as segments (runs of
+// one length at a constant stride: a block's rows, HPIO's regions), so a column band of a
+// matrix is one entry however many rows it has; an owner marks them in a bitmap of its
+// domain (one bit per element), and only when two pieces meet does it expand the variable's
+// segments into runs to name both ranks as the serial engine does.
 #include "engine/overlap_check.h"
 
 #include <algorithm>
@@ -6,14 +10,16 @@
 
 #include "plan/coverage.h"
 #include "plan/overlap.h"
+#include "plan/segments.h"
 
 namespace tapio {
 namespace {
 
 constexpr int kOverlapTag = 7201;
 
-struct Wire {  // a run of a variable, on the wire
-  uint64_t var, offset, length;
+struct Wire {  // a segment of a variable's elements, on the wire
+  uint64_t var;
+  plan::Segment seg;
 };
 
 // The first rank of each node, by node.
@@ -23,6 +29,56 @@ std::vector<int> owner_ranks(const comm::Topology& t) {
   return owners;
 }
 
+// This rank's pieces, per owner of the domains they fall in.
+std::vector<std::vector<Wire>> route(const IoDef& io, const std::vector<PutShape>& mine,
+                                     int owners) {
+  std::map<int, std::vector<plan::MemSegment>> by_var;  // runs as segments, in elements
+  std::map<int, uint64_t> counted;                     // elements appended so far, per variable
+  for (const PutShape& p : mine) {
+    std::vector<plan::MemSegment>& segs = by_var[p.var];
+    uint64_t& at = counted[p.var];
+    plan::for_each_run(*p.sel, io.vars[p.var].shape, [&](const plan::Run& r, uint64_t) {
+      if (r.length == 0) return;
+      plan::append_piece(&segs, r.offset, r.length, at);
+      at += r.length;
+    });
+  }
+  std::vector<std::vector<Wire>> out(owners);
+  for (const auto& [var, segs] : by_var) {
+    const plan::Layout domains = plan::element_domains(io.vars[var].elements(), owners);
+    for (const plan::RoutedSegment& r : plan::route_segments(segs, domains))
+      out[r.agg].push_back(Wire{static_cast<uint64_t>(var), r.seg});
+  }
+  return out;
+}
+
+// An owner's check of its domain of each variable: every piece marked once in a bitmap; when
+// two meet, the variable's pieces become runs and the serial engine's check names the ranks.
+Status check_domains(const IoDef& io, int owners, int domain,
+                     const std::vector<std::pair<Wire, int>>& got,
+                     const std::function<std::string(int var)>& context) {
+  std::map<uint64_t, std::vector<std::pair<plan::Segment, int>>> by_var;
+  for (const auto& [w, source] : got) by_var[w.var].emplace_back(w.seg, source);
+  plan::ByteMap map;
+  for (const auto& [var, segs] : by_var) {
+    const plan::Extent d = plan::element_domains(io.vars[var].elements(), owners).domains[domain];
+    map.reset(d.offset, d.length);
+    bool fresh = true;
+    for (const auto& [seg, source] : segs)
+      fresh = plan::segment_inside(seg, d) && map.mark(seg) && fresh;
+    if (fresh) continue;
+    std::vector<plan::OwnedRun> runs;
+    for (const auto& [seg, source] : segs)
+      plan::for_each_piece(seg, [&](uint64_t off, uint64_t len) {
+        runs.push_back(plan::OwnedRun{plan::Run{off, len}, source});
+      });
+    const Status st = plan::covered_elements(runs).status();
+    return (st.ok() ? error(TAPIO_ERR_INTERNAL, "malformed overlap check message") : st)
+        .with_context(context(static_cast<int>(var)));
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, const IoDef& io,
@@ -30,32 +86,21 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
                       const std::function<std::string(int var)>& context, Profile* profile) {
   const std::vector<int> owners = owner_ranks(topology);
   const int A = static_cast<int>(owners.size());
-  std::vector<std::vector<Wire>> out(A);
+  std::vector<std::vector<Wire>> out;
   {
     PhaseTimer t(profile, Phase::kPlan);
-    for (const PutShape& p : mine) {
-      const VariableDef& v = io.vars[p.var];
-      const uint64_t n = v.elements();
-      const auto var = static_cast<uint64_t>(p.var);
-      plan::for_each_run(*p.sel, v.shape, [&](const plan::Run& r, uint64_t) {
-        plan::route_run(r, n, A, [&](int d, const plan::Run& part) {
-          out[d].push_back(Wire{var, part.offset, part.length});
-        });
-      });
-    }
+    out = route(io, mine, A);
   }
   PhaseTimer t(profile, Phase::kExchange);
-  std::vector<uint32_t> flags(A), expected;
-  for (int d = 0; d < A; ++d) flags[d] = out[d].empty() ? 0 : 1;
-  std::vector<int> recv_counts(comm.size(), 0);
-  for (int r : owners) recv_counts[r] = 1;
-  // Owners in rank order, as MPI_Reduce_scatter deals its result out.
-  std::vector<int> by_rank(A);
+  // How many messages each owner receives: one flag per owner, in rank order of the owners as
+  // MPI_Reduce_scatter deals its result out.
+  std::vector<int> by_rank(A), recv_counts(comm.size(), 0);
   for (int d = 0; d < A; ++d) by_rank[d] = d;
   std::sort(by_rank.begin(), by_rank.end(), [&](int a, int b) { return owners[a] < owners[b]; });
-  std::vector<uint32_t> ranked(A);
-  for (int i = 0; i < A; ++i) ranked[i] = flags[by_rank[i]];
-  TAPIO_RETURN_IF_ERROR(comm.reduce_scatter_sum(ranked, recv_counts, &expected));
+  std::vector<uint32_t> flags(A), expected;
+  for (int i = 0; i < A; ++i) flags[i] = out[by_rank[i]].empty() ? 0 : 1;
+  for (int r : owners) recv_counts[r] = 1;
+  TAPIO_RETURN_IF_ERROR(comm.reduce_scatter_sum(flags, recv_counts, &expected));
   std::vector<MPI_Request> sends;
   for (int d = 0; d < A; ++d) {
     if (out[d].empty() || owners[d] == comm.rank()) continue;
@@ -65,17 +110,13 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
     profile->messages_sent += 1;
     profile->bytes_sent += out[d].size() * sizeof(Wire);
   }
-  // An owner: every rank's runs of its domain, by variable.
-  std::map<uint64_t, std::vector<plan::OwnedRun>> by_var;
-  auto take = [&](const std::vector<Wire>& wires, int source) {
-    for (const Wire& w : wires)
-      by_var[w.var].push_back(plan::OwnedRun{plan::Run{w.offset, w.length}, source});
-  };
-  const int owned = static_cast<int>(std::find(owners.begin(), owners.end(), comm.rank()) -
-                                     owners.begin());
+  // An owner: every rank's pieces of its domain.
+  const int domain = static_cast<int>(std::find(owners.begin(), owners.end(), comm.rank()) -
+                                      owners.begin());
+  std::vector<std::pair<Wire, int>> got;
   uint32_t incoming = expected.empty() ? 0 : expected[0];
-  if (owned < A && !out[owned].empty()) {
-    take(out[owned], comm.rank());
+  if (domain < A && !out[domain].empty()) {
+    for (const Wire& w : out[domain]) got.emplace_back(w, comm.rank());
     --incoming;
   }
   std::vector<Wire> wires;
@@ -89,12 +130,12 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
              MPI_STATUS_IGNORE);
     profile->messages_received += 1;
     profile->bytes_received += static_cast<uint64_t>(bytes);
-    take(wires, status.MPI_SOURCE);
+    for (const Wire& w : wires) got.emplace_back(w, status.MPI_SOURCE);
   }
   Status local = ok_status();
-  for (auto& [var, runs] : by_var) {
-    if (!local.ok()) break;
-    local = plan::covered_elements(runs).status().with_context(context(static_cast<int>(var)));
+  if (domain < A) {
+    PhaseTimer c(profile, Phase::kPlan);
+    local = check_domains(io, A, domain, got, context);
   }
   MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
   return local;

@@ -68,7 +68,8 @@ nlohmann::ordered_json phase_json(const std::vector<double>& all, int ranks) {
 
 const char* phase_name(Phase p) { return kPhaseNames[static_cast<int>(p)]; }
 
-PhaseTimer::PhaseTimer(Profile* profile, Phase phase) : profile_(profile), outer_(profile->current_) {
+PhaseTimer::PhaseTimer(Profile* profile, Phase phase)
+    : profile_(profile), outer_(profile->current_) {
   const auto now = std::chrono::steady_clock::now();
   if (outer_ >= 0)
     profile_->phase[outer_] += std::chrono::duration<double>(now - profile_->since_).count();

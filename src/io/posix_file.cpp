@@ -139,10 +139,10 @@ Status PosixFile::write_at(uint64_t offset, const void* data, size_t n) {
   while (done < n) {
     const size_t request = std::min(n - done, kMaxChunk);
     const uint64_t at = offset + done;
-    TAPIO_ASSIGN_OR_RETURN(
-        const size_t wrote,
-        write_call([&] { return syscalls().pwrite(fd_, bytes + done, request, static_cast<off_t>(at)); },
-                   "pwrite", at, request, what, done));
+    auto call = [&] {
+      return syscalls().pwrite(fd_, bytes + done, request, static_cast<off_t>(at));
+    };
+    TAPIO_ASSIGN_OR_RETURN(const size_t wrote, write_call(call, "pwrite", at, request, what, done));
     done += wrote;
   }
   return ok_status();

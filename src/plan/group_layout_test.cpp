@@ -5,6 +5,7 @@
 #include <random>
 
 #include "plan/overlap.h"
+#include "plan/segments.h"
 
 namespace tapio::plan {
 namespace {
@@ -65,6 +66,36 @@ TEST(Overlap, DomainsSplitElementsEvenlyAndRunsAreCutAtThem) {
   EXPECT_EQ(parts[1].second, (plan::Run{10, 10}));
   EXPECT_EQ(parts[2].first, 2);
   EXPECT_EQ(parts[2].second, (plan::Run{20, 5}));
+}
+
+}  // namespace
+}  // namespace tapio::plan
+
+namespace tapio::plan {
+namespace {
+
+// Strided runs travel as segments, cut where they leave a domain: every element lands once,
+// in its owner's domain.
+TEST(Overlap, SegmentsRouteToElementDomains) {
+  const uint64_t n = 70400 * 200;
+  const Layout l = element_domains(n, 3);
+  ASSERT_EQ(l.domains.size(), 3u);
+  EXPECT_EQ(l.rounds, 1u);
+  std::vector<MemSegment> segs;
+  uint64_t mem = 0;
+  for (uint64_t row = 0; row < 70400; ++row, mem += 50) append_piece(&segs, row * 200 + 50, 50, mem);
+  ASSERT_EQ(segs.size(), 1u);  // a column band is one segment
+  std::vector<uint64_t> seen(3, 0);
+  for (const RoutedSegment& r : route_segments(segs, l)) {
+    EXPECT_EQ(r.round, 0u);
+    for_each_piece(r.seg, [&](uint64_t off, uint64_t len) {
+      EXPECT_GE(off, l.domains[r.agg].offset);
+      EXPECT_LE(off + len, l.domains[r.agg].end());
+      seen[r.agg] += len;
+    });
+  }
+  EXPECT_EQ(seen[0] + seen[1] + seen[2], 70400u * 50);
+  for (uint64_t s : seen) EXPECT_GT(s, 0u);
 }
 
 }  // namespace

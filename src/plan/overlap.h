@@ -6,12 +6,16 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "plan/exchange.h"
 #include "plan/selection.h"
 
 namespace tapio::plan {
 
 // The first element of domain d (d = owners gives `elements`).
 uint64_t domain_start(uint64_t elements, int owners, int d);
+// The domains of a variable of `elements` elements as a layout of one round each, for
+// route_segments (plan/segments.h), in elements rather than bytes.
+Layout element_domains(uint64_t elements, int owners);
 // The domain holding element e (< elements).
 int domain_of(uint64_t elements, int owners, uint64_t e);
 

@@ -110,9 +110,10 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   // aggregator copies from itself); pieces for this node's slots are swapped in directly.
   {
     PhaseTimer t(&profile(), Phase::kSwap);
-    const bool messages = std::any_of(routed.begin(), routed.end(), [&](const plan::RoutedSegment& x) {
-      return !node_slots_ || agg_node_rank_[x.agg] < 0;
-    });
+    const bool messages =
+        std::any_of(routed.begin(), routed.end(), [&](const plan::RoutedSegment& x) {
+          return !node_slots_ || agg_node_rank_[x.agg] < 0;
+        });
     if (messages) staged.swap_all(staging_.prepare(staged.bytes()));
   }
 

@@ -24,7 +24,7 @@ struct Entry {
   uint32_t generation = 0;
   uint32_t subfile = 0;
   uint32_t var = 0;
-  const plan::Selection* sel = nullptr;  // in its writer's table, which lives as long as the catalog
+  const plan::Selection* sel = nullptr;  // in its writer's table, which the catalog keeps
   uint64_t offset = 0;  // in the subfile
   uint64_t length = 0;  // bytes
   BlockSums sums;

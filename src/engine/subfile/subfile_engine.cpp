@@ -29,7 +29,8 @@ SubfileSpec parse_spec(const Params& p) {
 
 }  // namespace
 
-SubfileEngine::SubfileEngine(EngineEnv env) : Engine(std::move(env)), spec_(parse_spec(env_.params)) {}
+SubfileEngine::SubfileEngine(EngineEnv env)
+    : Engine(std::move(env)), spec_(parse_spec(env_.params)) {}
 
 SubfileEngine::~SubfileEngine() {
   if (writer_) (void)writer_->drain();
@@ -70,7 +71,8 @@ Status SubfileEngine::close_files() {
     PhaseTimer t(&profile(), Phase::kWrite);
     local = writer_->drain();
   }
-  if (writing && comm().rank() == 0 && local.ok()) {  // readers following the dataset learn it ended
+  // Readers following the dataset learn that it ended.
+  if (writing && comm().rank() == 0 && local.ok()) {
     subfile::StepRecord end;
     end.kind = subfile::StepKind::kEnd;
     end.step = step_;

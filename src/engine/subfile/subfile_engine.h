@@ -91,7 +91,9 @@ class SubfileEngine final : public Engine {
 
   // Read side (subfile_read.cpp).
   Status open_read();
-  Status load_metadata();  // collective: new index records and their metadata
+  // Collective: new index records and their metadata; `local` is a failure to carry on its
+  // agreement (opening the index).
+  Status load_metadata(Status local = ok_status());
   Result<std::vector<uint8_t>> fetch_new_metadata();  // the bytes load_metadata decodes
   Status ensure_loaded(uint64_t step);  // local: the step's blocks, read on first need
   Status read_gets(const std::vector<GetOp>& gets) override;

@@ -46,9 +46,8 @@ Status SubfileEngine::open_read() {
       if (local.ok()) md_ = std::move(md).value();
     }
   }
-  TAPIO_RETURN_IF_ERROR(agree(local));
   // A dataset whose writer has not committed a step yet has no variables and no steps.
-  return load_metadata();
+  return load_metadata(local);
 }
 
 // New index records since the last call and metadata regions, as one blob: all their regions
@@ -104,10 +103,9 @@ Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
   return blob;
 }
 
-Status SubfileEngine::load_metadata() {
+Status SubfileEngine::load_metadata(Status local) {
   std::vector<uint8_t> blob;
-  Status local = ok_status();
-  if (comm().rank() == 0 || !spec_.delegate_reads) {
+  if (local.ok() && (comm().rank() == 0 || !spec_.delegate_reads)) {
     auto fetched = fetch_new_metadata();
     local = fetched.status();
     if (local.ok()) blob = std::move(fetched).value();
@@ -223,7 +221,8 @@ std::vector<subfile::Need> needs_of(const std::vector<GetOp>& gets, const IoDef&
       uint64_t covered = 0;
       if (t < catalog.steps())
         for (uint32_t i : catalog.query(t, var, lo, hi))
-          for (const plan::Overlap& o : plan::intersect(*catalog.entry(t, i).sel, g.sel, def.shape)) {
+          for (const plan::Overlap& o :
+               plan::intersect(*catalog.entry(t, i).sel, g.sel, def.shape)) {
             add_need(&needs, subfile::Need{t, i, o.a_mem * esize, o.length * esize,
                                            base + o.b_mem * esize});
             covered += o.length;
@@ -243,19 +242,22 @@ std::vector<subfile::Need> needs_of(const std::vector<GetOp>& gets, const IoDef&
 // Per block, the checksum chunks the needs touch become one request (step, entry, from, to);
 // a rank reads it itself when it is large or is exactly one need (bytes the rank wants whole:
 // read into place), else through the subfile's server. needs are sorted by block here.
-void SubfileEngine::plan_requests(std::vector<subfile::Need>* needs, Requests* own, Requests* served) {
+void SubfileEngine::plan_requests(std::vector<subfile::Need>* needs, Requests* own,
+                                  Requests* served) {
   PhaseTimer t(&profile(), Phase::kPlan);
-  std::stable_sort(needs->begin(), needs->end(), [](const subfile::Need& a, const subfile::Need& b) {
-    if (a.step != b.step) return a.step < b.step;
-    return a.entry != b.entry ? a.entry < b.entry : a.pos < b.pos;
-  });
+  std::stable_sort(needs->begin(), needs->end(),
+                   [](const subfile::Need& a, const subfile::Need& b) {
+                     if (a.step != b.step) return a.step < b.step;
+                     return a.entry != b.entry ? a.entry < b.entry : a.pos < b.pos;
+                   });
   const uint64_t C = subfile::kChecksumChunk;
   const std::vector<subfile::Need>& n = *needs;
   for (size_t k = 0; k < n.size();) {
     const subfile::Entry& e = catalog_.entry(n[k].step, n[k].entry);
     uint64_t c1 = (n[k].pos + n[k].bytes + C - 1) / C;
     size_t m = k + 1;
-    while (m < n.size() && n[m].step == n[k].step && n[m].entry == n[k].entry && n[m].pos / C <= c1) {
+    while (m < n.size() && n[m].step == n[k].step && n[m].entry == n[k].entry &&
+           n[m].pos / C <= c1) {
       c1 = std::max(c1, (n[m].pos + n[m].bytes + C - 1) / C);
       ++m;
     }
@@ -331,7 +333,8 @@ Status SubfileEngine::read_own(const ChunkRequest& q, uint8_t* out) {
       TAPIO_RETURN_IF_ERROR(file->read_exact(e.offset + from, out + (from - q.from), n));
     }
     PhaseTimer t(&profile(), Phase::kChecksum);
-    TAPIO_RETURN_IF_ERROR(verify(ChunkRequest{q.step, q.entry, from, from + n}, out + (from - q.from)));
+    TAPIO_RETURN_IF_ERROR(
+        verify(ChunkRequest{q.step, q.entry, from, from + n}, out + (from - q.from)));
   }
   return ok_status();
 }

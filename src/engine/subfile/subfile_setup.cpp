@@ -21,7 +21,8 @@ Status prepare_directory(const std::string& path) {
   if (ec) return error(TAPIO_ERR_IO, "cannot create directory '{}': {}", path, ec.message());
   for (const auto& entry : fs::directory_iterator(path, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name == subfile::kIndexName || name == subfile::kMetadataName || name.rfind("data.", 0) == 0)
+    if (name == subfile::kIndexName || name == subfile::kMetadataName ||
+        name.rfind("data.", 0) == 0)
       fs::remove(entry.path(), ec);
   }
   return ok_status();
@@ -53,7 +54,8 @@ std::vector<int> groups_of_ranks(const EngineEnv& env) {
 Status SubfileEngine::create() {
   Status local = comm().rank() == 0 ? prepare_directory(env_.path) : ok_status();
   if (local.ok() && comm().rank() == 0) {
-    auto index = io::open_posix(file_path(subfile::kIndexName), io::OpenMode::kCreate, &profile().io);
+    auto index =
+        io::open_posix(file_path(subfile::kIndexName), io::OpenMode::kCreate, &profile().io);
     local = index.status();
     if (local.ok()) {
       index_ = std::move(index).value();

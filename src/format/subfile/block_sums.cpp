@@ -82,7 +82,10 @@ void fold_typed(DataType type, const uint8_t* data, uint64_t n, BlockSums* sums,
 uint64_t chunk_checksum(const void* data, uint64_t n) { return XXH3_64bits_dispatch(data, n); }
 
 BlockSummer::BlockSummer(DataType type, bool stats)
-    : type_(type), esize_(type_size(type)), stats_(stats), state_(XXH3_createState(), [](XXH3_state_s* s) { XXH3_freeState(s); }) {}
+    : type_(type),
+      esize_(type_size(type)),
+      stats_(stats),
+      state_(XXH3_createState(), [](XXH3_state_s* s) { XXH3_freeState(s); }) {}
 
 BlockSummer::~BlockSummer() = default;
 BlockSummer::BlockSummer(BlockSummer&&) noexcept = default;

@@ -15,7 +15,9 @@ namespace {
 
 constexpr uint8_t kBox = 0, kRuns = 1;
 
-uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+uint64_t zigzag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
 int64_t unzigzag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
 
 struct Segment {
@@ -100,7 +102,8 @@ bool decode_selection(LeReader& r, uint64_t max_runs, plan::Selection* sel) {
     const uint64_t more = length_repeated & 1 ? r.varint() : 0;
     const uint64_t stride = more > 0 ? length + static_cast<uint64_t>(unzigzag(r.varint())) : 0;
     if (!r.ok() || length == 0 || more >= max_runs - sel->runs.size()) return false;
-    for (uint64_t k = 0; k <= more; ++k) sel->runs.push_back(plan::Run{offset + k * stride, length});
+    for (uint64_t k = 0; k <= more; ++k)
+      sel->runs.push_back(plan::Run{offset + k * stride, length});
     end = sel->runs.back().offset + length;
   }
   return r.ok();
