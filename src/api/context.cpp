@@ -49,7 +49,7 @@ Status init(MPI_Comm comm, const char* config_path, tapio_context** out) {
   MPI_Initialized(&initialized);
   if (!initialized) return error(TAPIO_ERR_STATE, "MPI is not initialized");
   auto ctx = std::make_unique<ContextState>();
-  TAPIO_ASSIGN_OR_RETURN(ctx->comm, comm::Comm::duplicate(comm));
+  TAPIO_ASSIGN_OR_RETURN(ctx->comm, comm::MpiComm::duplicate(comm));
   TAPIO_RETURN_IF_ERROR(load_config(ctx.get(), config_path));
   *out = ctx.release()->registration.handle();
   return ok_status();

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "api/handle_table.h"
-#include "comm/comm.h"
+#include "comm/mpi_comm.h"
 #include "comm/node_memory.h"
 #include "comm/topology.h"
 #include "core/config.h"
@@ -24,7 +24,7 @@ struct EngineState;
 
 struct ContextState {
   Registration<tapio_context, HandleKind::kContext> registration{this};
-  comm::Comm comm;
+  comm::MpiComm comm;
   // Engines' large buffers between files: at most 256 MiB stay cached, freed at finalize.
   BufferPool buffers{256u << 20};
   // The nodes MPI reports for comm, found once (it takes a communicator split and an

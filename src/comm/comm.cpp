@@ -1,3 +1,4 @@
+// The typed calls of Comm, written once over its primitives (comm.h).
 #include "comm/comm.h"
 
 #include <algorithm>
@@ -6,20 +7,6 @@
 
 namespace tapio::comm {
 namespace {
-
-// An MPI datatype of `elem_size` contiguous bytes, freed when it goes out of scope.
-class ElementType {
- public:
-  explicit ElementType(size_t elem_size) {
-    MPI_Type_contiguous(static_cast<int>(elem_size), MPI_BYTE, &type_);
-    MPI_Type_commit(&type_);
-  }
-  ~ElementType() { MPI_Type_free(&type_); }
-  MPI_Datatype get() const { return type_; }
-
- private:
-  MPI_Datatype type_;
-};
 
 Status to_int_counts(const std::vector<uint64_t>& in, std::vector<int>* out, const char* what) {
   out->resize(in.size());
@@ -33,82 +20,43 @@ Status to_int_counts(const std::vector<uint64_t>& in, std::vector<int>* out, con
   return ok_status();
 }
 
+Status fits_int(uint64_t n, const char* what) {
+  if (n <= static_cast<uint64_t>(INT_MAX)) return ok_status();
+  return error(TAPIO_ERR_UNSUPPORTED, "{} of {} bytes exceeds the 2^31 bytes of one message",
+               what, n);
+}
+
 }  // namespace
 
-Status mpi_status(int rc, const char* call) {
-  if (rc == MPI_SUCCESS) return ok_status();
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  return error(TAPIO_ERR_MPI, "{} failed: {}", call, std::string(text, len));
+Pieces Pieces::bytes(const void* at, uint64_t n) {
+  Pieces p;
+  p.base = static_cast<uint8_t*>(const_cast<void*>(at));
+  p.blocks.push_back(Block{0, n, n, 1});
+  return p;
 }
 
-Result<Comm> Comm::duplicate(MPI_Comm comm) {
-  Comm c;
-  TAPIO_RETURN_IF_ERROR(mpi_status(MPI_Comm_dup(comm, &c.comm_), "MPI_Comm_dup"));
-  MPI_Comm_set_errhandler(c.comm_, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(c.comm_, &c.rank_);
-  MPI_Comm_size(c.comm_, &c.size_);
-  return c;
+uint64_t Pieces::size() const {
+  uint64_t n = 0;
+  for (const Block& b : blocks) n += b.bytes();
+  return n;
 }
 
-Result<Comm> Comm::split(const Comm& parent, int color, int key) {
-  Comm c;
-  TAPIO_RETURN_IF_ERROR(
-      mpi_status(MPI_Comm_split(parent.comm_, color, key, &c.comm_), "MPI_Comm_split"));
-  MPI_Comm_set_errhandler(c.comm_, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(c.comm_, &c.rank_);
-  MPI_Comm_size(c.comm_, &c.size_);
-  return c;
-}
-
-Result<Comm> Comm::split_shared(const Comm& parent) {
-  Comm c;
-  TAPIO_RETURN_IF_ERROR(mpi_status(MPI_Comm_split_type(parent.comm_, MPI_COMM_TYPE_SHARED,
-                                                       parent.rank_, MPI_INFO_NULL, &c.comm_),
-                                   "MPI_Comm_split_type"));
-  MPI_Comm_set_errhandler(c.comm_, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(c.comm_, &c.rank_);
-  MPI_Comm_size(c.comm_, &c.size_);
-  return c;
-}
-
-Status Comm::exscan(const uint64_t* values, int n, MPI_Op op, uint64_t* before) const {
-  TAPIO_RETURN_IF_ERROR(mpi_status(
-      MPI_Exscan(values, before, n, MPI_UINT64_T, op, comm_), "MPI_Exscan"));
-  if (rank_ == 0) std::fill(before, before + n, 0);
-  return ok_status();
-}
-
-Status Comm::exscan_sum(uint64_t value, uint64_t* before) const {
-  return exscan(&value, 1, MPI_SUM, before);
-}
-
-Status Comm::exscan_max(const std::vector<uint64_t>& values, std::vector<uint64_t>* before) const {
-  before->assign(values.size(), 0);
-  return exscan(values.data(), static_cast<int>(values.size()), MPI_MAX, before->data());
-}
-
-Comm::Comm(Comm&& other) noexcept { *this = std::move(other); }
-
-Comm& Comm::operator=(Comm&& other) noexcept {
-  if (this != &other) {
-    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
-    comm_ = other.comm_;
-    rank_ = other.rank_;
-    size_ = other.size_;
-    other.comm_ = MPI_COMM_NULL;
+size_t element_size(Comm::Type type) {
+  switch (type) {
+    case Comm::Type::kUint8: return 1;
+    case Comm::Type::kInt32: return 4;
+    case Comm::Type::kUint32: return 4;
+    case Comm::Type::kUint64: return 8;
+    case Comm::Type::kDouble: return 8;
   }
-  return *this;
+  return 1;
 }
 
-Comm::~Comm() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
-}
+Status Comm::barrier() const { return do_barrier(); }
 
-Status Comm::barrier() const { return mpi_status(MPI_Barrier(comm_), "MPI_Barrier"); }
+Status Comm::bcast_value(uint64_t* value, int root) const {
+  return do_bcast(value, sizeof *value, root);
+}
 
 Status Comm::bcast_bytes(std::vector<uint8_t>& bytes, int root) const {
   // One broadcast of a fixed size carries the length and the first bytes, so a small payload
@@ -120,8 +68,7 @@ Status Comm::bcast_bytes(std::vector<uint8_t>& bytes, int root) const {
     std::memcpy(first.data(), &n, 8);
     std::memcpy(first.data() + 8, bytes.data(), std::min(n, kHead));
   }
-  TAPIO_RETURN_IF_ERROR(mpi_status(
-      MPI_Bcast(first.data(), static_cast<int>(kFirst), MPI_BYTE, root, comm_), "MPI_Bcast"));
+  TAPIO_RETURN_IF_ERROR(do_bcast(first.data(), static_cast<int>(kFirst), root));
   if (rank_ != root) {
     std::memcpy(&n, first.data(), 8);
     bytes.resize(n);
@@ -129,60 +76,44 @@ Status Comm::bcast_bytes(std::vector<uint8_t>& bytes, int root) const {
   }
   // The rest in pieces of at most 1 GiB, so no count overflows int.
   constexpr uint64_t kPiece = 1ull << 30;
-  for (uint64_t off = kHead; off < n; off += kPiece) {
-    const int len = static_cast<int>(std::min(kPiece, n - off));
+  for (uint64_t off = kHead; off < n; off += kPiece)
     TAPIO_RETURN_IF_ERROR(
-        mpi_status(MPI_Bcast(bytes.data() + off, len, MPI_BYTE, root, comm_), "MPI_Bcast"));
-  }
+        do_bcast(bytes.data() + off, static_cast<int>(std::min(kPiece, n - off)), root));
   return ok_status();
 }
 
-Status Comm::allreduce(void* values, int n, MPI_Datatype type, MPI_Op op) const {
-  return mpi_status(MPI_Allreduce(MPI_IN_PLACE, values, n, type, op, comm_), "MPI_Allreduce");
-}
-
-Status Comm::allreduce_max(uint64_t* value) const {
-  return allreduce(value, 1, MPI_UINT64_T, MPI_MAX);
+Status Comm::allreduce_max(uint64_t* values, int n) const {
+  return do_allreduce(values, n, Type::kUint64, Op::kMax);
 }
 Status Comm::allreduce_max(uint8_t* values, int n) const {
-  return allreduce(values, n, MPI_UINT8_T, MPI_MAX);
+  return do_allreduce(values, n, Type::kUint8, Op::kMax);
 }
 Status Comm::allreduce_sum(uint64_t* values, int n) const {
-  return allreduce(values, n, MPI_UINT64_T, MPI_SUM);
-}
-Status Comm::allreduce_sum(uint64_t* value) const {
-  return allreduce(value, 1, MPI_UINT64_T, MPI_SUM);
-}
-namespace {
-
-// (sum, min, max) triples, reduced element-wise.
-void sum_min_max(void* in, void* inout, int* len, MPI_Datatype*) {
-  const auto* a = static_cast<const double*>(in);
-  auto* b = static_cast<double*>(inout);
-  for (int i = 0; i < *len; ++i, a += 3, b += 3) {
-    b[0] += a[0];
-    b[1] = std::min(a[1], b[1]);
-    b[2] = std::max(a[2], b[2]);
-  }
+  return do_allreduce(values, n, Type::kUint64, Op::kSum);
 }
 
-}  // namespace
+Status Comm::exscan(const uint64_t* values, int n, Op op, uint64_t* before) const {
+  TAPIO_RETURN_IF_ERROR(do_exscan(values, before, n, Type::kUint64, op));
+  if (rank_ == 0) std::fill(before, before + n, 0);
+  return ok_status();
+}
+
+Status Comm::exscan_sum(uint64_t value, uint64_t* before) const {
+  return exscan(&value, 1, Op::kSum, before);
+}
+
+Status Comm::exscan_max(const std::vector<uint64_t>& values, std::vector<uint64_t>* before) const {
+  before->assign(values.size(), 0);
+  return exscan(values.data(), static_cast<int>(values.size()), Op::kMax, before->data());
+}
 
 Status Comm::allreduce_sum_min_max(const std::vector<double>& mine, std::vector<double>* sum,
                                    std::vector<double>* lo, std::vector<double>* hi) const {
   std::vector<double> triples;
   triples.reserve(3 * mine.size());
   for (double v : mine) triples.insert(triples.end(), {v, v, v});
-  MPI_Datatype triple;
-  MPI_Type_contiguous(3, MPI_DOUBLE, &triple);
-  MPI_Type_commit(&triple);
-  MPI_Op op;
-  MPI_Op_create(&sum_min_max, 1, &op);
-  const int rc = MPI_Allreduce(MPI_IN_PLACE, triples.data(), static_cast<int>(mine.size()), triple,
-                               op, comm_);
-  MPI_Op_free(&op);
-  MPI_Type_free(&triple);
-  TAPIO_RETURN_IF_ERROR(mpi_status(rc, "MPI_Allreduce (sum, min, max)"));
+  TAPIO_RETURN_IF_ERROR(
+      do_allreduce(triples.data(), static_cast<int>(mine.size()), Type::kDouble, Op::kSumMinMax));
   sum->resize(mine.size());
   lo->resize(mine.size());
   hi->resize(mine.size());
@@ -198,8 +129,7 @@ Status Comm::gather_bytes(const std::vector<uint8_t>& mine, int root, std::vecto
                           std::vector<uint64_t>* counts) const {
   uint64_t n = mine.size();
   std::vector<uint64_t> sizes(rank_ == root ? size_ : 0);
-  TAPIO_RETURN_IF_ERROR(mpi_status(
-      MPI_Gather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, root, comm_), "MPI_Gather"));
+  TAPIO_RETURN_IF_ERROR(do_gather(&n, 8, sizes.data(), root));
   std::vector<uint64_t> displs(sizes.size());
   uint64_t total = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -217,39 +147,39 @@ Status Comm::gather_fitting_bytes(const std::vector<uint8_t>& mine, int root,
                                   std::vector<uint8_t>* all, std::vector<uint64_t>* counts) const {
   const int n = static_cast<int>(mine.size());
   std::vector<int> sizes(rank_ == root ? size_ : 0), displs(sizes.size());
-  TAPIO_RETURN_IF_ERROR(mpi_status(
-      MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, root, comm_), "MPI_Gather"));
+  TAPIO_RETURN_IF_ERROR(do_gather(&n, sizeof n, sizes.data(), root));
   for (size_t i = 1; i < sizes.size(); ++i) displs[i] = displs[i - 1] + sizes[i - 1];
   if (rank_ == root) {
     all->resize(sizes.empty() ? 0 : static_cast<size_t>(displs.back()) + sizes.back());
     counts->assign(sizes.begin(), sizes.end());
   }
-  return mpi_status(MPI_Gatherv(mine.data(), n, MPI_BYTE, rank_ == root ? all->data() : nullptr,
-                                sizes.data(), displs.data(), MPI_BYTE, root, comm_),
-                    "MPI_Gatherv");
+  return do_gatherv(mine.data(), n, rank_ == root ? all->data() : nullptr, sizes.data(),
+                    displs.data(), 1, root);
 }
 
 Status Comm::allgather(uint64_t mine, std::vector<uint64_t>* all) const {
   all->assign(size_, 0);
-  return mpi_status(MPI_Allgather(&mine, 1, MPI_UINT64_T, all->data(), 1, MPI_UINT64_T, comm_),
-                    "MPI_Allgather");
+  return do_allgather(&mine, sizeof mine, all->data());
+}
+
+Status Comm::allgather(int mine, std::vector<int>* all) const {
+  all->assign(size_, 0);
+  return do_allgather(&mine, sizeof mine, all->data());
 }
 
 Status Comm::gather_doubles(const std::vector<double>& mine, int root,
                             std::vector<double>* all) const {
-  const int n = static_cast<int>(mine.size());
   all->assign(rank_ == root ? mine.size() * size_ : 0, 0.0);
-  return mpi_status(MPI_Gather(mine.data(), n, MPI_DOUBLE, all->data(), n, MPI_DOUBLE, root, comm_),
-                    "MPI_Gather");
+  return do_gather(mine.data(), static_cast<int>(mine.size() * sizeof(double)), all->data(),
+                   root);
 }
 
 Status Comm::reduce_scatter_sum(const std::vector<uint32_t>& send,
                                 const std::vector<int>& recv_counts,
                                 std::vector<uint32_t>* mine) const {
   mine->assign(recv_counts[rank_], 0);
-  return mpi_status(MPI_Reduce_scatter(send.data(), mine->data(), recv_counts.data(),
-                                       MPI_UINT32_T, MPI_SUM, comm_),
-                    "MPI_Reduce_scatter");
+  return do_reduce_scatter(send.data(), mine->data(), recv_counts.data(), Type::kUint32,
+                           Op::kSum);
 }
 
 Status Comm::gatherv(const void* send, uint64_t send_count, void* recv,
@@ -265,10 +195,8 @@ Status Comm::gatherv(const void* send, uint64_t send_count, void* recv,
     local = error(TAPIO_ERR_UNSUPPORTED, "sending {} elements exceeds 2^31", send_count);
   // Agree before the gather so that no rank enters it alone.
   TAPIO_RETURN_IF_ERROR(agree(*this, local));
-  ElementType type(elem_size);
-  return mpi_status(MPI_Gatherv(send, static_cast<int>(send_count), type.get(), recv,
-                                icounts.data(), idispls.data(), type.get(), root, comm_),
-                    "MPI_Gatherv");
+  return do_gatherv(send, static_cast<int>(send_count), recv, icounts.data(), idispls.data(),
+                    elem_size, root);
 }
 
 Status Comm::scatterv(const void* send, const std::vector<uint64_t>& counts,
@@ -283,16 +211,88 @@ Status Comm::scatterv(const void* send, const std::vector<uint64_t>& counts,
   if (recv_count > static_cast<uint64_t>(INT_MAX))
     local = error(TAPIO_ERR_UNSUPPORTED, "receiving {} elements exceeds 2^31", recv_count);
   TAPIO_RETURN_IF_ERROR(agree(*this, local));
-  ElementType type(elem_size);
-  return mpi_status(MPI_Scatterv(send, icounts.data(), idispls.data(), type.get(), recv,
-                                 static_cast<int>(recv_count), type.get(), root, comm_),
-                    "MPI_Scatterv");
+  return do_scatterv(send, icounts.data(), idispls.data(), recv, static_cast<int>(recv_count),
+                     elem_size, root);
+}
+
+Status Comm::isend(const Pieces& data, int dest, int tag, Requests* requests) const {
+  requests->emplace_back();
+  Status st = fits_int(data.size(), "a message");
+  if (st.ok()) st = post_send(data, dest, tag, &requests->back());
+  if (st.ok()) return st;
+  // The receiver counts on a message: it gets an empty one, and this rank reports the error.
+  const Status empty = post_send(Pieces::bytes(nullptr, 0), dest, tag, &requests->back());
+  if (!empty.ok()) requests->pop_back();
+  return st;
+}
+
+Status Comm::irecv(const Pieces& into, int source, int tag, Requests* requests) const {
+  requests->emplace_back();
+  Request& r = requests->back();
+  Status st = fits_int(into.size(), "a message");
+  if (st.ok()) st = post_recv(into, source, tag, &r);
+  if (st.ok()) return st;
+  // Its sender's wait must still end: the message is drained at waitall.
+  r = Request{};
+  r.peer = source;
+  r.tag = tag;
+  r.receive = true;
+  r.failed = true;
+  return st;
+}
+
+Status Comm::drain(const Request& failed) const {
+  Envelope e;
+  TAPIO_RETURN_IF_ERROR(do_probe(failed.peer, failed.tag, &e));
+  std::vector<uint8_t> scratch(std::max<uint64_t>(e.bytes, 1));
+  return do_recv(scratch.data(), static_cast<int>(e.bytes), e.source, failed.tag);
+}
+
+Status Comm::waitall(Requests* requests, std::vector<uint64_t>* received) const {
+  // The posted requests first, in place (failed ones hold no handle), then the drains.
+  Requests posted;
+  std::vector<size_t> where;
+  Status st = ok_status();
+  for (size_t i = 0; i < requests->size(); ++i) {
+    if ((*requests)[i].failed) continue;
+    posted.push_back((*requests)[i]);
+    where.push_back(i);
+  }
+  if (!posted.empty()) st = wait_all(posted.data(), posted.size());
+  for (size_t k = 0; k < posted.size(); ++k) (*requests)[where[k]] = posted[k];
+  for (const Request& r : *requests) {
+    if (!r.failed) continue;
+    const Status drained = drain(r);
+    if (st.ok()) st = drained;
+  }
+  if (received) {
+    received->clear();
+    for (const Request& r : *requests) received->push_back(r.failed ? 0 : r.received);
+  }
+  requests->clear();
+  return st;
+}
+
+Status Comm::probe(int source, int tag, Envelope* found) const {
+  return do_probe(source, tag, found);
+}
+
+Status Comm::recv(void* buf, uint64_t bytes, int source, int tag) const {
+  TAPIO_RETURN_IF_ERROR(fits_int(bytes, "a message"));
+  return do_recv(buf, static_cast<int>(bytes), source, tag);
+}
+
+Status Comm::probe_recv(int source, int tag, ByteBuffer* into, int* from) const {
+  Envelope e;
+  TAPIO_RETURN_IF_ERROR(do_probe(source, tag, &e));
+  *from = e.source;
+  return do_recv(into->prepare(e.bytes), static_cast<int>(e.bytes), e.source, tag);
 }
 
 Status agree(const Comm& comm, const Status& local) {
   int failing = local.ok() ? comm.size() : comm.rank();
-  int rc = MPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MIN, comm.raw());
-  if (rc != MPI_SUCCESS) return mpi_status(rc, "MPI_Allreduce (error agreement)");
+  TAPIO_RETURN_IF_ERROR(comm.do_allreduce(&failing, 1, Comm::Type::kInt32, Comm::Op::kMin)
+                            .with_context("the error agreement"));
   if (failing == comm.size()) return ok_status();
   // The first failing rank tells everyone its code and message.
   std::vector<uint8_t> bytes;
@@ -304,8 +304,7 @@ Status agree(const Comm& comm, const Status& local) {
     std::memcpy(bytes.data(), &code, sizeof code);
     bytes.insert(bytes.end(), msg.begin(), msg.end());
   }
-  Status st = comm.bcast_bytes(bytes, failing);
-  if (!st.ok()) return st;
+  TAPIO_RETURN_IF_ERROR(comm.bcast_bytes(bytes, failing));
   int code = 0;
   std::memcpy(&code, bytes.data(), sizeof code);
   return Status(static_cast<Code>(code), std::string(bytes.begin() + sizeof code, bytes.end()))
@@ -314,8 +313,7 @@ Status agree(const Comm& comm, const Status& local) {
 
 Status bcast_status(const Comm& comm, int root, const Status& at_root) {
   int code = static_cast<int>(at_root.code());
-  TAPIO_RETURN_IF_ERROR(
-      mpi_status(MPI_Bcast(&code, 1, MPI_INT, root, comm.raw()), "MPI_Bcast (status)"));
+  TAPIO_RETURN_IF_ERROR(comm.do_bcast(&code, sizeof code, root).with_context("the status"));
   if (code == TAPIO_OK) return ok_status();
   std::vector<uint8_t> bytes;
   if (comm.rank() == root) {

@@ -24,7 +24,7 @@ class NodeMemory {
   NodeMemory(const NodeMemory&) = delete;
   NodeMemory& operator=(const NodeMemory&) = delete;
 
-  const Comm& node() const { return node_; }
+  const Comm& node() const { return *node_; }
   // The node rank of `comm_rank`, or -1 when it is on another node.
   int node_rank_of(int comm_rank) const;
 
@@ -39,21 +39,19 @@ class NodeMemory {
   // over the node; call it on every rank when an ensure() failed on any node.
   void forget();
   // The shared bytes of a node rank (null if it has none).
-  uint8_t* memory_of(int node_rank) const { return bases_[node_rank]; }
+  uint8_t* memory_of(int node_rank) const { return window_ ? window_->base(node_rank) : nullptr; }
   // A memory barrier for the window: after writing into another rank's memory and before
   // telling it so (a message), and after hearing it and before reading.
-  void sync() const;
+  Status sync() const { return window_ ? window_->sync() : ok_status(); }
 
  private:
   NodeMemory() = default;
-  void release();
 
-  Comm node_;
+  std::unique_ptr<Comm> node_;
   std::vector<int> node_of_rank_;  // the topology it was made for
   std::vector<int> comm_rank_of_node_rank_;
   std::vector<uint64_t> key_;
-  std::vector<uint8_t*> bases_;
-  MPI_Win win_ = MPI_WIN_NULL;
+  std::unique_ptr<SharedWindow> window_;
 };
 
 }  // namespace tapio::comm

@@ -23,18 +23,14 @@ Result<Topology> detect_topology(const Comm& comm, int ranks_per_node, bool cycl
     return error(TAPIO_ERR_CONFIG, "ranks_per_node must be >= 0 (got {})", ranks_per_node);
   if (ranks_per_node > 0) return virtual_topology(comm.size(), ranks_per_node, cyclic);
 
-  MPI_Comm shared;
-  TAPIO_RETURN_IF_ERROR(mpi_status(
-      MPI_Comm_split_type(comm.raw(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &shared),
-      "MPI_Comm_split_type"));
   // A node is named by the lowest rank on it (rank 0 of the shared comm, as key = rank).
-  int leader = comm.rank();
-  MPI_Bcast(&leader, 1, MPI_INT, 0, shared);
-  MPI_Comm_free(&shared);
-  std::vector<int> leaders(comm.size());
-  TAPIO_RETURN_IF_ERROR(mpi_status(
-      MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm.raw()),
-      "MPI_Allgather"));
+  uint64_t leader = static_cast<uint64_t>(comm.rank());
+  {
+    TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Comm> shared, comm.split_shared());
+    TAPIO_RETURN_IF_ERROR(shared->bcast_value(&leader, 0));
+  }
+  std::vector<int> leaders;
+  TAPIO_RETURN_IF_ERROR(comm.allgather(static_cast<int>(leader), &leaders));
   Topology t;
   std::map<int, int> index;  // leader rank -> dense node index, in rank order
   t.node_of_rank.resize(comm.size());

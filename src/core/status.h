@@ -47,6 +47,12 @@ class [[nodiscard]] Status {
 
 inline Status ok_status() { return Status(); }
 
+// Keeps the first error: *first becomes `st` if it was OK. For paths that go on after a local
+// failure (entering the collectives they owe) and report it at the end.
+inline void keep(Status* first, Status st) {
+  if (first->ok() && !st.ok()) *first = std::move(st);
+}
+
 template <typename... Args>
 Status error(Code code, fmt::format_string<Args...> f, Args&&... args) {
   return Status(code, fmt::format(f, std::forward<Args>(args)...));

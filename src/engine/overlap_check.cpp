@@ -6,6 +6,7 @@
 #include "engine/overlap_check.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "plan/coverage.h"
@@ -93,7 +94,7 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
   }
   PhaseTimer t(profile, Phase::kExchange);
   // How many messages each owner receives: one flag per owner, in rank order of the owners as
-  // MPI_Reduce_scatter deals its result out.
+  // the reduce-scatter deals its result out.
   std::vector<int> by_rank(A), recv_counts(comm.size(), 0);
   for (int d = 0; d < A; ++d) by_rank[d] = d;
   std::sort(by_rank.begin(), by_rank.end(), [&](int a, int b) { return owners[a] < owners[b]; });
@@ -101,12 +102,12 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
   for (int i = 0; i < A; ++i) flags[i] = out[by_rank[i]].empty() ? 0 : 1;
   for (int r : owners) recv_counts[r] = 1;
   TAPIO_RETURN_IF_ERROR(comm.reduce_scatter_sum(flags, recv_counts, &expected));
-  std::vector<MPI_Request> sends;
+  Status local = ok_status();
+  comm::Requests sends;
   for (int d = 0; d < A; ++d) {
     if (out[d].empty() || owners[d] == comm.rank()) continue;
-    sends.emplace_back();
-    MPI_Isend(out[d].data(), static_cast<int>(out[d].size() * sizeof(Wire)), MPI_BYTE, owners[d],
-              kOverlapTag, comm.raw(), &sends.back());
+    keep(&local, comm.isend(comm::Pieces::bytes(out[d].data(), out[d].size() * sizeof(Wire)),
+                            owners[d], kOverlapTag, &sends));
     profile->messages_sent += 1;
     profile->bytes_sent += out[d].size() * sizeof(Wire);
   }
@@ -119,25 +120,26 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
     for (const Wire& w : out[domain]) got.emplace_back(w, comm.rank());
     --incoming;
   }
-  std::vector<Wire> wires;
+  ByteBuffer message;
   for (uint32_t k = 0; k < incoming; ++k) {
-    MPI_Status status;
-    MPI_Probe(MPI_ANY_SOURCE, kOverlapTag, comm.raw(), &status);
-    int bytes = 0;
-    MPI_Get_count(&status, MPI_BYTE, &bytes);
-    wires.resize(static_cast<size_t>(bytes) / sizeof(Wire));
-    MPI_Recv(wires.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kOverlapTag, comm.raw(),
-             MPI_STATUS_IGNORE);
+    int source = -1;
+    const Status st = comm.probe_recv(comm::kAnySource, kOverlapTag, &message, &source);
+    keep(&local, st);
+    if (!st.ok()) continue;
     profile->messages_received += 1;
-    profile->bytes_received += static_cast<uint64_t>(bytes);
-    for (const Wire& w : wires) got.emplace_back(w, status.MPI_SOURCE);
+    profile->bytes_received += message.size();
+    const size_t n = message.size() / sizeof(Wire);
+    for (size_t i = 0; i < n; ++i) {
+      Wire w;
+      std::memcpy(&w, message.data() + i * sizeof(Wire), sizeof w);
+      got.emplace_back(w, source);
+    }
   }
-  Status local = ok_status();
-  if (domain < A) {
+  if (domain < A && local.ok()) {
     PhaseTimer c(profile, Phase::kPlan);
     local = check_domains(io, A, domain, got, context);
   }
-  MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+  keep(&local, comm.waitall(&sends));
   return local;
 }
 

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "comm/mpi_comm.h"
 #include "comm/topology.h"
 #include "test_util.h"
 
@@ -11,7 +12,7 @@ namespace tapio::test {
 namespace {
 
 TEST(Topology, DetectsOneRealNode) {
-  auto comm = comm::Comm::duplicate(MPI_COMM_WORLD);
+  auto comm = comm::MpiComm::duplicate(MPI_COMM_WORLD);
   ASSERT_TRUE(comm.ok());
   auto t = comm::detect_topology(*comm, 0, false);
   ASSERT_TRUE(t.ok());
@@ -20,7 +21,7 @@ TEST(Topology, DetectsOneRealNode) {
 }
 
 TEST(Topology, VirtualBlockAndCyclic) {
-  auto comm = comm::Comm::duplicate(MPI_COMM_WORLD);
+  auto comm = comm::MpiComm::duplicate(MPI_COMM_WORLD);
   ASSERT_TRUE(comm.ok());
   auto block = comm::detect_topology(*comm, 2, false);
   ASSERT_TRUE(block.ok());

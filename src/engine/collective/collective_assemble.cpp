@@ -114,84 +114,31 @@ Status CollectiveEngine::collect_senders(uint32_t r, const plan::Extent& w, uint
   // copied its pieces in already); from others straight into the buffer by a datatype when
   // the list is a few large entries, else into a scratch buffer and copied piece by piece
   // (and dropped when the list is malformed or overlaps what arrived already).
-  struct Incoming {
-    int source = -1;
-    uint64_t bytes = 0;  // announced by the segment list (or probed, when dropped)
-    int scratch = -1;    // index in scratch_, or -1 when received in place
-    bool keep = false;   // scatter the scratch into the window after the wait
-    std::vector<plan::Segment> segments;
-  };
   Status local = ok_status();
   std::vector<Incoming> incoming;
-  std::vector<MPI_Request> reqs;
-  std::vector<collective::Transfer> transfers;  // their types live until the waits end
+  comm::Requests reqs;
   incoming.reserve(others);
-  transfers.reserve(others);
   if (scratch_.size() < others) scratch_.resize(others);
   for (uint32_t k = 0; k < others; ++k) {
-    MPI_Status status;
-    MPI_Probe(MPI_ANY_SOURCE, static_cast<int>(2 * r), comm().raw(), &status);
-    int list_bytes = 0;
-    MPI_Get_count(&status, MPI_BYTE, &list_bytes);
-    const int source = status.MPI_SOURCE;
-    MPI_Recv(recv_buf_.prepare(list_bytes), list_bytes, MPI_BYTE, source,
-             static_cast<int>(2 * r), comm().raw(), MPI_STATUS_IGNORE);
-    collective::Unpacked u = collective::unpack(recv_buf_.data(), recv_buf_.size());
-    bool well_formed = u.ok;
-    for (const plan::Segment& s : u.segments)
-      well_formed = well_formed && plan::segment_inside(s, w);
-    bool fresh = well_formed;
-    if (well_formed && !tiled_)  // a malformed list never touches the map (it could point anywhere)
-      for (const plan::Segment& s : u.segments) fresh = covered_map_.mark(s) && fresh;
-    if (!well_formed && local.ok())
-      local = error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r, source);
-    *overlap |= well_formed && !fresh;
-    if (node_slots_ && node_->node_rank_of(source) >= 0) {
-      profile().messages_received += 1;
-      profile().bytes_received += static_cast<uint64_t>(list_bytes);
-      if (well_formed) arrived->push_back(Arrived{source, std::move(u.segments)});
+    Incoming in;
+    const Status st = receive_list(r, w, k, buf, &in, overlap, &reqs);
+    keep(&local, st);
+    if (in.source < 0) continue;  // no list came
+    if (in.local_node) {
+      if (!in.segments.empty()) arrived->push_back(Arrived{in.source, std::move(in.segments)});
       continue;
     }
-    Incoming in;
-    in.source = source;
-    in.bytes = u.bytes;
-    if (fresh && collective::worth_a_datatype(u.segments, u.bytes)) {
-      transfers.push_back(collective::pieces_transfer(buf, w.offset, u.segments));
-    } else {
-      if (!fresh) {  // its size from the message itself
-        int n = 0;
-        MPI_Probe(source, static_cast<int>(2 * r + 1), comm().raw(), &status);
-        MPI_Get_count(&status, MPI_BYTE, &n);
-        in.bytes = static_cast<uint64_t>(n);
-      }
-      in.scratch = static_cast<int>(k);
-      in.keep = fresh;
-      collective::Transfer t;
-      t.buf = scratch_[k].prepare(std::max<uint64_t>(in.bytes, 1));
-      t.count = static_cast<int>(in.bytes);
-      transfers.push_back(std::move(t));
-    }
-    const collective::Transfer& t = transfers.back();
-    reqs.emplace_back();
-    MPI_Irecv(t.buf, t.count, t.type, source, static_cast<int>(2 * r + 1), comm().raw(),
-              &reqs.back());
-    profile().messages_received += 2;
-    profile().bytes_received += static_cast<uint64_t>(list_bytes) + in.bytes;
-    if (well_formed) in.segments = std::move(u.segments);
     incoming.push_back(std::move(in));
   }
-  std::vector<MPI_Status> statuses(reqs.size());
-  const int rc = MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), statuses.data());
-  if (node_slots_) node_->sync();  // what this node's ranks copied in is visible now
+  std::vector<uint64_t> received;
+  keep(&local, comm().waitall(&reqs, &received));
+  if (node_slots_) keep(&local, node_->sync());  // what this node's ranks copied in is visible now
   for (size_t k = 0; k < incoming.size(); ++k) {
     const Incoming& in = incoming[k];
-    int got = -1;
-    if (rc == MPI_SUCCESS) MPI_Get_count(&statuses[k], MPI_BYTE, &got);
-    if (static_cast<uint64_t>(got) != in.bytes) {
-      if (local.ok())
-        local = error(TAPIO_ERR_INTERNAL,
-                      "round {}: the data from rank {} does not match its segment list", r,
-                      in.source);
+    if (received[k] != in.bytes) {
+      keep(&local, error(TAPIO_ERR_INTERNAL,
+                         "round {}: the data from rank {} does not match its segment list", r,
+                         in.source));
       continue;
     }
     if (!in.keep) continue;
@@ -200,6 +147,52 @@ Status CollectiveEngine::collect_senders(uint32_t r, const plan::Extent& w, uint
   }
   for (Incoming& in : incoming)
     if (!in.segments.empty()) arrived->push_back(Arrived{in.source, std::move(in.segments)});
+  return local;
+}
+
+// One sender's segment list of round r, checked against window w and marked in the bitmap,
+// and the receive of its data posted (unless it is on this node: its pieces are in the slot).
+Status CollectiveEngine::receive_list(uint32_t r, const plan::Extent& w, uint32_t k,
+                                      uint8_t* buf, Incoming* in, bool* overlap,
+                                      comm::Requests* reqs) {
+  const int tag = static_cast<int>(2 * r);
+  TAPIO_RETURN_IF_ERROR(comm().probe_recv(comm::kAnySource, tag, &recv_buf_, &in->source));
+  const uint64_t list_bytes = recv_buf_.size();
+  collective::Unpacked u = collective::unpack(recv_buf_.data(), recv_buf_.size());
+  bool well_formed = u.ok;
+  for (const plan::Segment& s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
+  bool fresh = well_formed;
+  if (well_formed && !tiled_)  // a malformed list never touches the map (it could point anywhere)
+    for (const plan::Segment& s : u.segments) fresh = covered_map_.mark(s) && fresh;
+  Status local = well_formed ? ok_status()
+                             : error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}",
+                                     r, in->source);
+  *overlap |= well_formed && !fresh;
+  in->local_node = node_slots_ && node_->node_rank_of(in->source) >= 0;
+  if (in->local_node) {
+    profile().messages_received += 1;
+    profile().bytes_received += list_bytes;
+    if (well_formed) in->segments = std::move(u.segments);
+    return local;
+  }
+  in->bytes = u.bytes;
+  comm::Pieces into;
+  if (fresh && collective::worth_a_datatype(u.segments, u.bytes)) {
+    into = collective::window_pieces(buf, w.offset, u.segments);
+  } else {
+    if (!fresh) {  // its size from the message itself
+      comm::Envelope e;
+      keep(&local, comm().probe(in->source, tag + 1, &e));
+      in->bytes = e.bytes;
+    }
+    in->scratch = static_cast<int>(k);
+    in->keep = fresh;
+    into = comm::Pieces::bytes(scratch_[k].prepare(std::max<uint64_t>(in->bytes, 1)), in->bytes);
+  }
+  keep(&local, comm().irecv(into, in->source, tag + 1, reqs));
+  profile().messages_received += 2;
+  profile().bytes_received += list_bytes + in->bytes;
+  if (well_formed) in->segments = std::move(u.segments);
   return local;
 }
 

@@ -167,7 +167,7 @@ Status CollectiveEngine::expected_messages(const plan::Layout& layout,
                                            const std::vector<plan::RoutedSegment>& routed,
                                            std::vector<uint32_t>* expected) {
   // One flag per (aggregator, round) this rank sends to, laid out in rank order of the
-  // aggregators as MPI_Reduce_scatter wants; each aggregator receives its per-round counts.
+  // aggregators as the reduce-scatter wants; each aggregator receives its per-round counts.
   const uint32_t R = layout.rounds;
   std::vector<int> by_rank(aggregators_.size());
   for (size_t a = 0; a < by_rank.size(); ++a) by_rank[a] = static_cast<int>(a);

@@ -91,7 +91,7 @@ class CollectiveEngine final : public NetcdfEngine {
   SelfPart send_write_round(uint32_t r, const plan::Layout& layout,
                             const std::vector<plan::RoutedSegment>& routed, size_t begin,
                             size_t end, const collective::Staged& staged,
-                            std::vector<MPI_Request>* requests);
+                            comm::Requests* requests, Status* local);
   // Aggregator: assemble round r of a write into buf (w.length bytes) from `others` senders
   // and itself, and queue its write requests (collective_assemble.cpp); `slot_ready` is
   // slot_free's answer for buf's slot (an error: collect, but write nothing).
@@ -110,6 +110,17 @@ class CollectiveEngine final : public NetcdfEngine {
                        std::vector<Arrived>* arrived);
   Status collect_senders(uint32_t r, const plan::Extent& w, uint32_t others, uint8_t* buf,
                          std::vector<Arrived>* arrived, bool* overlap);
+  // A sender's data of one round, as its segment list announced it.
+  struct Incoming {
+    int source = -1;
+    uint64_t bytes = 0;       // announced by the segment list (or probed, when dropped)
+    int scratch = -1;         // index in scratch_, or -1 when received in place
+    bool keep = false;        // scatter the scratch into the window after the wait
+    bool local_node = false;  // its pieces are in the shared slot already
+    std::vector<plan::Segment> segments;
+  };
+  Status receive_list(uint32_t r, const plan::Extent& w, uint32_t k, uint8_t* buf,
+                      Incoming* in, bool* overlap, comm::Requests* reqs);
   Status name_overlap(const plan::Extent& w, const std::vector<Arrived>& arrived) const;
   Status write_round(const plan::Layout& layout, int slot, const plan::Extent& w,
                      const std::vector<Target>& targets, uint8_t* buf);
@@ -126,7 +137,7 @@ class CollectiveEngine final : public NetcdfEngine {
   // Aggregator: read what round r's requests ask for, once, and post the replies (sent from
   // round_bufs_[0] or scratch_; their requests go to *reqs, which the caller waits for).
   Status serve_read_round(uint32_t r, const plan::Layout& layout, uint32_t expected,
-                          std::vector<MPI_Request>* reqs);
+                          comm::Requests* reqs);
 
   std::vector<int> aggregators_;           // rank of each aggregator, in domain order
   std::shared_ptr<comm::NodeMemory> node_;  // the context's, when shared_memory is on

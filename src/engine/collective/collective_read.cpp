@@ -131,7 +131,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   // The global range, the one input no rank knows without asking, whether some rank cannot
   // read directly and whether one is out of memory: {kTop - lo, hi, cannot, short}, one MAX
   // reduces all four. Every value stays below 2^63 (file offsets do: off_t), so the reduction
-  // is right where MPI_MAX compares MPI_UINT64_T as signed (MPICH 4.0 does; with UINT64_MAX
+  // is right where a MAX compares uint64 values as signed (MPICH 4.0 does; with UINT64_MAX
   // - lo, a rank reading nothing won and nobody read anything).
   constexpr uint64_t kTop = INT64_MAX;
   uint64_t range[4] = {0, 0, direct_votes[0], reserved ? 0u : 1u};
@@ -141,9 +141,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   }
   {
     PhaseTimer t(&profile(), Phase::kAgree);
-    TAPIO_RETURN_IF_ERROR(comm::mpi_status(
-        MPI_Allreduce(MPI_IN_PLACE, range, 4, MPI_UINT64_T, MPI_MAX, comm().raw()),
-        "MPI_Allreduce"));
+    TAPIO_RETURN_IF_ERROR(comm().allreduce_max(range, 4));
   }
   if (range[3] > 0) return reserved ? ok_status() : out_of_memory(wanted.bytes, 1, round_bytes());
   const uint64_t lo = kTop - range[0], hi = range[1];
@@ -178,12 +176,12 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
     // ended: after this barrier its aggregators may read round r into it.
     if (node_slots_ && r >= 2) {
       PhaseTimer t(&profile(), Phase::kAgree);
-      MPI_Barrier(node_->node().raw());
+      keep(&local, node_->node().barrier());
     }
     // Ask every aggregator this round touches, and post the receive of its reply: the data,
     // or from an aggregator on this node a word that the data is in its slot.
     std::deque<ByteBuffer> lists;  // stable addresses while the sends are in flight
-    std::vector<MPI_Request> reqs;
+    comm::Requests reqs;
     struct FromSlot {
       const uint8_t* window;  // indexed by file offset
       size_t first, last;
@@ -196,26 +194,22 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
       while (last < j && routed[last].agg == agg) ++last;
       lists.emplace_back();
       collective::pack(routed, first, last, &lists.back());
-      collective::Transfer reply;
+      comm::Pieces reply = comm::Pieces::bytes(staging, 0);  // an empty message
       if (const uint8_t* window = node_window(agg, r % 2, layout.window(agg, r))) {
         from_slots.push_back(FromSlot{window, first, last});
-        reply.buf = staging;  // an empty message
       } else {
         const auto spans = collective::mem_spans(routed, first, last);
         later.insert(later.end(), spans.begin(), spans.end());  // swapped at the end
-        reply = collective::spans_transfer(staging, spans);
+        reply = collective::span_pieces(staging, spans);
       }
       const int source = aggregators_[agg];
-      reqs.resize(reqs.size() + 2);
-      MPI_Request* req = &reqs.back() - 1;
-      MPI_Isend(lists.back().data(), static_cast<int>(lists.back().size()), MPI_BYTE, source,
-                static_cast<int>(2 * r), comm().raw(), req);
-      MPI_Irecv(reply.buf, reply.count, reply.type, source, static_cast<int>(2 * r + 1),
-                comm().raw(), req + 1);
+      keep(&local, comm().isend(comm::Pieces::bytes(lists.back().data(), lists.back().size()),
+                                source, static_cast<int>(2 * r), &reqs));
+      keep(&local, comm().irecv(reply, source, static_cast<int>(2 * r + 1), &reqs));
       profile().messages_sent += 1;
       profile().bytes_sent += lists.back().size();
       profile().messages_received += 1;
-      profile().bytes_received += reply.bytes();
+      profile().bytes_received += reply.size();
     }
     if (my_agg_ >= 0) {
       const Status st = serve_read_round(r, layout, expected[r], &reqs);
@@ -223,11 +217,11 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
     }
     {
       PhaseTimer t(&profile(), Phase::kExchange);
-      MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+      keep(&local, comm().waitall(&reqs));
     }
     if (!from_slots.empty()) {
       PhaseTimer t(&profile(), Phase::kSwap);
-      node_->sync();  // what the aggregators read into their slots is visible now
+      keep(&local, node_->sync());  // what the aggregators read into their slots is visible now
       for (const FromSlot& f : from_slots)
         for (size_t x = f.first; x < f.last; ++x) {
           uint64_t mem = routed[x].mem;
@@ -258,7 +252,7 @@ Status CollectiveEngine::read_direct(const plan::DirectPlan& direct, uint8_t* st
 }
 
 Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout,
-                                          uint32_t expected, std::vector<MPI_Request>* reqs) {
+                                          uint32_t expected, comm::Requests* reqs) {
   struct Requester {
     int rank;
     std::vector<plan::Segment> segments;
@@ -270,14 +264,13 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
   map.reset(w.offset, w.length);
   Status local = ok_status();
   for (uint32_t k = 0; k < expected; ++k) {
-    MPI_Status status;
-    MPI_Probe(MPI_ANY_SOURCE, static_cast<int>(2 * r), comm().raw(), &status);
-    int n = 0;
-    MPI_Get_count(&status, MPI_BYTE, &n);
-    MPI_Recv(recv_buf_.prepare(n), n, MPI_BYTE, status.MPI_SOURCE, static_cast<int>(2 * r),
-             comm().raw(), MPI_STATUS_IGNORE);
+    int source = -1;
+    const Status got = comm().probe_recv(comm::kAnySource, static_cast<int>(2 * r), &recv_buf_,
+                                         &source);
+    keep(&local, got);
+    if (!got.ok()) continue;
     profile().messages_received += 1;
-    profile().bytes_received += n;
+    profile().bytes_received += recv_buf_.size();
     collective::Unpacked u = collective::unpack(recv_buf_.data(), recv_buf_.size());
     bool well_formed = u.ok;
     for (const plan::Segment& s : u.segments)
@@ -285,11 +278,11 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
     if (!well_formed) {
       if (local.ok())
         local = error(TAPIO_ERR_INTERNAL, "round {}: malformed request from rank {}", r,
-                      status.MPI_SOURCE);
+                      source);
       u.segments.clear();
     }
     for (const plan::Segment& s : u.segments) map.mark(s);
-    requesters.push_back(Requester{status.MPI_SOURCE, std::move(u.segments)});
+    requesters.push_back(Requester{source, std::move(u.segments)});
   }
   // Read the union once. Data sieving (as ROMIO's): a hole of at most kSieveHole bytes between
   // two requested runs is read along rather than costing another request — on the page cache
@@ -322,40 +315,35 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
   // serving its own round, so these waits always end.
   if (scratch_.size() < requesters.size()) scratch_.resize(requesters.size());
   const uint64_t scratch_cap = 2 * std::max<uint64_t>(round_bytes(), w.length);
-  std::vector<MPI_Request> copied;  // replies sent from scratch_[0, copied.size())
+  comm::Requests copied;  // replies sent from scratch_[0, copied.size())
   uint64_t copied_bytes = 0;
-  if (node_slots_) node_->sync();
+  if (node_slots_) keep(&local, node_->sync());
   for (size_t k = 0; k < requesters.size(); ++k) {
     const Requester& q = requesters[k];
+    const int tag = static_cast<int>(2 * r + 1);
     if (node_slots_ && node_->node_rank_of(q.rank) >= 0) {  // the word that it is there
-      reqs->emplace_back();
-      MPI_Isend(buf, 0, MPI_BYTE, q.rank, static_cast<int>(2 * r + 1), comm().raw(),
-                &reqs->back());
+      keep(&local, comm().isend(comm::Pieces::bytes(buf, 0), q.rank, tag, reqs));
       profile().messages_sent += 1;
       continue;
     }
     uint64_t bytes = 0;
     for (const plan::Segment& s : q.segments) bytes += s.bytes();
-    collective::Transfer reply;
     const bool copy = q.segments.empty() || !collective::worth_a_datatype(q.segments, bytes);
+    comm::Pieces reply;
     if (!copy) {
-      reply = collective::pieces_transfer(buf, w.offset, q.segments);
+      reply = collective::window_pieces(buf, w.offset, q.segments);
     } else {
       if (!copied.empty() && copied_bytes + bytes > scratch_cap) {
-        MPI_Waitall(static_cast<int>(copied.size()), copied.data(), MPI_STATUSES_IGNORE);
-        copied.clear();
+        keep(&local, comm().waitall(&copied));
         copied_bytes = 0;
       }
-      reply.buf = scratch_[copied.size()].prepare(std::max<uint64_t>(bytes, 1));
-      reply.count = static_cast<int>(bytes);
+      uint8_t* out = scratch_[copied.size()].prepare(std::max<uint64_t>(bytes, 1));
+      reply = comm::Pieces::bytes(out, bytes);
       PhaseTimer t(&profile(), Phase::kCopy);
-      collective::gather_pieces(buf - w.offset, q.segments, reply.buf);
+      collective::gather_pieces(buf - w.offset, q.segments, out);
       copied_bytes += bytes;
     }
-    std::vector<MPI_Request>& sent = copy ? copied : *reqs;
-    sent.emplace_back();
-    MPI_Isend(reply.buf, reply.count, reply.type, q.rank, static_cast<int>(2 * r + 1),
-              comm().raw(), &sent.back());
+    keep(&local, comm().isend(reply, q.rank, tag, copy ? &copied : reqs));
     profile().messages_sent += 1;
     profile().bytes_sent += bytes;
   }

@@ -117,7 +117,7 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     if (messages) staged.swap_all(staging_.prepare(staged.bytes()));
   }
 
-  std::vector<MPI_Request> requests[2];
+  comm::Requests requests[2];
   Status local = ok_status();
   size_t i = 0;
   for (uint32_t r = 0; r < layout.rounds; ++r) {
@@ -128,17 +128,15 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     const Status slot_ready = my_agg_ >= 0 ? slot_free(slot) : ok_status();
     if (node_slots_ && r >= 2) {
       PhaseTimer t(&profile(), Phase::kAgree);
-      MPI_Barrier(node_->node().raw());
+      keep(&local, node_->node().barrier());
     }
     {
       PhaseTimer t(&profile(), Phase::kExchange);
       // The sends of round r-2 used this slot's segment lists: wait for them before reuse.
-      MPI_Waitall(static_cast<int>(requests[slot].size()), requests[slot].data(),
-                  MPI_STATUSES_IGNORE);
-      requests[slot].clear();
+      keep(&local, comm().waitall(&requests[slot]));
       size_t j = i;
       while (j < routed.size() && routed[j].round == r) ++j;
-      self = send_write_round(r, layout, routed, i, j, staged, &requests[slot]);
+      self = send_write_round(r, layout, routed, i, j, staged, &requests[slot], &local);
       i = j;
     }
     if (my_agg_ >= 0) {
@@ -146,28 +144,25 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
       const plan::Extent w = layout.window(my_agg_, r);
       uint8_t* buf = node_slots_ ? node_window(my_agg_, slot, w) + w.offset
                                  : round_bufs_[slot].prepare(w.length);
-      const Status st =
-          receive_write_round(r, layout, others, self, staged, targets, buf, slot_ready);
-      if (local.ok()) local = st;
+      keep(&local, receive_write_round(r, layout, others, self, staged, targets, buf, slot_ready));
     }
   }
-  for (auto& reqs : requests)
-    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  for (auto& reqs : requests) keep(&local, comm().waitall(&reqs));
   if (writer_) {
     PhaseTimer t(&profile(), Phase::kWrite);
-    const Status st = writer_->drain();
-    if (local.ok()) local = st;
+    keep(&local, writer_->drain());
   }
   return local.ok() ? sync_for_step() : local;
 }
 
 // Round r's pieces (routed[begin, end)) to their aggregators: swapped into the shared slot of
 // those on this node (then the segment list), the segment list and a data message from the
-// staging buffer to the others. Returns this rank's part for its own window.
+// staging buffer to the others. Returns this rank's part for its own window; a failed send
+// goes to *local (the aggregator gets an empty message instead, which it reports).
 CollectiveEngine::SelfPart CollectiveEngine::send_write_round(
     uint32_t r, const plan::Layout& layout, const std::vector<plan::RoutedSegment>& routed,
-    size_t begin, size_t end, const collective::Staged& staged,
-    std::vector<MPI_Request>* requests) {
+    size_t begin, size_t end, const collective::Staged& staged, comm::Requests* requests,
+    Status* local) {
   SelfPart self;
   const int slot = r % 2;
   const std::vector<int> order = send_order(routed, begin, end);
@@ -185,29 +180,24 @@ CollectiveEngine::SelfPart CollectiveEngine::send_write_round(
     ByteBuffer& list = send_bufs_[slot][k];
     collective::pack(routed, first, last, &list);
     const int dest = aggregators_[agg];
+    const int tag = static_cast<int>(2 * r);
     if (uint8_t* window = node_window(agg, slot, layout.window(agg, r))) {
       {
         PhaseTimer t(&profile(), Phase::kSwap);
         for (size_t x = first; x < last; ++x) staged.scatter(routed[x].seg, routed[x].mem, window);
       }
-      node_->sync();
-      requests->emplace_back();
-      MPI_Isend(list.data(), static_cast<int>(list.size()), MPI_BYTE, dest,
-                static_cast<int>(2 * r), comm().raw(), &requests->back());
+      keep(local, node_->sync());
+      keep(local, comm().isend(comm::Pieces::bytes(list.data(), list.size()), dest, tag, requests));
       profile().messages_sent += 1;
       profile().bytes_sent += list.size();
       continue;
     }
-    const collective::Transfer data =
-        collective::spans_transfer(staging_.data(), collective::mem_spans(routed, first, last));
-    requests->resize(requests->size() + 2);
-    MPI_Request* req = &requests->back() - 1;
-    MPI_Isend(list.data(), static_cast<int>(list.size()), MPI_BYTE, dest,
-              static_cast<int>(2 * r), comm().raw(), req);
-    MPI_Isend(data.buf, data.count, data.type, dest, static_cast<int>(2 * r + 1), comm().raw(),
-              req + 1);
+    const comm::Pieces data =
+        collective::span_pieces(staging_.data(), collective::mem_spans(routed, first, last));
+    keep(local, comm().isend(comm::Pieces::bytes(list.data(), list.size()), dest, tag, requests));
+    keep(local, comm().isend(data, dest, tag + 1, requests));
     profile().messages_sent += 2;
-    profile().bytes_sent += list.size() + data.bytes();
+    profile().bytes_sent += list.size() + data.size();
   }
   return self;
 }

@@ -120,7 +120,7 @@ class SubfileEngine final : public Engine {
   Status fetch_chunks(const std::vector<ChunkRequest>& requests,
                       std::vector<std::vector<uint8_t>>* replies);
   Status serve_chunks(uint32_t expected, std::vector<std::vector<uint8_t>>* out,
-                      std::vector<MPI_Request>* sends);
+                      comm::Requests* sends);
   Status verify(const ChunkRequest& q, const uint8_t* bytes) const;
   int server_of(uint32_t generation, uint32_t subfile) const;
   Result<io::File*> data_file(uint32_t generation, uint32_t subfile);
@@ -138,7 +138,7 @@ class SubfileEngine final : public Engine {
   uint32_t generation_ = 0;
 
   // Writers.
-  std::optional<comm::Comm> group_;   // this rank's group (absent with a file per rank)
+  std::unique_ptr<comm::Comm> group_;  // this rank's group (absent with a file per rank)
   uint32_t subfile_ = 0;              // the group's subfile number
   std::unique_ptr<io::File> data_;    // direct: every rank; aggregate: the group's first rank
   uint64_t data_end_ = 0;             // the subfile's end after the last batch

@@ -40,67 +40,69 @@ Status SubfileEngine::fetch_chunks(const std::vector<ChunkRequest>& requests,
   TAPIO_RETURN_IF_ERROR(comm().reduce_scatter_sum(flags, std::vector<int>(P, 1), &expected));
 
   std::deque<std::vector<Wire>> outgoing;  // stable while the sends are in flight
-  std::vector<MPI_Request> sends;
+  comm::Requests sends;
+  Status local = ok_status();
   for (int s = 0; s < P; ++s) {
     if (by_server[s].empty()) continue;
     outgoing.emplace_back();
     for (size_t i : by_server[s])
       outgoing.back().push_back(
           Wire{requests[i].step, requests[i].entry, requests[i].from, requests[i].to});
-    sends.emplace_back();
-    MPI_Isend(outgoing.back().data(), static_cast<int>(outgoing.back().size() * sizeof(Wire)),
-              MPI_BYTE, s, kRequestTag, comm().raw(), &sends.back());
+    keep(&local, comm().isend(comm::Pieces::bytes(outgoing.back().data(),
+                                                  outgoing.back().size() * sizeof(Wire)),
+                              s, kRequestTag, &sends));
     profile().messages_sent += 1;
     profile().bytes_sent += outgoing.back().size() * sizeof(Wire);
   }
   std::vector<std::vector<uint8_t>> served;
-  TAPIO_RETURN_IF_ERROR(serve_chunks(expected[0], &served, &sends));
+  keep(&local, serve_chunks(expected[0], &served, &sends));
   replies->assign(requests.size(), {});
-  std::vector<uint8_t> msg;
+  ByteBuffer msg;
   for (int s = 0; s < P; ++s) {
     if (by_server[s].empty()) continue;
-    MPI_Status status;
-    MPI_Probe(s, kReplyTag, comm().raw(), &status);
-    int n = 0;
-    MPI_Get_count(&status, MPI_BYTE, &n);
-    msg.resize(n);
-    MPI_Recv(msg.data(), n, MPI_BYTE, s, kReplyTag, comm().raw(), MPI_STATUS_IGNORE);
+    int from = s;
+    const Status got = comm().probe_recv(s, kReplyTag, &msg, &from);
+    keep(&local, got);
     profile().messages_received += 1;
-    profile().bytes_received += n;
+    profile().bytes_received += msg.size();
     uint64_t pos = 0;
     for (size_t i : by_server[s]) {
       const uint64_t len = requests[i].to - requests[i].from;
       (*replies)[i].assign(len, 0);
-      if (pos + len <= msg.size()) std::memcpy((*replies)[i].data(), msg.data() + pos, len);
+      if (got.ok() && pos + len <= msg.size())
+        std::memcpy((*replies)[i].data(), msg.data() + pos, len);
+      else
+        keep(&local, error(TAPIO_ERR_INTERNAL, "a reply of rank {} is short", s));
       pos += len;
     }
   }
-  MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
-  return ok_status();
+  keep(&local, comm().waitall(&sends));
+  return local;
 }
 
 Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<uint8_t>>* out,
-                                   std::vector<MPI_Request>* sends) {
+                                   comm::Requests* sends) {
   struct Asker {
     int rank;
     std::vector<Wire> wants;
   };
   std::vector<Asker> askers;
+  Status local = ok_status();
+  ByteBuffer msg;
   for (uint32_t k = 0; k < expected; ++k) {
-    MPI_Status status;
-    MPI_Probe(MPI_ANY_SOURCE, kRequestTag, comm().raw(), &status);
-    int n = 0;
-    MPI_Get_count(&status, MPI_BYTE, &n);
-    Asker a{status.MPI_SOURCE, std::vector<Wire>(n / sizeof(Wire))};
-    MPI_Recv(a.wants.data(), n, MPI_BYTE, a.rank, kRequestTag, comm().raw(), MPI_STATUS_IGNORE);
+    int source = -1;
+    const Status got = comm().probe_recv(comm::kAnySource, kRequestTag, &msg, &source);
+    keep(&local, got);
+    if (!got.ok()) continue;
     profile().messages_received += 1;
-    profile().bytes_received += n;
+    profile().bytes_received += msg.size();
+    Asker a{source, std::vector<Wire>(msg.size() / sizeof(Wire))};
+    if (!a.wants.empty()) std::memcpy(a.wants.data(), msg.data(), a.wants.size() * sizeof(Wire));
     askers.push_back(std::move(a));
   }
   // The askers' steps, loaded here if this rank has not read them itself, and every file byte
   // range wanted, per subfile, merged. After an error the replies are zeros and the error is
   // reported when the exchange ends.
-  Status local = ok_status();
   for (const Asker& a : askers)
     for (const Wire& w : a.wants) {
       if (local.ok() && w.step >= catalog_.steps())
@@ -162,9 +164,8 @@ Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<ui
       PhaseTimer t(&profile(), Phase::kChecksum);
       local = verify(ChunkRequest{w.step, static_cast<uint32_t>(w.entry), w.from, w.to}, src);
     }
-    sends->emplace_back();
-    MPI_Isend(reply.data(), static_cast<int>(reply.size()), MPI_BYTE, a.rank, kReplyTag,
-              comm().raw(), &sends->back());
+    keep(&local, comm().isend(comm::Pieces::bytes(reply.data(), reply.size()), a.rank, kReplyTag,
+                              sends));
     profile().messages_sent += 1;
     profile().bytes_sent += reply.size();
   }

@@ -14,31 +14,21 @@ namespace {
 
 constexpr int kRoundTag = 7101;
 
-// An MPI datatype of stream bytes [from, to) where they lie in the user's buffers (absolute
-// addresses, used with MPI_BOTTOM), freed with the object.
-class StreamType {
- public:
-  StreamType(const subfile::PutStream& stream, uint64_t from, uint64_t to) {
-    std::vector<int> lengths;
-    std::vector<MPI_Aint> addresses;
-    stream.for_each(from, to, [&](size_t, const uint8_t* data, uint64_t n) {
-      MPI_Aint at;
-      MPI_Get_address(data, &at);
-      addresses.push_back(at);
-      lengths.push_back(static_cast<int>(n));  // n <= the round size, at most 1 GiB
-    });
-    MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), addresses.data(),
-                             MPI_BYTE, &type_);
-    MPI_Type_commit(&type_);
-  }
-  ~StreamType() { MPI_Type_free(&type_); }
-  StreamType(const StreamType&) = delete;
-  StreamType& operator=(const StreamType&) = delete;
-  MPI_Datatype get() const { return type_; }
-
- private:
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
-};
+// Stream bytes [from, to) where they lie in the user's buffers: blocks relative to the lowest
+// address among them (a message gathered by MPI from several buffers).
+comm::Pieces stream_pieces(const subfile::PutStream& stream, uint64_t from, uint64_t to) {
+  std::vector<std::pair<uintptr_t, uint64_t>> spans;
+  stream.for_each(from, to, [&](size_t, const uint8_t* data, uint64_t n) {
+    spans.emplace_back(reinterpret_cast<uintptr_t>(data), n);
+  });
+  comm::Pieces p;
+  if (spans.empty()) return comm::Pieces::bytes(nullptr, 0);
+  uintptr_t lowest = spans[0].first;
+  for (const auto& s : spans) lowest = std::min(lowest, s.first);
+  p.base = reinterpret_cast<uint8_t*>(lowest);
+  for (const auto& [at, n] : spans) p.blocks.push_back(comm::Block{at - lowest, n, n, 1});
+  return p;
+}
 
 }  // namespace
 
@@ -48,8 +38,8 @@ Status SubfileEngine::send_rounds(const std::vector<PutOp>& puts, const plan::Gr
   subfile::BlockSummers summers(stream, io(), spec_.stats, sums);
   const uint64_t me = static_cast<uint64_t>(group_->rank());
   const uint64_t offset = layout.offsets[me], round = spec_.round;
-  std::vector<std::unique_ptr<StreamType>> types;
-  std::vector<MPI_Request> sends;
+  comm::Requests sends;
+  Status local = ok_status();
   // This rank's bytes of round k are its region's intersection with the round.
   for (uint64_t at = offset; at < offset + layout.sizes[me];) {
     const uint64_t k = (at - layout.base) / round;
@@ -58,17 +48,15 @@ Status SubfileEngine::send_rounds(const std::vector<PutOp>& puts, const plan::Gr
       PhaseTimer t(&profile(), Phase::kChecksum);
       summers.add(at - offset, to - offset);
     }
-    types.push_back(std::make_unique<StreamType>(stream, at - offset, to - offset));
-    sends.emplace_back();
-    MPI_Isend(MPI_BOTTOM, 1, types.back()->get(), 0, kRoundTag, group_->raw(), &sends.back());
+    keep(&local, group_->isend(stream_pieces(stream, at - offset, to - offset), 0, kRoundTag,
+                               &sends));
     profile().messages_sent += 1;
     profile().bytes_sent += to - at;
     at = to;
   }
   PhaseTimer t(&profile(), Phase::kExchange);
-  return comm::mpi_status(
-      MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE),
-      "MPI_Waitall (subfile round data)");
+  keep(&local, group_->waitall(&sends).with_context("subfile round data"));
+  return local;
 }
 
 Status SubfileEngine::write_rounds(const std::vector<PutOp>& puts, const plan::GroupLayout& layout,
@@ -88,15 +76,16 @@ Status SubfileEngine::write_rounds(const std::vector<PutOp>& puts, const plan::G
       if (local.ok()) local = st;
     }
     uint8_t* buf = round_bufs_[k % 2].prepare(length);
-    std::vector<MPI_Request> recvs;
+    comm::Requests recvs;
+    std::vector<uint64_t> parts;  // the bytes each receive expects
     uint64_t filled = 0;  // bytes of buf before the next part; gaps between regions are zeroed
     for (const plan::RoundPart& p : plan::round_parts(layout, spec_.round, k)) {
       std::memset(buf + filled, 0, p.at - filled);
       filled = p.at + p.length;
       if (p.member != 0) {
-        recvs.emplace_back();
-        MPI_Irecv(buf + p.at, static_cast<int>(p.length), MPI_BYTE, p.member, kRoundTag,
-                  group_->raw(), &recvs.back());
+        keep(&local, group_->irecv(comm::Pieces::bytes(buf + p.at, p.length), p.member,
+                                   kRoundTag, &recvs));
+        parts.push_back(p.length);
         profile().messages_received += 1;
         profile().bytes_received += p.length;
         continue;
@@ -116,10 +105,12 @@ Status SubfileEngine::write_rounds(const std::vector<PutOp>& puts, const plan::G
     std::memset(buf + filled, 0, length - filled);
     {
       PhaseTimer t(&profile(), Phase::kExchange);
-      const Status st = comm::mpi_status(
-          MPI_Waitall(static_cast<int>(recvs.size()), recvs.data(), MPI_STATUSES_IGNORE),
-          "MPI_Waitall (subfile round data)");
-      if (local.ok()) local = st;
+      std::vector<uint64_t> received;
+      keep(&local, group_->waitall(&recvs, &received).with_context("subfile round data"));
+      for (size_t i = 0; i < received.size(); ++i)
+        if (received[i] != parts[i])
+          keep(&local, error(TAPIO_ERR_INTERNAL, "subfile round {}: {} of {} bytes arrived", k,
+                             received[i], parts[i]));
     }
     if (!local.ok()) continue;
     io::File* file = data_.get();

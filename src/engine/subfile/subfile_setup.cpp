@@ -124,8 +124,7 @@ Status SubfileEngine::setup_writers() {
   const std::string how = env_.params.get("subfile_write");
   spec_.aggregate = !spec_.fpp && (how == "aggregate" || (how == "auto" && spans_nodes));
   if (!spec_.fpp) {
-    TAPIO_ASSIGN_OR_RETURN(comm::Comm g, comm::Comm::split(comm(), mine, comm().rank()));
-    group_ = std::move(g);
+    TAPIO_ASSIGN_OR_RETURN(group_, comm().split(mine, comm().rank()));
   }
   const bool first = !group_ || group_->rank() == 0;
   Status local = ok_status();

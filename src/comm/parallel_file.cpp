@@ -1,0 +1,178 @@
+#include "comm/parallel_file.h"
+
+#include <algorithm>
+#include <climits>
+#include <string_view>
+
+#include "comm/mpi_comm.h"
+
+namespace tapio::comm {
+namespace {
+
+// MPI block lengths are int: no block is larger than this.
+constexpr uint64_t kMaxBlock = uint64_t{1} << 30;
+
+std::string_view trim(std::string_view s) {
+  const char* ws = " \t\r\n";
+  const size_t b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(ws) - b + 1);
+}
+
+// One "key=value" item, checked.
+Status parse_hint(std::string_view item, const std::string& text, Hints* hints) {
+  const size_t eq = item.find('=');
+  const std::string_view key = eq == std::string_view::npos ? item : trim(item.substr(0, eq));
+  const std::string_view value =
+      eq == std::string_view::npos ? std::string_view() : trim(item.substr(eq + 1));
+  if (eq == std::string_view::npos || key.empty() || value.empty())
+    return error(TAPIO_ERR_CONFIG,
+                 "mpiio_hints: '{}' is not key=value (expected \"key=value,key=value\", got "
+                 "\"{}\")",
+                 item, text);
+  if (key.size() >= MPI_MAX_INFO_KEY || value.size() >= MPI_MAX_INFO_VAL)
+    return error(TAPIO_ERR_CONFIG, "mpiio_hints: '{}' is longer than MPI allows", item);
+  hints->emplace_back(std::string(key), std::string(value));
+  return ok_status();
+}
+
+// An hindexed type of bytes over `extents` (displacement, bytes), each split into blocks of at
+// most 1 GiB. *type is MPI_DATATYPE_NULL on error.
+Status make_hindexed(const Extents& extents, MPI_Datatype* type) {
+  *type = MPI_DATATYPE_NULL;
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> displs;
+  for (const auto& [offset, bytes] : extents)
+    for (uint64_t done = 0; done < bytes; done += kMaxBlock) {
+      lengths.push_back(static_cast<int>(std::min(kMaxBlock, bytes - done)));
+      displs.push_back(static_cast<MPI_Aint>(offset + done));
+    }
+  if (lengths.size() > static_cast<size_t>(INT_MAX))
+    return error(TAPIO_ERR_UNSUPPORTED, "{} pieces exceed MPI's int count", lengths.size());
+  MPI_Datatype t;
+  TAPIO_RETURN_IF_ERROR(mpi_status(
+      MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displs.data(),
+                               MPI_BYTE, &t),
+      "MPI_Type_create_hindexed"));
+  const int rc = MPI_Type_commit(&t);
+  if (rc != MPI_SUCCESS) {
+    (void)MPI_Type_free(&t);
+    return mpi_status(rc, "MPI_Type_commit");
+  }
+  *type = t;
+  return ok_status();
+}
+
+void free_type(MPI_Datatype* t) {
+  if (*t != MPI_DATATYPE_NULL) (void)MPI_Type_free(t);
+}
+
+// The hints as an MPI_Info (MPI_INFO_NULL for none).
+Status make_info(const Hints& hints, MPI_Info* info) {
+  *info = MPI_INFO_NULL;
+  if (hints.empty()) return ok_status();
+  int rc = MPI_Info_create(info);
+  for (size_t i = 0; rc == MPI_SUCCESS && i < hints.size(); ++i)
+    rc = MPI_Info_set(*info, hints[i].first.c_str(), hints[i].second.c_str());
+  return mpi_status(rc, "MPI_Info_set (mpiio_hints)");
+}
+
+}  // namespace
+
+struct ParallelFile::Handle {
+  MPI_File fh = MPI_FILE_NULL;
+  std::string path;
+  Status named(int rc, const char* call) const {
+    return mpi_status(rc, call).with_context(fmt::format("file '{}'", path));
+  }
+};
+
+Result<Hints> parse_mpiio_hints(const std::string& text) {
+  Hints hints;
+  std::string_view rest = text;
+  while (true) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = trim(rest.substr(0, comma));
+    if (!item.empty()) TAPIO_RETURN_IF_ERROR(parse_hint(item, text, &hints));
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return hints;
+}
+
+ParallelFile::ParallelFile(std::unique_ptr<Handle> h) : h_(std::move(h)) {}
+
+ParallelFile::~ParallelFile() = default;
+
+Result<std::unique_ptr<ParallelFile>> ParallelFile::open(const Comm& comm,
+                                                         const std::string& path, bool read_only,
+                                                         const Hints& hints) {
+  const auto* mpi = dynamic_cast<const MpiComm*>(&comm);
+  if (!mpi) return error(TAPIO_ERR_UNSUPPORTED, "MPI-IO needs an MPI communicator");
+  auto h = std::make_unique<Handle>();
+  h->path = path;
+  MPI_Info info = MPI_INFO_NULL;
+  Status st = make_info(hints, &info);
+  // RDWR rather than WRONLY even when only writing: ROMIO's data sieving reads before it
+  // writes. Every rank enters the open, even one whose hints failed.
+  const int amode = read_only ? MPI_MODE_RDONLY : MPI_MODE_RDWR;
+  int rc = MPI_File_open(mpi->raw(), path.c_str(), amode, info, &h->fh);
+  if (rc == MPI_SUCCESS) rc = MPI_File_set_errhandler(h->fh, MPI_ERRORS_RETURN);
+  if (info != MPI_INFO_NULL) (void)MPI_Info_free(&info);
+  if (st.ok()) st = h->named(rc, "MPI_File_open");
+  std::unique_ptr<ParallelFile> f(new ParallelFile(std::move(h)));
+  if (!st.ok() && f->h_->fh == MPI_FILE_NULL) return st;
+  if (!st.ok()) {
+    (void)f->close();  // collective over the ranks whose open succeeded (all or none)
+    return st;
+  }
+  return f;
+}
+
+Status ParallelFile::transfer(bool write, const Extents& extents, uint8_t* buffer,
+                              uint64_t bytes) {
+  // MPI-IO's own errors on this rank are kept and the rank still enters the data call (with
+  // zero bytes when its types could not be built), so no rank is left alone in a collective.
+  MPI_Datatype filetype = MPI_DATATYPE_NULL, memtype = MPI_DATATYPE_NULL;
+  Status local = ok_status();
+  if (bytes > 0) {
+    local = make_hindexed(extents, &filetype);
+    if (local.ok()) local = make_hindexed({{0, bytes}}, &memtype);
+  }
+  const bool empty = bytes == 0 || !local.ok();
+  // A rank with nothing views the file as plain bytes and moves zero of them: valid on every
+  // MPI-IO implementation, unlike a filetype of size zero.
+  int rc = MPI_File_set_view(h_->fh, 0, MPI_BYTE, empty ? MPI_BYTE : filetype, "native",
+                             MPI_INFO_NULL);
+  if (local.ok()) local = h_->named(rc, "MPI_File_set_view");
+  static uint8_t dummy = 0;
+  void* buf = empty ? &dummy : buffer;
+  const MPI_Datatype type = empty ? MPI_BYTE : memtype;
+  const int count = empty ? 0 : 1;
+  MPI_Status status;
+  rc = write ? MPI_File_write_all(h_->fh, buf, count, type, &status)
+             : MPI_File_read_all(h_->fh, buf, count, type, &status);
+  const char* call = write ? "MPI_File_write_all" : "MPI_File_read_all";
+  if (local.ok()) local = h_->named(rc, call);
+  if (local.ok() && !empty) {
+    MPI_Count moved = 0;
+    local = h_->named(MPI_Get_elements_x(&status, memtype, &moved), "MPI_Get_elements_x");
+    if (local.ok() && moved != static_cast<MPI_Count>(bytes))
+      local = error(TAPIO_ERR_IO, "file '{}': {} moved {} of {} bytes", h_->path, call,
+                    static_cast<long long>(moved), bytes);
+  }
+  free_type(&filetype);
+  free_type(&memtype);
+  return local;
+}
+
+Status ParallelFile::sync() { return h_->named(MPI_File_sync(h_->fh), "MPI_File_sync"); }
+
+Status ParallelFile::close() {
+  if (h_->fh == MPI_FILE_NULL) return ok_status();
+  const Status st = h_->named(MPI_File_close(&h_->fh), "MPI_File_close");
+  h_->fh = MPI_FILE_NULL;
+  return st;
+}
+
+}  // namespace tapio::comm

@@ -1,0 +1,46 @@
+// One file opened by every rank through MPI-IO (MPI_File_*): the mpiio engine's data handle.
+// A batch moves with ONE set_view (an hindexed filetype over the rank's byte ranges) and ONE
+// write_all / read_all, so the MPI library (ROMIO or OMPIO) does the two-phase aggregation.
+// Only over an MpiComm: the fake communicator has no MPI-IO (open fails with UNSUPPORTED).
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "comm/comm.h"
+
+namespace tapio::comm {
+
+using Hints = std::vector<std::pair<std::string, std::string>>;
+using Extents = std::vector<std::pair<uint64_t, uint64_t>>;  // (file offset, bytes)
+
+// "key=value,key=value" (blanks around keys and values ignored, empty items skipped) as
+// (key, value) pairs; TAPIO_ERR_CONFIG naming `mpiio_hints` when an item is not key=value or
+// does not fit MPI's limits. Pure: no MPI calls.
+Result<Hints> parse_mpiio_hints(const std::string& text);
+
+class ParallelFile {
+ public:
+  // Collective over `comm`: every rank opens `path` (which exists) with `hints`. This rank's
+  // status: the caller agrees on it, then closes a handle that opened if some rank failed.
+  static Result<std::unique_ptr<ParallelFile>> open(const Comm& comm, const std::string& path,
+                                                    bool read_only, const Hints& hints);
+  ~ParallelFile();  // close() must have run (it is collective)
+  ParallelFile(const ParallelFile&) = delete;
+  ParallelFile& operator=(const ParallelFile&) = delete;
+
+  // Collective: one set_view over `extents` (sorted, disjoint) and one write_all / read_all
+  // of the contiguous `buffer` holding them back to back. A rank with no extents (or whose
+  // types cannot be built) moves zero bytes but still enters both calls.
+  Status transfer(bool write, const Extents& extents, uint8_t* buffer, uint64_t bytes);
+  Status sync();   // collective
+  Status close();  // collective; idempotent
+
+ private:
+  struct Handle;
+  explicit ParallelFile(std::unique_ptr<Handle> h);
+  std::unique_ptr<Handle> h_;
+};
+
+}  // namespace tapio::comm
