@@ -83,8 +83,10 @@ class Comm {
   virtual Result<std::unique_ptr<Comm>> split(int color, int key) const = 0;
   // Collective: the ranks that share memory with this one (MPI_COMM_TYPE_SHARED).
   virtual Result<std::unique_ptr<Comm>> split_shared() const = 0;
-  // Collective: a shared window of `bytes` on this rank (every rank its own size).
-  virtual Result<std::unique_ptr<SharedWindow>> allocate_shared(uint64_t bytes) const = 0;
+  // Collective: a shared window of `bytes` on this rank (every rank its own size). *out is set
+  // whenever the window was made, even if preparing it then failed on this rank (the status
+  // says so): freeing it is collective, so it goes with the others' when they agree to.
+  virtual Status allocate_shared(uint64_t bytes, std::unique_ptr<SharedWindow>* out) const = 0;
 
   Status barrier() const;
   // Root's value reaches every rank.

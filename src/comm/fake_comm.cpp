@@ -262,7 +262,7 @@ class FakeComm final : public Comm {
     return split(0, rank());  // one machine
   }
 
-  Result<std::unique_ptr<SharedWindow>> allocate_shared(uint64_t bytes) const override {
+  Status allocate_shared(uint64_t bytes, std::unique_ptr<SharedWindow>* out) const override {
     Instance* meeting = nullptr;
     TAPIO_RETURN_IF_ERROR(meet("allocate_shared", bytes_of(&bytes, 8), &meeting));
     if (!meeting->memory) {
@@ -275,9 +275,10 @@ class FakeComm final : public Comm {
     }
     auto memory = meeting->memory;
     leave(meeting);
-    if (s_->faulty(me(), "window"))
-      return error(TAPIO_ERR_MPI, "MPI_Win_allocate_shared failed (injected)");
-    return std::unique_ptr<SharedWindow>(new FakeWindow(s_, me(), std::move(memory)));
+    out->reset(new FakeWindow(s_, me(), std::move(memory)));
+    if (s_->faulty(me(), "allocate_shared"))
+      return error(TAPIO_ERR_MPI, "MPI_Win_lock_all failed (injected)");
+    return ok_status();
   }
 
  protected:

@@ -165,9 +165,10 @@ Status element_type(size_t elem_size, MpiType* type) {
 // A shared window, unlocked and freed with the object.
 class MpiWindow final : public SharedWindow {
  public:
-  MpiWindow(MPI_Win win, std::vector<uint8_t*> bases) : win_(win), bases_(std::move(bases)) {}
-  ~MpiWindow() override {
-    (void)MPI_Win_unlock_all(win_);
+  MpiWindow(MPI_Win win, std::vector<uint8_t*> bases, bool locked)
+      : win_(win), bases_(std::move(bases)), locked_(locked) {}
+  ~MpiWindow() override {  // collective (MPI_Win_free)
+    if (locked_) (void)MPI_Win_unlock_all(win_);
     (void)MPI_Win_free(&win_);
   }
   uint8_t* base(int rank) const override { return bases_[rank]; }
@@ -176,6 +177,7 @@ class MpiWindow final : public SharedWindow {
  private:
   MPI_Win win_;
   std::vector<uint8_t*> bases_;
+  bool locked_;
 };
 
 }  // namespace
@@ -221,7 +223,7 @@ Result<std::unique_ptr<Comm>> MpiComm::split_shared() const {
   return std::unique_ptr<Comm>(new MpiComm(std::move(made)));
 }
 
-Result<std::unique_ptr<SharedWindow>> MpiComm::allocate_shared(uint64_t bytes) const {
+Status MpiComm::allocate_shared(uint64_t bytes, std::unique_ptr<SharedWindow>* out) const {
   void* mine = nullptr;
   MPI_Win win = MPI_WIN_NULL;
   TAPIO_RETURN_IF_ERROR(mpi_status(MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1,
@@ -237,12 +239,11 @@ Result<std::unique_ptr<SharedWindow>> MpiComm::allocate_shared(uint64_t bytes) c
     bases[r] = got > 0 ? static_cast<uint8_t*>(base) : nullptr;
   }
   // One passive epoch for the window's life: synchronisation is by messages and sync().
-  if (st.ok()) st = mpi_status(MPI_Win_lock_all(MPI_MODE_NOCHECK, win), "MPI_Win_lock_all");
-  if (!st.ok()) {
-    (void)MPI_Win_free(&win);
-    return st;
-  }
-  return std::unique_ptr<SharedWindow>(new MpiWindow(win, std::move(bases)));
+  const bool locked =
+      st.ok() && (st = mpi_status(MPI_Win_lock_all(MPI_MODE_NOCHECK, win), "MPI_Win_lock_all"))
+                     .ok();
+  out->reset(new MpiWindow(win, std::move(bases), locked));
+  return st;
 }
 
 MpiComm::MpiComm(MpiComm&& other) noexcept : Comm(other.rank(), other.size()) {

@@ -23,7 +23,7 @@ class MpiComm final : public Comm {
 
   Result<std::unique_ptr<Comm>> split(int color, int key) const override;
   Result<std::unique_ptr<Comm>> split_shared() const override;
-  Result<std::unique_ptr<SharedWindow>> allocate_shared(uint64_t bytes) const override;
+  Status allocate_shared(uint64_t bytes, std::unique_ptr<SharedWindow>* out) const override;
 
  protected:
   Status do_barrier() const override;

@@ -38,8 +38,7 @@ Status NodeMemory::ensure(const std::vector<uint64_t>& bytes_per_node_rank,
   if (std::all_of(bytes_per_node_rank.begin(), bytes_per_node_rank.end(),
                   [](uint64_t b) { return b == 0; }))
     return ok_status();
-  TAPIO_ASSIGN_OR_RETURN(window_, node_->allocate_shared(bytes_per_node_rank[node_->rank()]));
-  return ok_status();
+  return node_->allocate_shared(bytes_per_node_rank[node_->rank()], &window_);
 }
 
 }  // namespace tapio::comm

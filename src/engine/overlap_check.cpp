@@ -101,7 +101,8 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
   std::vector<uint32_t> flags(A), expected;
   for (int i = 0; i < A; ++i) flags[i] = out[by_rank[i]].empty() ? 0 : 1;
   for (int r : owners) recv_counts[r] = 1;
-  TAPIO_RETURN_IF_ERROR(comm.reduce_scatter_sum(flags, recv_counts, &expected));
+  // An owner's receives depend on its count: agreed on before any message moves.
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm, comm.reduce_scatter_sum(flags, recv_counts, &expected)));
   Status local = ok_status();
   comm::Requests sends;
   for (int d = 0; d < A; ++d) {

@@ -78,15 +78,15 @@ Status CollectiveEngine::receive_write_round(uint32_t r, const plan::Layout& lay
   // needed when the batch provably tiles what it touches).
   if (!tiled_) covered_map_.reset(w.offset, w.length);
   std::vector<Arrived> arrived;  // kept to name the ranks if two pieces overlap
-  bool overlap = false;
+  bool overlap = false, lost = false;
   {
     PhaseTimer t(&profile(), Phase::kExchange);
     if (self.begin != self.end) overlap |= !copy_own_pieces(self, staged, buf - w.offset, &arrived);
-    const Status st = collect_senders(r, w, others, buf, &arrived, &overlap);
-    if (local.ok()) local = st;
+    keep(&local, collect_senders(r, w, others, buf, &arrived, &overlap, &lost));
   }
   if (overlap && local.ok()) local = name_overlap(w, arrived);
-  if (!local.ok() || !deferred_.ok()) return local;
+  // A lost message: its sender reports the failure; the round is not written.
+  if (!local.ok() || !deferred_.ok() || lost) return local;
   return write_round(layout, r % 2, w, targets, buf);
 }
 
@@ -109,7 +109,7 @@ bool CollectiveEngine::copy_own_pieces(const SelfPart& self, const collective::S
 
 Status CollectiveEngine::collect_senders(uint32_t r, const plan::Extent& w, uint32_t others,
                                          uint8_t* buf, std::vector<Arrived>* arrived,
-                                         bool* overlap) {
+                                         bool* overlap, bool* lost) {
   // Each sender's segment list, then its data: nothing more from a rank on my node (it
   // copied its pieces in already); from others straight into the buffer by a datatype when
   // the list is a few large entries, else into a scratch buffer and copied piece by piece
@@ -123,6 +123,7 @@ Status CollectiveEngine::collect_senders(uint32_t r, const plan::Extent& w, uint
     Incoming in;
     const Status st = receive_list(r, w, k, buf, &in, overlap, &reqs);
     keep(&local, st);
+    *lost |= in.lost;
     if (in.source < 0) continue;  // no list came
     if (in.local_node) {
       if (!in.segments.empty()) arrived->push_back(Arrived{in.source, std::move(in.segments)});
@@ -135,6 +136,10 @@ Status CollectiveEngine::collect_senders(uint32_t r, const plan::Extent& w, uint
   if (node_slots_) keep(&local, node_->sync());  // what this node's ranks copied in is visible now
   for (size_t k = 0; k < incoming.size(); ++k) {
     const Incoming& in = incoming[k];
+    if (received[k] == 0 && in.bytes > 0) {  // an empty message: its sender failed, and reports
+      *lost = true;
+      continue;
+    }
     if (received[k] != in.bytes) {
       keep(&local, error(TAPIO_ERR_INTERNAL,
                          "round {}: the data from rank {} does not match its segment list", r,
@@ -158,15 +163,18 @@ Status CollectiveEngine::receive_list(uint32_t r, const plan::Extent& w, uint32_
   const int tag = static_cast<int>(2 * r);
   TAPIO_RETURN_IF_ERROR(comm().probe_recv(comm::kAnySource, tag, &recv_buf_, &in->source));
   const uint64_t list_bytes = recv_buf_.size();
+  // An empty list stands for one its sender failed to send (comm.h): the sender reports.
+  in->lost = list_bytes == 0;
   collective::Unpacked u = collective::unpack(recv_buf_.data(), recv_buf_.size());
   bool well_formed = u.ok;
   for (const plan::Segment& s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
   bool fresh = well_formed;
   if (well_formed && !tiled_)  // a malformed list never touches the map (it could point anywhere)
     for (const plan::Segment& s : u.segments) fresh = covered_map_.mark(s) && fresh;
-  Status local = well_formed ? ok_status()
-                             : error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}",
-                                     r, in->source);
+  Status local = well_formed || in->lost
+                     ? ok_status()
+                     : error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r,
+                             in->source);
   *overlap |= well_formed && !fresh;
   in->local_node = node_slots_ && node_->node_rank_of(in->source) >= 0;
   if (in->local_node) {

@@ -180,7 +180,9 @@ Status CollectiveEngine::expected_messages(const plan::Layout& layout,
   std::vector<int> recv_counts(comm().size(), 0);
   for (int rank : aggregators_) recv_counts[rank] = static_cast<int>(R);
   PhaseTimer t(&profile(), Phase::kAgree);
-  return comm().reduce_scatter_sum(flags, recv_counts, expected);
+  // Every rank's receives depend on its counts: one whose reduction failed would wait for
+  // messages nobody sends, so the failure is agreed on before any message moves.
+  return comm::agree(comm(), comm().reduce_scatter_sum(flags, recv_counts, expected));
 }
 
 std::vector<int> CollectiveEngine::send_order(const std::vector<plan::RoutedSegment>& routed,

@@ -109,7 +109,7 @@ class CollectiveEngine final : public NetcdfEngine {
   bool copy_own_pieces(const SelfPart& self, const collective::Staged& staged, uint8_t* out,
                        std::vector<Arrived>* arrived);
   Status collect_senders(uint32_t r, const plan::Extent& w, uint32_t others, uint8_t* buf,
-                         std::vector<Arrived>* arrived, bool* overlap);
+                         std::vector<Arrived>* arrived, bool* overlap, bool* lost);
   // A sender's data of one round, as its segment list announced it.
   struct Incoming {
     int source = -1;
@@ -117,6 +117,7 @@ class CollectiveEngine final : public NetcdfEngine {
     int scratch = -1;         // index in scratch_, or -1 when received in place
     bool keep = false;        // scatter the scratch into the window after the wait
     bool local_node = false;  // its pieces are in the shared slot already
+    bool lost = false;        // its list was lost (its sender failed to send it)
     std::vector<plan::Segment> segments;
   };
   Status receive_list(uint32_t r, const plan::Extent& w, uint32_t k, uint8_t* buf,

@@ -276,7 +276,8 @@ Status CollectiveEngine::serve_read_round(uint32_t r, const plan::Layout& layout
     for (const plan::Segment& s : u.segments)
       well_formed = well_formed && plan::segment_inside(s, w);
     if (!well_formed) {
-      if (local.ok())
+      // An empty list stands for one its sender failed to send: the sender reports.
+      if (local.ok() && recv_buf_.size() > 0)
         local = error(TAPIO_ERR_INTERNAL, "round {}: malformed request from rank {}", r,
                       source);
       u.segments.clear();

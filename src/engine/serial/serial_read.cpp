@@ -103,8 +103,10 @@ Status SerialEngine::read_gets(const std::vector<GetOp>& gets) {
     std::vector<uint8_t> received(my_count * esize);
     {
       PhaseTimer t(&profile(), Phase::kExchange);
-      TAPIO_RETURN_IF_ERROR(comm().scatterv(packed.data(), counts, displs, received.data(),
-                                            my_count, esize, 0));
+      const Status st =
+          comm().scatterv(packed.data(), counts, displs, received.data(), my_count, esize, 0);
+      if (st.agreed()) return st;
+      keep(&deferred_, st);  // reported after the other variables' scatters
     }
     profile().messages_received += 1;
     profile().bytes_received += received.size();

@@ -52,8 +52,11 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
     std::vector<uint8_t> staging(total * esize);
     {
       PhaseTimer t(&profile(), Phase::kExchange);
-      TAPIO_RETURN_IF_ERROR(
-          comm().gatherv(send, my_elems, staging.data(), counts, displs, esize, 0));
+      // An agreed error is every rank's; a local one (the gather failed here) is kept and the
+      // next variables' gathers still happen: the commit's agreement reports it.
+      const Status st = comm().gatherv(send, my_elems, staging.data(), counts, displs, esize, 0);
+      if (st.agreed()) return st;
+      keep(&deferred_, st);
     }
     if (comm().rank() != 0) {
       profile().messages_sent += 1;

@@ -37,7 +37,9 @@ Status SubfileEngine::fetch_chunks(const std::vector<ChunkRequest>& requests,
   std::vector<uint32_t> flags(P, 0);
   for (int s = 0; s < P; ++s) flags[s] = by_server[s].empty() ? 0 : 1;
   std::vector<uint32_t> expected;
-  TAPIO_RETURN_IF_ERROR(comm().reduce_scatter_sum(flags, std::vector<int>(P, 1), &expected));
+  // A server's receives depend on its count: agreed on before any message moves.
+  TAPIO_RETURN_IF_ERROR(
+      comm::agree(comm(), comm().reduce_scatter_sum(flags, std::vector<int>(P, 1), &expected)));
 
   std::deque<std::vector<Wire>> outgoing;  // stable while the sends are in flight
   comm::Requests sends;
@@ -71,7 +73,7 @@ Status SubfileEngine::fetch_chunks(const std::vector<ChunkRequest>& requests,
       (*replies)[i].assign(len, 0);
       if (got.ok() && pos + len <= msg.size())
         std::memcpy((*replies)[i].data(), msg.data() + pos, len);
-      else
+      else if (got.ok() && msg.size() > 0)  // (empty: the server failed to send, and reports)
         keep(&local, error(TAPIO_ERR_INTERNAL, "a reply of rank {} is short", s));
       pos += len;
     }

@@ -66,6 +66,7 @@ Status SubfileEngine::write_rounds(const std::vector<PutOp>& puts, const plan::G
   if (!writer_) writer_ = std::make_unique<io::WriteBehind>();
   io::WriteBehind::Ticket last_write[2] = {0, 0};
   Status local = ok_status();  // after a failed write: keep receiving, write nothing
+  bool lost = false;           // a member's message was lost: write nothing either
   const uint64_t rounds = plan::round_count(layout, spec_.round);
   for (uint64_t k = 0; k < rounds; ++k) {
     const uint64_t from = layout.base + k * spec_.round;
@@ -108,11 +109,13 @@ Status SubfileEngine::write_rounds(const std::vector<PutOp>& puts, const plan::G
       std::vector<uint64_t> received;
       keep(&local, group_->waitall(&recvs, &received).with_context("subfile round data"));
       for (size_t i = 0; i < received.size(); ++i)
-        if (received[i] != parts[i])
+        if (received[i] == 0 && parts[i] > 0)
+          lost = true;  // an empty message: its sender failed to send, and reports it
+        else if (received[i] != parts[i])
           keep(&local, error(TAPIO_ERR_INTERNAL, "subfile round {}: {} of {} bytes arrived", k,
                              received[i], parts[i]));
     }
-    if (!local.ok()) continue;
+    if (!local.ok() || lost) continue;
     io::File* file = data_.get();
     const bool eager = spec_.sync_close;
     std::atomic<int64_t>* background = &profile().background_write_ns;

@@ -1,0 +1,265 @@
+// MPI calls that fail on one rank, through MPI's profiling interface (these definitions take
+// the place of the library's in this statically linked program), for every engine: the step
+// (or read) that meets the failure fails on every rank with TAPIO_ERR_MPI, nobody hangs (the
+// test's timeout), and the next step succeeds — the failure left nothing in flight.
+//
+// The fault model: a point-to-point call (MPI_Isend, MPI_Irecv) or a window call
+// (MPI_Win_sync, MPI_Win_lock_all) fails without doing anything; a collective
+// (MPI_Reduce_scatter, MPI_Gatherv, MPI_Scatterv, MPI_File_write_all) fails on one rank after
+// the ranks met, its result scrambled (it must not be trusted). tapio calls no MPI_Alltoall.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "test_util.h"
+
+namespace tapio::test {
+namespace {
+
+// The armed fault: the next call named `call` on rank `victim` fails.
+struct Armed {
+  std::string call;
+  int victim = -1;
+  int fired = 0;
+} armed;
+
+bool fire(const char* call) {
+  if (armed.call != call) return false;
+  int me = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (me != armed.victim) return false;
+  armed.call.clear();
+  ++armed.fired;
+  return true;
+}
+
+void scramble(void* buf, int count, MPI_Datatype type) {
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  if (buf && count > 0 && size > 0) std::memset(buf, 0x5a, static_cast<size_t>(count) * size);
+}
+
+}  // namespace
+}  // namespace tapio::test
+
+using tapio::test::fire;
+
+extern "C" {
+int MPI_Isend(const void* b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
+              MPI_Request* r) {
+  if (fire("Isend")) return MPI_ERR_OTHER;
+  return PMPI_Isend(b, n, t, dest, tag, c, r);
+}
+int MPI_Irecv(void* b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request* r) {
+  if (fire("Irecv")) return MPI_ERR_OTHER;
+  return PMPI_Irecv(b, n, t, src, tag, c, r);
+}
+int MPI_Reduce_scatter(const void* s, void* r, const int* n, MPI_Datatype t, MPI_Op op,
+                       MPI_Comm c) {
+  const int rc = PMPI_Reduce_scatter(s, r, n, t, op, c);
+  if (!fire("Reduce_scatter")) return rc;
+  int me = 0;
+  PMPI_Comm_rank(c, &me);
+  tapio::test::scramble(r, n[me], t);
+  return MPI_ERR_OTHER;
+}
+int MPI_Gatherv(const void* s, int sn, MPI_Datatype st, void* r, const int* rn, const int* d,
+                MPI_Datatype rt, int root, MPI_Comm c) {
+  const int rc = PMPI_Gatherv(s, sn, st, r, rn, d, rt, root, c);
+  return fire("Gatherv") ? MPI_ERR_OTHER : rc;
+}
+int MPI_Scatterv(const void* s, const int* sn, const int* d, MPI_Datatype st, void* r, int rn,
+                 MPI_Datatype rt, int root, MPI_Comm c) {
+  const int rc = PMPI_Scatterv(s, sn, d, st, r, rn, rt, root, c);
+  if (!fire("Scatterv")) return rc;
+  tapio::test::scramble(r, rn, rt);
+  return MPI_ERR_OTHER;
+}
+int MPI_Win_sync(MPI_Win w) {
+  if (fire("Win_sync")) return MPI_ERR_OTHER;
+  return PMPI_Win_sync(w);
+}
+int MPI_Win_lock_all(int assert_, MPI_Win w) {
+  if (fire("Win_lock_all")) return MPI_ERR_OTHER;
+  return PMPI_Win_lock_all(assert_, w);
+}
+int MPI_File_write_all(MPI_File f, const void* b, int n, MPI_Datatype t, MPI_Status* s) {
+  const int rc = PMPI_File_write_all(f, b, n, t, s);
+  return fire("File_write_all") ? MPI_ERR_OTHER : rc;
+}
+}
+
+namespace tapio::test {
+namespace {
+
+using Params = std::map<std::string, std::string>;
+
+struct Case {
+  const char* name;
+  const char* engine;
+  Params params;
+  const char* call;
+  bool receiver;  // the victim is rank 0 (a receiver, a root), else the last rank
+  bool read;      // the fault is armed for a read, else for the first write step
+  bool rows = false;  // read by rows (every rank needs a piece of every block), not columns
+};
+
+constexpr uint64_t kRows = 32;
+uint64_t cols() { return 32 * static_cast<uint64_t>(size()); }
+
+void expect_everywhere(int code, int want, const char* name) {
+  int lo = code, hi = code;
+  PMPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  PMPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lo, want) << name;
+  EXPECT_EQ(hi, want) << name;
+}
+
+// Whether the armed call failed on some rank (then every rank must have the error). With more
+// than one rank every case meets its fault.
+bool fired_anywhere(const char* name) {
+  int fired = armed.fired;
+  PMPI_Allreduce(MPI_IN_PLACE, &fired, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  armed = Armed{};
+  EXPECT_TRUE(fired > 0 || size() == 1) << name << ": the fault was not met";
+  return fired > 0;
+}
+
+void arm(const Case& c) {
+  armed.call = c.call;
+  armed.victim = c.receiver ? 0 : size() - 1;
+  armed.fired = 0;
+}
+
+// The status code of a C++ API call (0 when it returns).
+template <typename F>
+int code_of(F&& f) {
+  try {
+    f();
+    return TAPIO_OK;
+  } catch (const tapio::Error& e) {
+    return e.code();
+  }
+}
+
+// Each rank's columns (or rows): element g of step s holds value(0, s, g).
+struct Columns {
+  explicit Columns(bool rows = false) {
+    if (!rows) return;
+    const uint64_t band = kRows / size();
+    start = {band * rank(), 0};
+    count = {rank() + 1 == size() ? kRows - start[0] : band, cols()};
+    mine = box_indices({kRows, cols()}, start, count);
+  }
+  Dims start{0, 32 * static_cast<uint64_t>(rank())}, count{kRows, 32};
+  std::vector<uint64_t> mine = box_indices({kRows, cols()}, start, count);
+  std::vector<double> at(uint64_t step) const {
+    std::vector<double> d(mine.size());
+    for (size_t i = 0; i < mine.size(); ++i) d[i] = value(0, step, mine[i]);
+    return d;
+  }
+};
+
+IO declare(Context& ctx, const Case& c) {
+  IO io = ctx.declare_io("mpi_fault");
+  io.set_engine(c.engine);
+  for (const auto& [k, v] : c.params) io.set_parameter(k, v);
+  return io;
+}
+
+// Writes two steps (step values 0 and 1); a write case's fault is armed for the first, which
+// then fails everywhere, so the file holds step values 1 only... then 0 and 1 again: three
+// attempts, two committed.
+void write_file(const std::string& path, const Case& c, bool faulty) {
+  Context ctx(MPI_COMM_WORLD);
+  IO io = declare(ctx, c);
+  Variable field = io.define_variable<double>("field", {kRows, cols()}, {"y", "x"});
+  Engine out = io.open(path, TAPIO_MODE_WRITE);
+  const Columns cols_of;
+  auto put_step = [&](uint64_t value_step) {
+    const std::vector<double> data = cols_of.at(value_step);
+    out.begin_step();
+    field.set_selection(cols_of.start, cols_of.count);
+    out.put(field, data);
+    return code_of([&] { out.end_step(); });
+  };
+  if (faulty) {
+    arm(c);
+    const int code = put_step(7);
+    expect_everywhere(code, fired_anywhere(c.name) ? TAPIO_ERR_MPI : TAPIO_OK, c.name);
+    if (code == TAPIO_OK) {  // the fault never fired here (one rank): start again
+      out.close();
+      return write_file(path, c, false);
+    }
+  }
+  expect_everywhere(put_step(0), TAPIO_OK, c.name);
+  expect_everywhere(put_step(1), TAPIO_OK, c.name);
+  out.close();
+}
+
+// Reads step `s` of the file by columns; with `faulty`, the first get fails everywhere (if the
+// fault fired) and a second one reads exact data.
+void read_file(const std::string& path, const Case& c, bool faulty) {
+  Context ctx(MPI_COMM_WORLD);
+  IO io = declare(ctx, c);
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  ASSERT_EQ(in.steps(), 2u) << c.name;
+  Variable field = io.inquire_variable("field");
+  const Columns cols_of(c.rows);
+  field.set_selection(cols_of.start, cols_of.count);
+  for (uint64_t s = 0; s < 2; ++s) {
+    std::vector<double> got(cols_of.mine.size());
+    in.begin_step();
+    in.get(field, got);
+    if (faulty && s == 0) {
+      arm(c);
+      const int code = code_of([&] { in.perform_gets(); });
+      expect_everywhere(code, fired_anywhere(c.name) ? TAPIO_ERR_MPI : TAPIO_OK, c.name);
+      in.get(field, got);
+    }
+    in.end_step();
+    EXPECT_EQ(got, cols_of.at(s)) << c.name << " step " << s;
+  }
+  in.close();
+}
+
+TEST(MpiFaults, OneRankFailsEveryRankReportsAndTheNextStepWorks) {
+  const Params nodes = {{"ranks_per_node", "1"}, {"direct", "never"}};
+  const Params shared = {{"direct", "never"}};
+  const Params aggregate = {{"subfile_write", "aggregate"}, {"aggregators", "1"}};
+  const Params served = {{"read_merge_below", "1GiB"}};
+  const std::vector<Case> cases = {
+      {"serial: gather of the data", "serial", {}, "Gatherv", false, false},
+      {"serial: scatter of the data", "serial", {}, "Scatterv", false, true},
+      {"mpiio: overlap check's count", "mpiio", {}, "Reduce_scatter", true, false},
+      {"mpiio: overlap check's send", "mpiio", nodes, "Isend", false, false},
+      {"mpiio: collective write", "mpiio", {}, "File_write_all", false, false},
+      {"collective: round counts", "collective", nodes, "Reduce_scatter", true, false},
+      {"collective: a sender's send", "collective", nodes, "Isend", false, false},
+      {"collective: an aggregator's receive", "collective", nodes, "Irecv", true, false},
+      {"collective: a requester's receive", "collective", nodes, "Irecv", false, true},
+      {"collective: a read reply", "collective", nodes, "Isend", true, true},
+      {"collective: read round counts", "collective", nodes, "Reduce_scatter", true, true},
+      {"collective: window sync", "collective", shared, "Win_sync", false, false},
+      {"collective: window lock", "collective", shared, "Win_lock_all", false, false},
+      {"subfile: overlap check's count", "subfile", {}, "Reduce_scatter", true, false},
+      {"subfile: aggregate send", "subfile", aggregate, "Isend", false, false},
+      {"subfile: aggregate receive", "subfile", aggregate, "Irecv", true, false},
+      {"subfile: served read counts", "subfile", served, "Reduce_scatter", true, true, true},
+      {"subfile: served read request", "subfile", served, "Isend", false, true, true},
+      {"subfile: served read reply", "subfile", served, "Isend", true, true, true},
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    const std::string path = dir.file(std::string("f") + (c.engine[0] == 's' && c.engine[1] == 'u'
+                                                              ? ".tapio"
+                                                              : ".nc"));
+    write_file(path, c, !c.read);
+    read_file(path, c, c.read);
+  }
+}
+
+}  // namespace
+}  // namespace tapio::test
