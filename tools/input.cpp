@@ -6,7 +6,7 @@
 #include <system_error>
 
 #include "dataset.h"
-#include "engine/netcdf_file.h"
+#include "engine/netcdf/netcdf_file.h"
 #include "format/netcdf/schema.h"
 #include "mpi_session.h"
 

@@ -89,7 +89,7 @@ std::string where(const VarState* var) {
   const IoState* io = var->io;
   std::vector<std::string> files;
   for (const auto& e : io->ctx->engines)
-    if (e && e->io == io) files.push_back(fmt::format("'{}'", e->engine->env().path));
+    if (e && e->io == io) files.push_back(fmt::format("'{}'", e->engine->path()));
   const std::string owner = files.empty() ? fmt::format("IO '{}'", io->def.name)
                             : fmt::format("file{} {}", files.size() > 1 ? "s" : "",
                                           fmt::join(files, ", "));

@@ -48,29 +48,30 @@ Status open(tapio_io* io_handle, const char* path, tapio_mode mode, tapio_engine
     return error(TAPIO_ERR_ARG, "invalid mode {}", int(mode));
   api::ContextState* ctx = io->ctx;
   EngineEnv env;
-  env.comm = &ctx->comm;
-  env.io = &io->def;
-  env.path = path;
-  env.mode = mode == TAPIO_MODE_WRITE  ? OpenMode::kWrite
-             : mode == TAPIO_MODE_READ ? OpenMode::kRead
-                                       : OpenMode::kAppend;
-  env.engine = io->def.engine;
-  env.params = io->def.params;
-  env.buffers = &ctx->buffers;
-  env.node_memory = &ctx->node_memory;
+  OpenSpec& spec = env.spec;
+  env.res.comm = &ctx->comm;
+  env.res.io = &io->def;
+  spec.path = path;
+  spec.mode = mode == TAPIO_MODE_WRITE  ? OpenMode::kWrite
+              : mode == TAPIO_MODE_READ ? OpenMode::kRead
+                                        : OpenMode::kAppend;
+  spec.engine = io->def.engine;
+  spec.params = io->def.params;
+  env.res.buffers = &ctx->buffers;
+  env.res.node_memory = &ctx->node_memory;
   if (ctx->config)
-    TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, env.path, &env.engine, &env.params));
-  if (env.engine.empty()) {
-    TAPIO_ASSIGN_OR_RETURN(env.engine, default_engine(ctx->comm, env.path, env.mode));
+    TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, spec.path, &spec.engine, &spec.params));
+  if (spec.engine.empty()) {
+    TAPIO_ASSIGN_OR_RETURN(spec.engine, default_engine(ctx->comm, spec.path, spec.mode));
   }
-  const int ranks_per_node = static_cast<int>(env.params.get_int("ranks_per_node"));
+  const int ranks_per_node = static_cast<int>(spec.params.get_int("ranks_per_node"));
   if (ranks_per_node == 0 && ctx->detected) {
-    env.topology = *ctx->detected;
+    env.res.topology = *ctx->detected;
   } else {
-    TAPIO_ASSIGN_OR_RETURN(env.topology,
+    TAPIO_ASSIGN_OR_RETURN(env.res.topology,
                            comm::detect_topology(ctx->comm, ranks_per_node,
-                                                 env.params.get("node_layout") == "cyclic"));
-    if (ranks_per_node == 0) ctx->detected = env.topology;
+                                                 spec.params.get("node_layout") == "cyclic"));
+    if (ranks_per_node == 0) ctx->detected = env.res.topology;
   }
   TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, open_engine(std::move(env)));
   auto state = std::make_unique<EngineState>();
@@ -162,7 +163,7 @@ int tapio_engine_name(tapio_engine* e, const char** name) {
   return api::guarded("tapio_engine_name", [&]() -> Status {
     TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));
     TAPIO_RETURN_IF_ERROR(need(name, "name"));
-    *name = engine->env().engine.c_str();
+    *name = engine->name().c_str();
     return ok_status();
   });
 }

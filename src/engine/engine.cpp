@@ -11,11 +11,14 @@ const char* mode_name(OpenMode mode) {
   return "?";
 }
 
-Engine::Engine(EngineEnv env) : env_(std::move(env)) {}
+Engine::Engine(EngineEnv env)
+    : open_(std::move(env.spec)),
+      res_(std::move(env.res)),
+      profile_path_(open_.params.get("profile")) {}
 
 Engine::~Engine() = default;
 
-std::string Engine::where() const { return fmt::format("file '{}'", env_.path); }
+std::string Engine::where() const { return fmt::format("file '{}'", open_.path); }
 
 std::string Engine::at_step(int var, uint64_t step) const {
   return fmt::format("{}, variable '{}', step {}", where(), io().vars[var].name, step);
@@ -29,7 +32,7 @@ Status Engine::require(bool condition, const char* call, const char* what,
                        const std::string& context) const {
   if (condition) return ok_status();
   return error(TAPIO_ERR_STATE, "{}: {} (mode {}, step {}, {})", call, what,
-               mode_name(env_.mode), step_, in_step_ ? "inside a step" : "outside a step")
+               mode_name(open_.mode), step_, in_step_ ? "inside a step" : "outside a step")
       .with_context(context);
 }
 
@@ -76,7 +79,7 @@ Status Engine::begin_step(StepStatus* status) {
   CallTimer timed(this);
   Status local =
       require(!closed_ && !in_step_, "begin_step", "already in a step or closed", where());
-  if (env_.mode != OpenMode::kRead) {  // nothing to agree on: end_step carries any misuse
+  if (open_.mode != OpenMode::kRead) {  // nothing to agree on: end_step carries any misuse
     TAPIO_RETURN_IF_ERROR(local);
     in_step_ = true;
     *status = StepStatus::kOk;
@@ -107,7 +110,7 @@ Status Engine::put(int var, const plan::Selection& sel, DataType memtype, const 
 }
 
 Status Engine::reject_put(Status rejected) {
-  if (in_step_ && env_.mode != OpenMode::kRead && failed_put_.ok()) failed_put_ = rejected;
+  if (in_step_ && open_.mode != OpenMode::kRead && failed_put_.ok()) failed_put_ = rejected;
   return rejected;
 }
 
@@ -116,7 +119,7 @@ Status Engine::queue_put(int var, const plan::Selection& sel, DataType memtype,
   TAPIO_RETURN_IF_ERROR(check_index(var));
   const std::string ctx = on_rank(var);
   TAPIO_RETURN_IF_ERROR(
-      require(env_.mode != OpenMode::kRead, "put", "the file is open for reading", ctx));
+      require(open_.mode != OpenMode::kRead, "put", "the file is open for reading", ctx));
   TAPIO_RETURN_IF_ERROR(
       require(in_step_, "put", "put is only valid between begin_step and end_step", ctx));
   TAPIO_RETURN_IF_ERROR(check_type(var, memtype));
@@ -134,7 +137,7 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
   TAPIO_RETURN_IF_ERROR(check_index(var));
   const std::string ctx = on_rank(var);
   TAPIO_RETURN_IF_ERROR(
-      require(env_.mode == OpenMode::kRead, "get", "the file is not open for reading", ctx));
+      require(open_.mode == OpenMode::kRead, "get", "the file is not open for reading", ctx));
   TAPIO_RETURN_IF_ERROR(check_type(var, memtype));
   const VariableDef& v = io().vars[var];
   TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape, v.dim_names).with_context(ctx));
@@ -160,7 +163,7 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
 
 Status Engine::perform_puts() {
   CallTimer timed(this);
-  Status local = require(env_.mode != OpenMode::kRead && in_step_, "perform_puts",
+  Status local = require(open_.mode != OpenMode::kRead && in_step_, "perform_puts",
                          "perform_puts is only valid inside a write step", where());
   if (local.ok()) {
     local = write_puts(puts_, step_);
@@ -171,7 +174,7 @@ Status Engine::perform_puts() {
 
 Status Engine::perform_gets() {
   CallTimer timed(this);
-  Status local = require(env_.mode == OpenMode::kRead && !closed_, "perform_gets",
+  Status local = require(open_.mode == OpenMode::kRead && !closed_, "perform_gets",
                          "the file is not open for reading", where());
   if (local.ok()) local = read_gets(gets_);
   gets_.clear();
@@ -188,7 +191,7 @@ Status Engine::end_step() {
                    fmt::format("step {} is not committed: a put failed on rank {}: {}", step_,
                                comm().rank(), failed_put_.message()));
   Status st;
-  if (env_.mode == OpenMode::kRead) {
+  if (open_.mode == OpenMode::kRead) {
     st = agree(local);
     if (st.ok()) st = perform_gets();
     gets_.clear();
@@ -218,9 +221,8 @@ Status Engine::close() {
   }
   profile_.total_time =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_).count();
-  const std::string profile_path = env_.params.get("profile");
-  if (!profile_path.empty()) {
-    Status written = profile_.write_json(comm(), profile_path, env_.engine, env_.path);
+  if (!profile_path_.empty()) {
+    Status written = profile_.write_json(comm(), profile_path_, open_.engine, open_.path);
     if (st.ok()) st = written;
   }
   return st;

@@ -40,19 +40,30 @@ struct GetOp {
   uint64_t elements = 0;  // per step
 };
 
-// Everything an engine is opened with.
-struct EngineEnv {
-  const comm::Comm* comm = nullptr;
-  IoDef* io = nullptr;  // definitions; read and append modes fill them from the file
+// What an engine is asked to open: plain data, no MPI, no live handles. Each engine parses
+// the parameters once, at open, into its own typed spec (CollectiveSpec, SubfileSpec, ...).
+struct OpenSpec {
   std::string path;
   OpenMode mode = OpenMode::kWrite;
-  std::string engine;   // resolved engine name
-  Params params;        // effective parameters (program values, then config rules)
+  std::string engine;  // resolved engine name
+  Params params;       // effective parameters (program values, then config rules)
+};
+
+// The live things an engine works with, owned by the context (or the test).
+struct Resources {
+  const comm::Comm* comm = nullptr;
+  IoDef* io = nullptr;  // definitions; read and append modes fill them from the file
   comm::Topology topology;
   BufferPool* buffers = nullptr;  // the context's, for data-path buffers (may be null)
   // The context's node shared memory, made by the first engine that wants it for its topology
   // (collective at that engine's open; may be null). Engines share it.
   std::shared_ptr<comm::NodeMemory>* node_memory = nullptr;
+};
+
+// Everything an engine is opened with.
+struct EngineEnv {
+  OpenSpec spec;
+  Resources res;
 };
 
 class Engine {
@@ -83,7 +94,9 @@ class Engine {
   bool in_step() const { return in_step_; }
   uint64_t current_step() const { return step_; }
   uint64_t steps() const { return available_steps(); }
-  const EngineEnv& env() const { return env_; }
+  const std::string& path() const { return open_.path; }
+  const std::string& name() const { return open_.engine; }
+  OpenMode mode() const { return open_.mode; }
   // open_engine calls this once the engine is open: the open counts as time inside tapio.
   void opened();
 
@@ -107,21 +120,28 @@ class Engine {
   // kNotReady instead of kEndOfStream).
   virtual bool stream_may_grow() const { return false; }
 
-  const comm::Comm& comm() const { return *env_.comm; }
+  const comm::Comm& comm() const { return *res_.comm; }
+  const Resources& resources() const { return res_; }
   // Every rank's status, agreed (timed as the agree phase).
   Status agree(const Status& local);
-  const IoDef& io() const { return *env_.io; }
+  const IoDef& io() const { return *res_.io; }
+  IoDef* mutable_io() { return res_.io; }  // read and append: the file's definitions
+  const Params& params() const { return open_.params; }  // for the engines' spec parsing
   Profile& profile() { return profile_; }
+  // Append: the first step to write is the file's step count.
+  void start_at_step(uint64_t step) { step_ = step; }
   // Prefix for errors: "file 'x.nc'".
   std::string where() const;
   // Prefix for errors about one variable in a collective call: "file 'x.nc', variable 'v',
   // step s" (comm::agree adds the failing rank).
   std::string at_step(int var, uint64_t step) const;
 
-  EngineEnv env_;
-  uint64_t step_ = 0;  // write: step being written; read: current step
-
  private:
+  OpenSpec open_;
+  Resources res_;
+  std::string profile_path_;  // the `profile` parameter: where close writes the profile
+  uint64_t step_ = 0;         // write: step being written; read: current step
+
   // Prefix for errors about one variable in a local call: "file 'x.nc', variable 'v', rank r".
   std::string on_rank(int var) const;
   Status check_index(int var) const;

@@ -33,13 +33,14 @@ Result<std::string> default_engine(const comm::Comm& comm, const std::string& pa
 namespace {
 
 Result<std::unique_ptr<Engine>> open_by_name(EngineEnv env) {
-  if (env.engine == "serial") return SerialEngine::open(std::move(env));
-  if (env.engine == "collective") return CollectiveEngine::open(std::move(env));
-  if (env.engine == "subfile") return SubfileEngine::open(std::move(env));
-  if (env.engine == "mpiio") return MpiioEngine::open(std::move(env));
+  const std::string name = env.spec.engine;
+  if (name == "serial") return SerialEngine::open(std::move(env));
+  if (name == "collective") return CollectiveEngine::open(std::move(env));
+  if (name == "subfile") return SubfileEngine::open(std::move(env));
+  if (name == "mpiio") return MpiioEngine::open(std::move(env));
   // The name was validated against engine_names(); this build does not have it yet.
   return error(TAPIO_ERR_UNSUPPORTED, "file '{}': engine '{}' is not available in this build",
-               env.path, env.engine);
+               env.spec.path, name);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Collective engine: opening (aggregator placement, data file), planning rounds, closing.
-// The write path is in collective_write.cpp, the read path in collective_read.cpp.
+// Collective engine: opening (aggregator placement, node memory, data file), planning rounds,
+// closing. The write path is in collective_write.cpp and round_pipeline.cpp, the read path in
+// collective_read.cpp and read_rounds.cpp.
 #include "engine/collective/collective_engine.h"
 
 #include <algorithm>
@@ -7,92 +8,151 @@
 #include "plan/domains.h"
 
 namespace tapio {
-namespace {
+namespace collective {
 
-int aggregator_count(const EngineEnv& env) {
-  return plan::aggregator_count(env.comm->size(), env.topology.nodes,
-                                env.params.get("aggregators"),
-                                static_cast<int>(env.params.get_int("aggregators_per_node")));
+bool Aggregation::any_remote() const {
+  return !node || std::any_of(node_rank.begin(), node_rank.end(), [](int nr) { return nr < 0; });
 }
 
-}  // namespace
+DataFile::~DataFile() {
+  if (writer_) (void)writer_->drain();  // close() reported its errors already
+}
 
-CollectiveEngine::CollectiveEngine(EngineEnv env) : NetcdfEngine(std::move(env)) {
-  const plan::Placement placement = env_.params.get("placement") == "rank-order"
-                                        ? plan::Placement::kRankOrder
-                                        : plan::Placement::kSpread;
-  aggregators_ = plan::place_aggregators(env_.topology.node_of_rank, env_.topology.nodes,
-                                         aggregator_count(env_), placement);
-  const auto it = std::find(aggregators_.begin(), aggregators_.end(), comm().rank());
-  if (it != aggregators_.end()) my_agg_ = static_cast<int>(it - aggregators_.begin());
-  if (env_.buffers) {
-    staging_ = env_.buffers->take();
-    if (my_agg_ >= 0)
-      for (ByteBuffer& b : round_bufs_) b = env_.buffers->take();
+Result<io::File*> DataFile::get() {
+  if (!file_) {
+    const io::OpenMode mode = read_only_ ? io::OpenMode::kReadOnly : io::OpenMode::kReadWrite;
+    TAPIO_ASSIGN_OR_RETURN(file_, io::open_posix(path_, mode, &profile_->io));
+  }
+  return file_.get();
+}
+
+io::WriteBehind* DataFile::writer() {
+  if (!writer_) writer_ = std::make_unique<io::WriteBehind>();
+  return writer_.get();
+}
+
+Status DataFile::sync_for_step() {
+  if (!file_ || fsync_ != Fsync::kStep) return ok_status();
+  PhaseTimer t(profile_, Phase::kSync);
+  return file_->sync();
+}
+
+Status DataFile::drain() { return writer_ ? writer_->drain() : ok_status(); }
+
+Status DataFile::close(Status local) {
+  if (writer_) {
+    PhaseTimer t(profile_, Phase::kWrite);
+    keep(&local, writer_->drain());
+  }
+  if (!file_) return local;
+  if (local.ok() && !read_only_ && fsync_ != Fsync::kNever) {
+    PhaseTimer t(profile_, Phase::kSync);
+    local = file_->sync();
+  }
+  keep(&local, file_->close());
+  return local;
+}
+
+}  // namespace collective
+
+CollectiveEngine::CollectiveEngine(EngineEnv env)
+    : Engine(std::move(env)),
+      spec_(CollectiveSpec::parse(params())),
+      nc_(dataset_env(resources(), path(), mode(), &profile(), spec_.file)),
+      data_(path(), mode() == OpenMode::kRead, spec_.file.fsync, &profile()) {
+  const comm::Topology& t = resources().topology;
+  const int count = plan::aggregator_count(comm().size(), t.nodes, spec_.aggregators,
+                                           spec_.aggregators_per_node);
+  agg_.ranks = plan::place_aggregators(t.node_of_rank, t.nodes, count, spec_.placement);
+  const auto it = std::find(agg_.ranks.begin(), agg_.ranks.end(), comm().rank());
+  if (it != agg_.ranks.end()) agg_.mine = static_cast<int>(it - agg_.ranks.begin());
+  if (BufferPool* pool = resources().buffers) {
+    bufs_.staging = pool->take();
+    if (agg_.mine >= 0)
+      for (ByteBuffer& b : bufs_.round) b = pool->take();
   }
 }
 
 CollectiveEngine::~CollectiveEngine() {
-  // Queued writes point into the round buffers; close reported their errors already.
-  if (writer_) (void)writer_->drain();
-  if (!env_.buffers) return;
-  env_.buffers->give(std::move(staging_));
-  for (ByteBuffer& b : round_bufs_) env_.buffers->give(std::move(b));
+  (void)data_.drain();  // queued writes point into the round buffers; close reported errors
+  BufferPool* pool = resources().buffers;
+  if (!pool) return;
+  pool->give(std::move(bufs_.staging));
+  for (ByteBuffer& b : bufs_.round) pool->give(std::move(b));
 }
 
 Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {
   std::unique_ptr<CollectiveEngine> e(new CollectiveEngine(std::move(env)));
-  TAPIO_RETURN_IF_ERROR(e->open_file());
-  if (e->env_.params.get_bool("shared_memory") && e->env_.node_memory) {
-    std::shared_ptr<comm::NodeMemory>& node = *e->env_.node_memory;
-    if (!node || !node->made_for(e->env_.topology)) {
-      auto created = comm::NodeMemory::create(e->comm(), e->env_.topology);
-      TAPIO_RETURN_IF_ERROR(comm::agree(e->comm(), created.status()));
-      node = std::move(created).value();
-    }
-    e->node_ = node;
-    for (int rank : e->aggregators_) e->agg_node_rank_.push_back(node->node_rank_of(rank));
-    e->slot_bytes_ = e->round_bytes();
-  }
+  uint64_t first = 0;
+  TAPIO_RETURN_IF_ERROR(e->nc_.open(&first));
+  e->start_at_step(first);
+  if (e->spec_.shared_memory && e->resources().node_memory)
+    TAPIO_RETURN_IF_ERROR(e->share_node_memory());
   return std::unique_ptr<Engine>(std::move(e));
 }
 
+Status CollectiveEngine::share_node_memory() {
+  std::shared_ptr<comm::NodeMemory>& node = *resources().node_memory;
+  const comm::Topology& topology = resources().topology;
+  if (!node || !node->made_for(topology)) {
+    auto created = comm::NodeMemory::create(comm(), topology);
+    TAPIO_RETURN_IF_ERROR(comm::agree(comm(), created.status()));
+    node = std::move(created).value();
+  }
+  agg_.node = node;
+  for (int rank : agg_.ranks) agg_.node_rank.push_back(node->node_rank_of(rank));
+  agg_.slot_bytes = spec_.round_bytes;
+  return ok_status();
+}
+
+collective::Parts CollectiveEngine::parts() {
+  return collective::Parts{comm(),   profile(), spec_, nc_.header(), agg_, bufs_, data_,
+                           resources().topology.node(comm().rank()),
+                           [this](int var, uint64_t step) { return at_step(var, step); },
+                           where()};
+}
+
+Status CollectiveEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
+                                    const Status& local) {
+  return nc_.write_step(step, local, [&] { return write_puts(puts, step); }, &deferred_);
+}
+
+uint64_t CollectiveEngine::available_steps() const {
+  return mode() == OpenMode::kRead ? nc_.header().numrecs : current_step();
+}
+
 Status CollectiveEngine::prepare_node_slots(const plan::Layout& layout) {
-  if (!node_) return ok_status();
-  std::vector<uint64_t> sizes(node_->node().size(), 0);
-  for (int nr : agg_node_rank_)
-    if (nr >= 0) sizes[nr] = 2 * slot_bytes_;
+  comm::NodeMemory* node = agg_.node.get();
+  if (!node) return ok_status();
+  std::vector<uint64_t> sizes(node->node().size(), 0);
+  for (int nr : agg_.node_rank)
+    if (nr >= 0) sizes[nr] = 2 * agg_.slot_bytes;
   // The same on every rank: the slot size and the aggregators.
-  std::vector<uint64_t> key = {slot_bytes_};
-  key.insert(key.end(), aggregators_.begin(), aggregators_.end());
+  std::vector<uint64_t> key = {agg_.slot_bytes};
+  key.insert(key.end(), agg_.ranks.begin(), agg_.ranks.end());
   bool changed = false;
-  node_slots_ = false;
-  const Status local = node_->ensure(sizes, key, &changed);  // collective over the node
+  agg_.slots = false;
+  const Status local = node->ensure(sizes, key, &changed);  // collective over the node
   if (changed) {  // on every rank alike (same key everywhere); unchanged is always OK
     const Status agreed = comm::agree(comm(), local);
     if (!agreed.ok()) {
       // Every rank forgets the key (a node whose window was made would otherwise skip the
       // next agreement, which the failed node enters), and the next call allocates again.
-      node_->forget();
+      node->forget();
       return agreed;
     }
   }
   // A file too large for 16,000 rounds of buffer_size gets larger rounds: then messages.
-  node_slots_ = layout.round_bytes <= slot_bytes_ &&
-                std::any_of(sizes.begin(), sizes.end(), [](uint64_t b) { return b > 0; });
+  agg_.slots = layout.round_bytes <= agg_.slot_bytes &&
+               std::any_of(sizes.begin(), sizes.end(), [](uint64_t b) { return b > 0; });
   return ok_status();
 }
 
-uint8_t* CollectiveEngine::node_window(int agg, int slot, const plan::Extent& w) const {
-  if (!node_slots_ || agg_node_rank_[agg] < 0) return nullptr;
-  return node_->memory_of(agg_node_rank_[agg]) + slot * slot_bytes_ - w.offset;
-}
-
 bool CollectiveEngine::reserve(uint64_t staging, int round_buffers, uint64_t round) {
-  bool ok = staging == 0 || staging_.try_prepare(staging);
+  bool ok = staging == 0 || bufs_.staging.try_prepare(staging);
   // Private round buffers only for an aggregator whose slots are not in the node window.
-  if (my_agg_ >= 0 && !node_)
-    for (int k = 0; k < round_buffers; ++k) ok = ok && round_bufs_[k].try_prepare(round);
+  if (agg_.mine >= 0 && !agg_.node)
+    for (int k = 0; k < round_buffers; ++k) ok = ok && bufs_.round[k].try_prepare(round);
   return ok;
 }
 
@@ -102,65 +162,36 @@ Status CollectiveEngine::out_of_memory(uint64_t staging, int round_buffers,
                "{}: cannot allocate {} bytes to stage this rank's data{}; put less per rank "
                "and step, or lower buffer_size",
                where(), staging,
-               my_agg_ >= 0 && !node_ ? fmt::format(" and {} round buffers of {} bytes",
-                                                    round_buffers, round)
-                                      : "");
+               agg_.mine >= 0 && !agg_.node ? fmt::format(" and {} round buffers of {} bytes",
+                                                          round_buffers, round)
+                                            : "");
 }
-
-Result<io::File*> CollectiveEngine::own_file() {
-  if (!data_file_) {
-    const io::OpenMode mode =
-        env_.mode == OpenMode::kRead ? io::OpenMode::kReadOnly : io::OpenMode::kReadWrite;
-    TAPIO_ASSIGN_OR_RETURN(data_file_, io::open_posix(env_.path, mode, &profile().io));
-  }
-  return data_file_.get();
-}
-
-bool CollectiveEngine::direct_allowed() const { return env_.params.get("direct") == "auto"; }
 
 Status CollectiveEngine::plan_direct(const std::vector<plan::MemSegment>& mine,
                                      const std::vector<plan::Extent>& ranges,
-                                     plan::DirectPlan* direct, std::vector<uint64_t>* votes) {
+                                     plan::DirectPlan* direct, uint64_t* cannot) {
+  if (!spec_.direct) return ok_status();
   {
     PhaseTimer t(&profile(), Phase::kPlan);
-    *direct = plan::plan_direct(mine, env_.params.get_size("stripe_size"));
+    *direct = plan::plan_direct(mine, spec_.stripe_size);
   }
   PhaseTimer t(&profile(), Phase::kAgree);
   std::vector<uint64_t> his(ranges.size()), lower_his;
   for (size_t v = 0; v < ranges.size(); ++v) his[v] = ranges[v].length ? ranges[v].end() : 0;
   TAPIO_RETURN_IF_ERROR(comm().exscan_max(his, &lower_his));
-  (*votes)[0] = direct->eligible && plan::in_rank_order(ranges, lower_his) ? 0 : 1;
-  (*votes)[1] = direct->bytes;
+  *cannot = direct->eligible && plan::in_rank_order(ranges, lower_his) ? 0 : 1;
   return ok_status();
 }
 
 Status CollectiveEngine::close_files() {
-  Status local = std::exchange(deferred_, Status());
-  if (writer_) {
-    PhaseTimer t(&profile(), Phase::kWrite);
-    const Status st = writer_->drain();
-    if (local.ok()) local = st;
-  }
-  if (data_file_) {
-    if (local.ok() && env_.mode != OpenMode::kRead && env_.params.get("fsync") != "never") {
-      PhaseTimer t(&profile(), Phase::kSync);
-      local = data_file_->sync();
-    }
-    const Status closed = data_file_->close();
-    if (local.ok()) local = closed;
-  }
-  const Status base = NetcdfEngine::close_files();
+  const Status local = data_.close(std::exchange(deferred_, Status()));
+  const Status base = nc_.close(ok_status());
   return local.ok() ? base : local;
 }
 
-uint64_t CollectiveEngine::round_bytes() const {
-  // A round's message must fit an int count: at most 1 GiB per aggregator and round.
-  return std::min<uint64_t>(env_.params.get_size("buffer_size"), 1u << 30);
-}
-
 plan::Layout CollectiveEngine::layout_for(uint64_t lo, uint64_t hi) const {
-  return plan::make_layout(lo, hi, static_cast<int>(aggregators_.size()),
-                           env_.params.get_size("stripe_size"), round_bytes(), 16000);
+  return plan::make_layout(lo, hi, static_cast<int>(agg_.ranks.size()), spec_.stripe_size,
+                           spec_.round_bytes, 16000);
 }
 
 Status CollectiveEngine::expected_messages(const plan::Layout& layout,
@@ -169,31 +200,20 @@ Status CollectiveEngine::expected_messages(const plan::Layout& layout,
   // One flag per (aggregator, round) this rank sends to, laid out in rank order of the
   // aggregators as the reduce-scatter wants; each aggregator receives its per-round counts.
   const uint32_t R = layout.rounds;
-  std::vector<int> by_rank(aggregators_.size());
+  std::vector<int> by_rank(agg_.ranks.size());
   for (size_t a = 0; a < by_rank.size(); ++a) by_rank[a] = static_cast<int>(a);
   std::sort(by_rank.begin(), by_rank.end(),
-            [&](int x, int y) { return aggregators_[x] < aggregators_[y]; });
-  std::vector<size_t> slot(aggregators_.size());
+            [&](int x, int y) { return agg_.ranks[x] < agg_.ranks[y]; });
+  std::vector<size_t> slot(agg_.ranks.size());
   for (size_t i = 0; i < by_rank.size(); ++i) slot[by_rank[i]] = i;
-  std::vector<uint32_t> flags(aggregators_.size() * R, 0);
+  std::vector<uint32_t> flags(agg_.ranks.size() * R, 0);
   for (const plan::RoutedSegment& x : routed) flags[slot[x.agg] * R + x.round] = 1;
   std::vector<int> recv_counts(comm().size(), 0);
-  for (int rank : aggregators_) recv_counts[rank] = static_cast<int>(R);
+  for (int rank : agg_.ranks) recv_counts[rank] = static_cast<int>(R);
   PhaseTimer t(&profile(), Phase::kAgree);
   // Every rank's receives depend on its counts: one whose reduction failed would wait for
   // messages nobody sends, so the failure is agreed on before any message moves.
   return comm::agree(comm(), comm().reduce_scatter_sum(flags, recv_counts, expected));
-}
-
-std::vector<int> CollectiveEngine::send_order(const std::vector<plan::RoutedSegment>& routed,
-                                              size_t begin, size_t end) const {
-  std::vector<int> aggs;
-  for (size_t i = begin; i < end; ++i)
-    if (aggs.empty() || aggs.back() != routed[i].agg) aggs.push_back(routed[i].agg);
-  const plan::CollectOrder order = env_.params.get("collect_order") == "topology"
-                                       ? plan::CollectOrder::kTopology
-                                       : plan::CollectOrder::kRank;
-  return plan::collection_order(std::move(aggs), env_.topology.node(comm().rank()), order);
 }
 
 }  // namespace tapio

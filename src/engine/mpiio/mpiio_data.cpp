@@ -29,110 +29,124 @@ struct Piece {
 
 bool by_file(const Piece& a, const Piece& b) { return a.file < b.file; }
 
-using Extents = std::vector<std::pair<uint64_t, uint64_t>>;  // (file offset, bytes)
+using comm::Extents;
 
-}  // namespace
-
-Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
-  const size_t nvars = io().vars.size();
-  Status local;
-
-  // My pieces, and how many elements of each variable I put.
+// My pieces of a batch of puts (sorted by file offset), and how many elements of each
+// variable I put.
+std::vector<Piece> put_pieces(const std::vector<PutOp>& puts, const IoDef& io,
+                              const netcdf::Header& h, uint64_t step,
+                              std::vector<uint64_t>* elements) {
   std::vector<Piece> pieces;
-  std::vector<uint64_t> elements(nvars, 0);
+  elements->assign(io.vars.size(), 0);
   for (const PutOp& p : puts) {
-    const netcdf::Var& nv = header_.vars[p.var];
+    const netcdf::Var& nv = h.vars[p.var];
     const uint32_t esize = static_cast<uint32_t>(netcdf::nc_type_size(nv.type));
-    const uint64_t base = header_.data_offset(nv, header_.is_record(nv) ? step : 0);
+    const uint64_t base = h.data_offset(nv, h.is_record(nv) ? step : 0);
     auto* data = static_cast<uint8_t*>(const_cast<void*>(p.data));
-    plan::for_each_run(p.sel, io().vars[p.var].shape, [&](const plan::Run& run, uint64_t mem) {
+    plan::for_each_run(p.sel, io.vars[p.var].shape, [&](const plan::Run& run, uint64_t mem) {
       if (run.length > 0)
         pieces.push_back(Piece{base + run.offset * esize, run.length, esize, p.var,
                                data + mem * esize});
     });
-    elements[p.var] += p.elements;
+    (*elements)[p.var] += p.elements;
   }
   std::sort(pieces.begin(), pieces.end(), by_file);
-  // Summed with the touched variables: the elements put of each variable, and the ranks whose
-  // puts differ from their previous batch's. When some rank's did, the batch is checked for
-  // overlapping pieces (overlap_check.h) before any byte moves.
-  elements.push_back(repeated_.same_as_last(puts, step) ? 0 : 1);
-  TAPIO_RETURN_IF_ERROR(note_puts(puts, &elements));
-  if (elements[nvars] > 0) {
-    std::vector<PutShape> mine;
-    for (const PutOp& p : puts) mine.push_back(PutShape{p.var, &p.sel});
-    local = agree(check_overlaps(comm(), env_.topology, io(), mine,
-                                 [&](int var) { return at_step(var, step); }, &profile()));
-  }
+  return pieces;
+}
 
-  // Before the collective, rank 0 prepares the file on its POSIX handle, and a barrier orders
-  // that before the data:
-  // - A new record is first made part of the file (exactly to where commit would extend it,
-  //   so the file stays the serial engine's). Collective buffering reads the holes of an
-  //   aggregator's span (variable padding, variables not in this batch) before writing it
-  //   back; past the end of the file OMPIO's read comes back short and the aggregator writes
-  //   back stale buffer bytes where the serial engine leaves zeros (seen with Open MPI 4.1).
-  // - Variables that this batch leaves partly unwritten get their fill value first, like the
-  //   serial engine.
-  bool prepare = false;
-  if (extended_records_ <= step)
-    for (size_t v = 0; v < nvars && !prepare; ++v)
-      prepare = touched_now_[v] && header_.is_record(header_.vars[v]);
-  if (prepare) {
-    extended_records_ = step + 1;
-    if (comm().rank() == 0 && local.ok()) local = extend_to_record(step);
-  }
-  const bool fill = env_.params.get_bool("fill");
-  bool filled = false;
-  for (size_t v = 0; v < nvars; ++v) {
-    if (!touched_now_[v]) continue;
-    const uint64_t total = header_.elements(header_.vars[v]);
-    if (elements[v] < total && fill) {
-      filled = true;
-      if (comm().rank() == 0 && local.ok())
-        local = write_fill(static_cast<int>(v), header_.is_record(header_.vars[v]) ? step : 0);
-    }
-  }
-  if (filled || prepare) {
-    PhaseTimer t(&profile(), Phase::kAgree);
-    TAPIO_RETURN_IF_ERROR(comm().barrier());
-  }
-
-  // Stage in file order, byte-swapping whole runs; merge touching pieces into extents.
-  if (!local.ok()) pieces.clear();  // keep entering the collective, with zero bytes
+// The pieces byte-swapped into `staging` in file order, touching pieces merged into extents.
+Extents stage(const std::vector<Piece>& pieces, std::vector<uint8_t>* staging) {
   uint64_t bytes = 0;
   for (const Piece& p : pieces) bytes += p.bytes();
-  std::vector<uint8_t> staging(bytes);
+  staging->resize(bytes);
   Extents extents;
   uint64_t pos = 0;
-  std::optional<PhaseTimer> swapping(std::in_place, &profile(), Phase::kSwap);
   for (const Piece& p : pieces) {
-    host_to_big_endian(staging.data() + pos, p.user, p.elements, p.esize);
+    host_to_big_endian(staging->data() + pos, p.user, p.elements, p.esize);
     pos += p.bytes();
     if (!extents.empty() && extents.back().first + extents.back().second == p.file)
       extents.back().second += p.bytes();
     else
       extents.emplace_back(p.file, p.bytes());
   }
-  swapping.reset();
+  return extents;
+}
+
+}  // namespace
+
+Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
+  const size_t nvars = io().vars.size();
+  Status local;
+  std::vector<uint64_t> elements;
+  std::vector<Piece> pieces = put_pieces(puts, io(), nc_.header(), step, &elements);
+  // Summed with the touched variables: the elements put of each variable, and the ranks whose
+  // puts differ from their previous batch's. When some rank's did, the batch is checked for
+  // overlapping pieces (overlap_check.h) before any byte moves.
+  elements.push_back(repeated_.same_as_last(puts, step) ? 0 : 1);
+  TAPIO_RETURN_IF_ERROR(nc_.note_puts(puts, &elements));
+  if (elements[nvars] > 0) {
+    std::vector<PutShape> mine;
+    for (const PutOp& p : puts) mine.push_back(PutShape{p.var, &p.sel});
+    local = agree(check_overlaps(comm(), resources().topology, io(), mine,
+                                 [&](int var) { return at_step(var, step); }, &profile()));
+  }
+  TAPIO_RETURN_IF_ERROR(prepare_file(step, elements, &local));
+  if (!local.ok()) pieces.clear();  // keep entering the collective, with zero bytes
+  std::vector<uint8_t> staging;
+  Extents extents;
+  {
+    PhaseTimer t(&profile(), Phase::kSwap);
+    extents = stage(pieces, &staging);
+  }
   PhaseTimer t(&profile(), Phase::kWrite);
-  const Status moved = transfer(true, extents, staging.data(), bytes);
+  const Status moved = fh_->transfer(true, extents, staging.data(), staging.size());
   return local.ok() ? moved : local;
 }
 
-// An error path only (every rank knows the puts of `var` overlap, not where): the ranks' runs
-// of var go to rank 0, which names two ranks and their elements as the serial engine does.
+// Before the collective, rank 0 prepares the file on its POSIX handle, and a barrier orders
+// that before the data:
+// - A new record is first made part of the file (exactly to where commit would extend it, so
+//   the file stays the serial engine's). Collective buffering reads the holes of an
+//   aggregator's span (variable padding, variables not in this batch) before writing it
+//   back; past the end of the file OMPIO's read comes back short and the aggregator writes
+//   back stale buffer bytes where the serial engine leaves zeros (seen with Open MPI 4.1).
+// - Variables that this batch leaves partly unwritten get their fill value first, like the
+//   serial engine.
+Status MpiioEngine::prepare_file(uint64_t step, const std::vector<uint64_t>& elements,
+                                 Status* local) {
+  const netcdf::Header& h = nc_.header();
+  const std::vector<uint8_t>& touched = nc_.touched();
+  bool prepare = false;
+  if (extended_records_ <= step)
+    for (size_t v = 0; v < touched.size() && !prepare; ++v)
+      prepare = touched[v] && h.is_record(h.vars[v]);
+  if (prepare) {
+    extended_records_ = step + 1;
+    if (comm().rank() == 0 && local->ok()) *local = extend_to_record(step);
+  }
+  bool filled = false;
+  for (size_t v = 0; v < touched.size(); ++v) {
+    if (!touched[v] || elements[v] >= h.elements(h.vars[v]) || !spec_.file.fill) continue;
+    filled = true;
+    if (comm().rank() == 0 && local->ok())
+      *local = nc_.write_fill(static_cast<int>(v), h.is_record(h.vars[v]) ? step : 0);
+  }
+  if (!filled && !prepare) return ok_status();
+  PhaseTimer t(&profile(), Phase::kAgree);
+  return comm().barrier();
+}
+
 Status MpiioEngine::extend_to_record(uint64_t step) {
+  const netcdf::Header& h = nc_.header();
   uint64_t end = 0;
-  for (const netcdf::Var& v : header_.vars)
-    if (header_.is_record(v))
-      end = std::max(end, header_.data_offset(v, step) +
-                              header_.elements(v) * netcdf::nc_type_size(v.type));
+  for (const netcdf::Var& v : h.vars)
+    if (h.is_record(v))
+      end = std::max(end, h.data_offset(v, step) + h.elements(v) * netcdf::nc_type_size(v.type));
   PhaseTimer t(&profile(), Phase::kMetadata);
-  auto size = file_->size();
+  auto size = nc_.root_file()->size();
   TAPIO_RETURN_IF_ERROR(size.status().with_context(where()));
   if (*size >= end) return ok_status();
-  return file_->truncate(end).with_context(where());
+  return nc_.root_file()->truncate(end).with_context(where());
 }
 
 Status MpiioEngine::read_gets(const std::vector<GetOp>& gets) {
@@ -141,10 +155,10 @@ Status MpiioEngine::read_gets(const std::vector<GetOp>& gets) {
   // extent's place in the buffer.
   std::vector<Piece> pieces;
   for (const GetOp& g : gets) {
-    const netcdf::Var& nv = header_.vars[g.var];
+    const netcdf::Var& nv = nc_.header().vars[g.var];
     const uint32_t esize = static_cast<uint32_t>(netcdf::nc_type_size(nv.type));
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
-      const uint64_t base = header_.data_offset(nv, s);
+      const uint64_t base = nc_.header().data_offset(nv, s);
       uint8_t* data = static_cast<uint8_t*>(g.data) + (s - g.step_start) * g.elements * esize;
       plan::for_each_run(g.sel, io().vars[g.var].shape, [&](const plan::Run& run, uint64_t mem) {
         if (run.length > 0)
@@ -173,7 +187,7 @@ Status MpiioEngine::read_gets(const std::vector<GetOp>& gets) {
   std::vector<uint8_t> buffer(bytes);
   {
     PhaseTimer t(&profile(), Phase::kRead);
-    TAPIO_RETURN_IF_ERROR(transfer(false, extents, buffer.data(), bytes));
+    TAPIO_RETURN_IF_ERROR(fh_->transfer(false, extents, buffer.data(), bytes));
   }
   PhaseTimer t(&profile(), Phase::kSwap);
   for (size_t i = 0; i < pieces.size(); ++i)

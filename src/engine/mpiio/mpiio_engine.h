@@ -1,9 +1,9 @@
 // The mpiio engine: the MPI-IO collective baseline (the seeds' MPI-IO method). Every rank
 // opens the NetCDF file through MPI-IO (comm/parallel_file.h); a batch of puts becomes ONE
 // set_view with an hindexed filetype over the rank's byte ranges and ONE write_all (reads: one
-// read_all), so the MPI library (ROMIO or OMPIO) does the two-phase aggregation. The
-// file is exactly the one the serial engine writes: the header, numrecs and fill stay with the
-// NetcdfEngine base on rank 0's POSIX handle.
+// read_all), so the MPI library (ROMIO or OMPIO) does the two-phase aggregation. The file is
+// exactly the one the serial engine writes: the header, numrecs and fill stay with the
+// NetcdfDataset on rank 0's POSIX handle.
 #pragma once
 #include <memory>
 #include <string>
@@ -11,33 +11,44 @@
 #include <vector>
 
 #include "comm/parallel_file.h"
-#include "engine/netcdf_engine.h"
+#include "engine/netcdf/netcdf_dataset.h"
 #include "engine/overlap_check.h"
 
 namespace tapio {
 
-class MpiioEngine final : public NetcdfEngine {
+// The engine's parameters, parsed once at open.
+struct MpiioSpec {
+  NetcdfSpec file;
+  comm::Hints hints;  // mpiio_hints
+  static Result<MpiioSpec> parse(const Params& params);
+};
+
+class MpiioEngine final : public Engine {
  public:
   // Collective: creates, opens for append, or opens for reading env.path.
   static Result<std::unique_ptr<Engine>> open(EngineEnv env);
   ~MpiioEngine() override;
 
  private:
-  explicit MpiioEngine(EngineEnv env);
+  MpiioEngine(EngineEnv env, MpiioSpec spec);
 
   Status open_data_file();  // collective: the MPI-IO open on every rank
   Status write_puts(const std::vector<PutOp>& puts, uint64_t step) override;
+  Status write_step(const std::vector<PutOp>& puts, uint64_t step, const Status& local) override;
   Status read_gets(const std::vector<GetOp>& gets) override;
   Status close_files() override;
+  uint64_t available_steps() const override;
 
-  // Collective: one set_view and one write_all / read_all (comm/parallel_file.h).
-  Status transfer(bool write, const comm::Extents& extents, uint8_t* buffer, uint64_t bytes);
-
+  // Before the collective write: rank 0 extends the file to a new record and fills variables
+  // the batch leaves partly unwritten; a barrier orders that before the data (mpiio_data.cpp).
+  Status prepare_file(uint64_t step, const std::vector<uint64_t>& elements, Status* local);
   // Rank 0: make the file reach the end of record `step` before the data of a new record is
-  // written (see write_puts).
+  // written (see prepare_file).
   Status extend_to_record(uint64_t step);
 
-  comm::Hints hints_;                     // parsed at open
+  MpiioSpec spec_;
+  NetcdfDataset nc_;
+  Status deferred_;
   std::unique_ptr<comm::ParallelFile> fh_;  // every rank's MPI-IO handle
   uint64_t extended_records_ = 0;  // every rank: the file reaches the end of this many records
   RepeatedPuts repeated_;          // this rank's previous batch (overlap checks)

@@ -1,15 +1,30 @@
-// Serial engine: construction. The data movement is in serial_write.cpp and serial_read.cpp;
-// the NetCDF file lifecycle is shared with the other NetCDF engines (engine/netcdf_engine.h).
+// Serial engine: construction and the file lifecycle (held in a NetcdfDataset). The data
+// movement is in serial_write.cpp and serial_read.cpp.
 #include "engine/serial/serial_engine.h"
 
 namespace tapio {
 
-SerialEngine::SerialEngine(EngineEnv env) : NetcdfEngine(std::move(env)) {}
+SerialEngine::SerialEngine(EngineEnv env)
+    : Engine(std::move(env)),
+      nc_(dataset_env(resources(), path(), mode(), &profile(), NetcdfSpec::parse(params()))) {}
 
 Result<std::unique_ptr<Engine>> SerialEngine::open(EngineEnv env) {
   std::unique_ptr<SerialEngine> e(new SerialEngine(std::move(env)));
-  TAPIO_RETURN_IF_ERROR(e->open_file());
+  uint64_t first = 0;
+  TAPIO_RETURN_IF_ERROR(e->nc_.open(&first));
+  e->start_at_step(first);
   return std::unique_ptr<Engine>(std::move(e));
+}
+
+Status SerialEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
+                                const Status& local) {
+  return nc_.write_step(step, local, [&] { return write_puts(puts, step); }, &deferred_);
+}
+
+Status SerialEngine::close_files() { return nc_.close(std::exchange(deferred_, Status())); }
+
+uint64_t SerialEngine::available_steps() const {
+  return mode() == OpenMode::kRead ? nc_.header().numrecs : current_step();
 }
 
 }  // namespace tapio

@@ -4,12 +4,14 @@
 // variable per step, one bounded read and one scatter per variable and step read.
 #pragma once
 #include <memory>
+#include <vector>
 
-#include "engine/netcdf_engine.h"
+#include "engine/netcdf/netcdf_dataset.h"
+#include "engine/netcdf/netcdf_requests.h"
 
 namespace tapio {
 
-class SerialEngine final : public NetcdfEngine {
+class SerialEngine final : public Engine {
  public:
   // Collective: creates, opens for append, or opens for reading env.path.
   static Result<std::unique_ptr<Engine>> open(EngineEnv env);
@@ -18,15 +20,28 @@ class SerialEngine final : public NetcdfEngine {
   explicit SerialEngine(EngineEnv env);
 
   Status write_puts(const std::vector<PutOp>& puts, uint64_t step) override;
+  Status write_step(const std::vector<PutOp>& puts, uint64_t step, const Status& local) override;
   Status read_gets(const std::vector<GetOp>& gets) override;
+  Status close_files() override;
+  uint64_t available_steps() const override;
 
+  // Collective: variable v's pieces, gathered to rank 0 (which writes them).
+  Status gather_variable(size_t v, const std::vector<PutOp>& puts, uint64_t step,
+                         const RankRequests& all);
   // Rank 0: byte-swap the gathered pieces of `var` into file order and write them.
   Status write_variable(int var, uint64_t step, const uint8_t* staging,
-                        const std::vector<std::vector<plan::Request>>& requests);
+                        const RankRequests& requests);
+  Status write_covered(int var, uint64_t offset, const std::vector<plan::OwnedRun>& owned,
+                       const std::vector<uint8_t>& image);
+  // Collective: one (variable, step) of a read: rank 0 reads and scatters, every rank copies.
+  Status read_item(int var, uint64_t step, const std::vector<GetOp>& gets,
+                   const std::vector<plan::Request>& mine, const RankRequests& all);
   // Rank 0: read the span of `var` at `step` that the requests touch and pack it in rank order.
-  Status read_and_pack(int var, uint64_t step,
-                       const std::vector<std::vector<plan::Request>>& requests,
+  Status read_and_pack(int var, uint64_t step, const RankRequests& requests,
                        std::vector<uint8_t>* packed, std::vector<uint64_t>* counts);
+
+  NetcdfDataset nc_;
+  Status deferred_;  // the first local error, reported at the next agreement
 };
 
 }  // namespace tapio

@@ -14,7 +14,7 @@ bool covers(const plan::Request& req, uint32_t var, uint64_t step) {
 }
 
 // The (variable, step) pairs that any request touches, sorted, flattened as var, step, ...
-std::vector<uint8_t> work_list(const std::vector<std::vector<plan::Request>>& all) {
+std::vector<uint8_t> work_list(const RankRequests& all) {
   std::vector<std::pair<uint64_t, uint64_t>> items;
   for (const auto& rank_requests : all)
     for (const auto& req : rank_requests)
@@ -29,8 +29,7 @@ std::vector<uint8_t> work_list(const std::vector<std::vector<plan::Request>>& al
 
 }  // namespace
 
-Status SerialEngine::read_and_pack(int var, uint64_t step,
-                                   const std::vector<std::vector<plan::Request>>& requests,
+Status SerialEngine::read_and_pack(int var, uint64_t step, const RankRequests& requests,
                                    std::vector<uint8_t>* packed, std::vector<uint64_t>* counts) {
   const VariableDef& def = io().vars[var];
   const size_t esize = type_size(def.type);
@@ -53,8 +52,8 @@ Status SerialEngine::read_and_pack(int var, uint64_t step,
   std::vector<uint8_t> span((hi - lo) * esize);
   {
     PhaseTimer t(&profile(), Phase::kRead);
-    const uint64_t offset = header_.data_offset(header_.vars[var], step) + lo * esize;
-    TAPIO_RETURN_IF_ERROR(file_->read_exact(offset, span.data(), span.size())
+    const uint64_t offset = nc_.header().data_offset(nc_.header().vars[var], step) + lo * esize;
+    TAPIO_RETURN_IF_ERROR(nc_.root_file()->read_exact(offset, span.data(), span.size())
                               .with_context(fmt::format("variable '{}', step {}", def.name, step)));
   }
   PhaseTimer t(&profile(), Phase::kSwap);
@@ -75,54 +74,54 @@ Status SerialEngine::read_gets(const std::vector<GetOp>& gets) {
   std::vector<plan::Request> mine;
   for (const GetOp& g : gets)
     mine.push_back(plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, g.sel});
-  std::vector<std::vector<plan::Request>> all;
+  RankRequests all;
   // Only rank 0 decodes; agree so that a bad list never leaves the others in a collective.
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(mine, &all)));
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(comm(), mine, &all, &profile())));
   std::vector<uint8_t> items;
   if (comm().rank() == 0) items = work_list(all);
   TAPIO_RETURN_IF_ERROR(comm().bcast_bytes(items, 0));
-
   std::vector<uint64_t> list(items.size() / 8);
   std::memcpy(list.data(), items.data(), items.size());
-  for (size_t i = 0; i < list.size(); i += 2) {
-    const int var = static_cast<int>(list[i]);
-    const uint64_t step = list[i + 1];
-    const size_t esize = type_size(io().vars[var].type);
-    uint64_t my_count = 0;
-    for (const auto& req : mine)
-      if (covers(req, static_cast<uint32_t>(var), step)) my_count += req.sel.elements();
-
-    std::vector<uint8_t> packed;
-    std::vector<uint64_t> counts, displs;
-    if (comm().rank() == 0) {
-      const Status st = read_and_pack(var, step, all, &packed, &counts);
-      if (deferred_.ok()) deferred_ = st;
-      displs.resize(counts.size());
-      for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
-    }
-    std::vector<uint8_t> received(my_count * esize);
-    {
-      PhaseTimer t(&profile(), Phase::kExchange);
-      const Status st =
-          comm().scatterv(packed.data(), counts, displs, received.data(), my_count, esize, 0);
-      if (st.agreed()) return st;
-      keep(&deferred_, st);  // reported after the other variables' scatters
-    }
-    profile().messages_received += 1;
-    profile().bytes_received += received.size();
-    uint64_t pos = 0;
-    PhaseTimer t(&profile(), Phase::kCopy);
-    for (const GetOp& g : gets) {
-      if (!covers(plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, {}},
-                  static_cast<uint32_t>(var), step))
-        continue;
-      const uint64_t bytes = g.elements * esize;
-      std::memcpy(static_cast<uint8_t*>(g.data) + (step - g.step_start) * bytes,
-                  received.data() + pos, bytes);
-      pos += bytes;
-    }
-  }
+  for (size_t i = 0; i < list.size(); i += 2)
+    TAPIO_RETURN_IF_ERROR(read_item(static_cast<int>(list[i]), list[i + 1], gets, mine, all));
   return std::exchange(deferred_, Status());
+}
+
+Status SerialEngine::read_item(int var, uint64_t step, const std::vector<GetOp>& gets,
+                               const std::vector<plan::Request>& mine, const RankRequests& all) {
+  const size_t esize = type_size(io().vars[var].type);
+  uint64_t my_count = 0;
+  for (const auto& req : mine)
+    if (covers(req, static_cast<uint32_t>(var), step)) my_count += req.sel.elements();
+  std::vector<uint8_t> packed;
+  std::vector<uint64_t> counts, displs;
+  if (comm().rank() == 0) {
+    keep(&deferred_, read_and_pack(var, step, all, &packed, &counts));
+    displs.resize(counts.size());
+    for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  }
+  std::vector<uint8_t> received(my_count * esize);
+  {
+    PhaseTimer t(&profile(), Phase::kExchange);
+    const Status st =
+        comm().scatterv(packed.data(), counts, displs, received.data(), my_count, esize, 0);
+    if (st.agreed()) return st;
+    keep(&deferred_, st);  // reported after the other variables' scatters
+  }
+  profile().messages_received += 1;
+  profile().bytes_received += received.size();
+  uint64_t pos = 0;
+  PhaseTimer t(&profile(), Phase::kCopy);
+  for (const GetOp& g : gets) {
+    if (!covers(plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, {}},
+                static_cast<uint32_t>(var), step))
+      continue;
+    const uint64_t bytes = g.elements * esize;
+    std::memcpy(static_cast<uint8_t*>(g.data) + (step - g.step_start) * bytes,
+                received.data() + pos, bytes);
+    pos += bytes;
+  }
+  return ok_status();
 }
 
 }  // namespace tapio

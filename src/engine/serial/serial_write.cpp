@@ -8,82 +8,83 @@
 namespace tapio {
 
 Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
-  const size_t nvars = io().vars.size();
   std::vector<plan::Request> mine;
   for (const PutOp& p : puts)
     mine.push_back(plan::Request{static_cast<uint32_t>(p.var), step, 1, p.sel});
-  std::vector<std::vector<plan::Request>> all;
+  RankRequests all;
   // Only rank 0 decodes; agree so that a bad list never leaves the others in a collective.
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(mine, &all)));
-  TAPIO_RETURN_IF_ERROR(note_puts(puts));
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(comm(), mine, &all, &profile())));
+  TAPIO_RETURN_IF_ERROR(nc_.note_puts(puts));
+  for (size_t v = 0; v < io().vars.size(); ++v)
+    if (nc_.touched()[v]) TAPIO_RETURN_IF_ERROR(gather_variable(v, puts, step, all));
+  return ok_status();
+}
 
-  const int P = comm().size();
-  for (size_t v = 0; v < nvars; ++v) {
-    if (!touched_now_[v]) continue;
-    const size_t esize = type_size(io().vars[v].type);
-    // My pieces of v, in put order: sent straight from the user's buffer when there is one.
-    std::vector<const PutOp*> my_puts;
-    uint64_t my_elems = 0;
-    for (const PutOp& p : puts)
-      if (p.var == static_cast<int>(v)) {
-        my_puts.push_back(&p);
-        my_elems += p.elements;
-      }
-    std::vector<uint8_t> packed;
-    const void* send = my_puts.size() == 1 ? my_puts[0]->data : nullptr;
-    if (my_puts.size() > 1) {
-      PhaseTimer t(&profile(), Phase::kCopy);
-      packed.resize(my_elems * esize);
-      uint64_t pos = 0;
-      for (const PutOp* p : my_puts) {
-        std::memcpy(packed.data() + pos, p->data, p->elements * esize);
-        pos += p->elements * esize;
-      }
-      send = packed.data();
+Status SerialEngine::gather_variable(size_t v, const std::vector<PutOp>& puts, uint64_t step,
+                                     const RankRequests& all) {
+  const size_t esize = type_size(io().vars[v].type);
+  // My pieces of v, in put order: sent straight from the user's buffer when there is one.
+  std::vector<const PutOp*> my_puts;
+  uint64_t my_elems = 0;
+  for (const PutOp& p : puts)
+    if (p.var == static_cast<int>(v)) {
+      my_puts.push_back(&p);
+      my_elems += p.elements;
     }
-    std::vector<uint64_t> counts(comm().rank() == 0 ? P : 0), displs(counts.size());
-    uint64_t total = 0;
-    for (size_t r = 0; r < counts.size(); ++r) {
-      for (const auto& req : all[r])
-        if (req.var == v) counts[r] += req.sel.elements();
-      displs[r] = total;
-      total += counts[r];
+  std::vector<uint8_t> packed;
+  const void* send = my_puts.size() == 1 ? my_puts[0]->data : nullptr;
+  if (my_puts.size() > 1) {
+    PhaseTimer t(&profile(), Phase::kCopy);
+    packed.resize(my_elems * esize);
+    uint64_t pos = 0;
+    for (const PutOp* p : my_puts) {
+      std::memcpy(packed.data() + pos, p->data, p->elements * esize);
+      pos += p->elements * esize;
     }
-    std::vector<uint8_t> staging(total * esize);
-    {
-      PhaseTimer t(&profile(), Phase::kExchange);
-      // An agreed error is every rank's; a local one (the gather failed here) is kept and the
-      // next variables' gathers still happen: the commit's agreement reports it.
-      const Status st = comm().gatherv(send, my_elems, staging.data(), counts, displs, esize, 0);
-      if (st.agreed()) return st;
-      keep(&deferred_, st);
-    }
-    if (comm().rank() != 0) {
-      profile().messages_sent += 1;
-      profile().bytes_sent += my_elems * esize;
-    } else {
-      profile().messages_received += P - 1;
-      profile().bytes_received += (total - my_elems) * esize;
-      if (deferred_.ok()) deferred_ = write_variable(static_cast<int>(v), step, staging.data(), all);
-    }
+    send = packed.data();
   }
+  const int P = comm().size();
+  std::vector<uint64_t> counts(comm().rank() == 0 ? P : 0), displs(counts.size());
+  uint64_t total = 0;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    for (const auto& req : all[r])
+      if (req.var == v) counts[r] += req.sel.elements();
+    displs[r] = total;
+    total += counts[r];
+  }
+  std::vector<uint8_t> staging(total * esize);
+  {
+    PhaseTimer t(&profile(), Phase::kExchange);
+    // An agreed error is every rank's; a local one (the gather failed here) is kept and the
+    // next variables' gathers still happen: the commit's agreement reports it.
+    const Status st = comm().gatherv(send, my_elems, staging.data(), counts, displs, esize, 0);
+    if (st.agreed()) return st;
+    keep(&deferred_, st);
+  }
+  if (comm().rank() != 0) {
+    profile().messages_sent += 1;
+    profile().bytes_sent += my_elems * esize;
+    return ok_status();
+  }
+  profile().messages_received += P - 1;
+  profile().bytes_received += (total - my_elems) * esize;
+  if (deferred_.ok()) deferred_ = write_variable(static_cast<int>(v), step, staging.data(), all);
   return ok_status();
 }
 
 Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* staging,
-                                    const std::vector<std::vector<plan::Request>>& requests) {
+                                    const RankRequests& requests) {
   const VariableDef& def = io().vars[var];
-  const netcdf::Var& nv = header_.vars[var];
+  const netcdf::Var& nv = nc_.header().vars[var];
   const size_t esize = type_size(def.type);
-  const std::string ctx = at_step(var, step);
-
   std::vector<plan::OwnedRun> owned;
   std::optional<PhaseTimer> planning(std::in_place, &profile(), Phase::kPlan);
-  TAPIO_ASSIGN_OR_RETURN(const uint64_t elements, covered(var, step, requests, &owned));
+  TAPIO_ASSIGN_OR_RETURN(const uint64_t elements,
+                         covered(def, var, requests, at_step(var, step), &owned));
   planning.reset();
   const uint64_t total = def.elements();
   const bool complete = elements == total;
-  const bool fill = env_.params.get_bool("fill");
+  const bool fill = nc_.spec().fill;
 
   PhaseTimer swapping(&profile(), Phase::kSwap);
   std::vector<uint8_t> image =
@@ -99,18 +100,26 @@ Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* stagi
       base += req.sel.elements();
     }
   }
-  const uint64_t offset = header_.data_offset(nv, step);
+  const uint64_t offset = nc_.header().data_offset(nv, step);
   PhaseTimer t(&profile(), Phase::kWrite);
   if (complete || fill)
-    return file_->write_at(offset, image.data(), image.size()).with_context(ctx);
-  // Without fill, elements no rank wrote keep whatever the file holds: write covered runs only
-  // (owned is sorted by offset; touching runs merge into one request).
+    return nc_.root_file()
+        ->write_at(offset, image.data(), image.size())
+        .with_context(at_step(var, step));
+  return write_covered(var, offset, owned, image).with_context(at_step(var, step));
+}
+
+// Without fill, elements no rank wrote keep whatever the file holds: write covered runs only
+// (owned is sorted by offset; touching runs merge into one request).
+Status SerialEngine::write_covered(int var, uint64_t offset,
+                                   const std::vector<plan::OwnedRun>& owned,
+                                   const std::vector<uint8_t>& image) {
+  const size_t esize = type_size(io().vars[var].type);
   for (size_t i = 0; i < owned.size();) {
     uint64_t start = owned[i].run.offset, end = start + owned[i].run.length;
     for (++i; i < owned.size() && owned[i].run.offset == end; ++i) end += owned[i].run.length;
-    TAPIO_RETURN_IF_ERROR(file_->write_at(offset + start * esize, image.data() + start * esize,
-                                          (end - start) * esize)
-                              .with_context(ctx));
+    TAPIO_RETURN_IF_ERROR(nc_.root_file()->write_at(
+        offset + start * esize, image.data() + start * esize, (end - start) * esize));
   }
   return ok_status();
 }

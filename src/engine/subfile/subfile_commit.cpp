@@ -38,7 +38,7 @@ Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
     PhaseTimer t(&profile(), Phase::kSync);
     local = data_->sync();
   }
-  const bool changed = local.ok() && step_shapes_ != last_step_shapes_;
+  const bool changed = local.ok() && step_.shapes != last_step_shapes_;
   uint64_t sum = 0;
   std::vector<uint8_t> records;
   if (local.ok()) records = step_records(&sum);
@@ -46,16 +46,14 @@ Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                         ? commit_gather(step, std::move(records), local, changed)
                         : commit_log(step, records, sum, local, changed);
   if (st.ok()) {
-    last_step_shapes_ = std::move(step_shapes_);
+    last_step_shapes_ = std::move(step_.shapes);
   } else {  // nothing of this step was committed: forget what its lists told the readers
     table_.selections.resize(known_selections);
     for (auto it = selection_ids_.begin(); it != selection_ids_.end();)
       it = it->second >= known_selections ? selection_ids_.erase(it) : std::next(it);
     definitions_sent_ = definitions_before;
   }
-  step_shapes_.clear();
-  step_lists_.clear();
-  step_flags_ = 0;
+  step_ = SubfileStep();
   return st;
 }
 
@@ -71,9 +69,9 @@ std::vector<uint8_t> SubfileEngine::step_records(uint64_t* checksum_sum) {
   if (comm().rank() == 0 && definitions_sent_ != io().vars.size()) {
     add(subfile::RecordKind::kDefinitions, subfile::encode_definitions(io()));
     definitions_sent_ = io().vars.size();
-    step_flags_ |= subfile::kStepHasDefinitions;
+    step_.flags |= subfile::kStepHasDefinitions;
   }
-  for (const auto& list : step_lists_) add(subfile::RecordKind::kBlocks, list);
+  for (const auto& list : step_.lists) add(subfile::RecordKind::kBlocks, list);
   return out;
 }
 
@@ -88,11 +86,11 @@ Status SubfileEngine::vote(const Vote& mine, const Status& local, bool changed, 
   if (votes[kFailed] > 0) return agree(local);
   if (votes[kChanged] > 0) {
     std::vector<PutShape> mine;
-    for (const subfile::BlockShape& s : step_shapes_)
+    for (const subfile::BlockShape& s : step_.shapes)
       mine.push_back(PutShape{static_cast<int>(s.var), &table_.selections[s.selection]});
-    const uint64_t step = step_;
+    const uint64_t step = current_step();
     TAPIO_RETURN_IF_ERROR(agree(check_overlaps(
-        comm(), env_.topology, io(), mine, [&](int var) { return at_step(var, step); },
+        comm(), resources().topology, io(), mine, [&](int var) { return at_step(var, step); },
         &profile())));
   }
   total->bytes = votes[kBytes];
@@ -105,7 +103,7 @@ Status SubfileEngine::vote(const Vote& mine, const Status& local, bool changed, 
 Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
                                     const Status& local, bool changed) {
   Vote total;
-  TAPIO_RETURN_IF_ERROR(vote(Vote{records.size(), 0, step_flags_}, local, changed, &total));
+  TAPIO_RETURN_IF_ERROR(vote(Vote{records.size(), 0, step_.flags}, local, changed, &total));
   if (total.bytes > static_cast<uint64_t>(INT_MAX))
     return error(TAPIO_ERR_UNSUPPORTED,
                  "step {}: its metadata ({} bytes) exceeds the 2 GiB the gather backend moves in "
@@ -158,7 +156,7 @@ Status SubfileEngine::commit_log(uint64_t step, const std::vector<uint8_t>& reco
     if (local.ok() && spec_.sync_step) local = md_->sync();
   }
   Vote total;
-  TAPIO_RETURN_IF_ERROR(vote(Vote{size, sum, step_flags_}, local, changed, &total));
+  TAPIO_RETURN_IF_ERROR(vote(Vote{size, sum, step_.flags}, local, changed, &total));
   Status at_root = ok_status();
   if (comm().rank() == 0) {
     subfile::StepRecord record;

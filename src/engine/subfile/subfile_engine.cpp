@@ -1,41 +1,17 @@
-// Subfile engine: the parameters parsed once, opening by mode, closing. Writing is in
+// Subfile engine: opening by mode, closing. The parameters are parsed in subfile_spec.cpp. Writing is in
 // subfile_setup.cpp, subfile_write.cpp and subfile_commit.cpp, reading in subfile_read.cpp and
 // subfile_fetch.cpp.
 #include "engine/subfile/subfile_engine.h"
 
 namespace tapio {
-namespace {
-
-SubfileSpec parse_spec(const Params& p) {
-  SubfileSpec s;
-  s.fpp = p.get("aggregators") == "all";
-  s.block_align = std::max<uint64_t>(1, p.get_size("block_align"));
-  s.round = std::max<uint64_t>(1, std::min<uint64_t>(p.get_size("buffer_size"), 1ull << 30));
-  s.stats = p.get("statistics") == "minmax";
-  const std::string md = p.get("metadata");
-  s.metadata = md == "log"       ? SubfileSpec::Metadata::kLog
-               : md == "aligned" ? SubfileSpec::Metadata::kAligned
-                                 : SubfileSpec::Metadata::kGather;
-  s.metadata_chunk = s.metadata == SubfileSpec::Metadata::kAligned
-                         ? std::max<uint64_t>(1, p.get_size("metadata_chunk"))
-                         : 1;
-  s.delegate_reads = p.get("metadata_read") != "all";
-  s.prefetch = p.get_size("metadata_prefetch");
-  s.merge_below = p.get_size("read_merge_below");
-  s.sync_step = p.get("fsync") == "step";
-  s.sync_close = p.get("fsync") != "never";
-  return s;
-}
-
-}  // namespace
 
 SubfileEngine::SubfileEngine(EngineEnv env)
-    : Engine(std::move(env)), spec_(parse_spec(env_.params)) {}
+    : Engine(std::move(env)), spec_(SubfileSpec::parse(params())) {}
 
 SubfileEngine::~SubfileEngine() {
   if (writer_) (void)writer_->drain();
-  if (!env_.buffers) return;
-  for (ByteBuffer& b : round_bufs_) env_.buffers->give(std::move(b));
+  if (!resources().buffers) return;
+  for (ByteBuffer& b : round_bufs_) resources().buffers->give(std::move(b));
 }
 
 Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
@@ -43,21 +19,21 @@ Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
     return error(TAPIO_ERR_UNSUPPORTED, "the subfile format is little-endian; this host is not");
   std::unique_ptr<SubfileEngine> e(new SubfileEngine(std::move(env)));
   Status st;
-  switch (e->env_.mode) {
+  switch (e->mode()) {
     case OpenMode::kWrite: st = e->create(); break;
     case OpenMode::kAppend: st = e->open_append(); break;
     case OpenMode::kRead: st = e->open_read(); break;
   }
-  if (!st.ok()) return st.with_context(fmt::format("dataset '{}'", e->env_.path));
+  if (!st.ok()) return st.with_context(fmt::format("dataset '{}'", e->path()));
   return std::unique_ptr<Engine>(std::move(e));
 }
 
 std::string SubfileEngine::file_path(const std::string& name) const {
-  return env_.path + "/" + name;
+  return path() + "/" + name;
 }
 
 uint64_t SubfileEngine::available_steps() const {
-  return env_.mode == OpenMode::kRead ? catalog_.steps() : step_;
+  return mode() == OpenMode::kRead ? catalog_.steps() : current_step();
 }
 
 bool SubfileEngine::stream_may_grow() const { return !catalog_.ended(); }
@@ -66,7 +42,7 @@ Status SubfileEngine::refresh_steps() { return load_metadata(); }
 
 Status SubfileEngine::close_files() {
   Status local = ok_status();
-  const bool writing = env_.mode != OpenMode::kRead;
+  const bool writing = mode() != OpenMode::kRead;
   if (writer_) {
     PhaseTimer t(&profile(), Phase::kWrite);
     local = writer_->drain();
@@ -75,7 +51,7 @@ Status SubfileEngine::close_files() {
   if (writing && comm().rank() == 0 && local.ok()) {
     subfile::StepRecord end;
     end.kind = subfile::StepKind::kEnd;
-    end.step = step_;
+    end.step = current_step();
     end.generation = generation_;
     local = append_index(end);
   }

@@ -25,8 +25,11 @@ namespace tapio {
 // The engine's parameters, parsed once at open (subfile_spec.cpp).
 struct SubfileSpec {
   enum class Metadata { kGather, kLog, kAligned };
+  enum class Write { kAuto, kDirect, kAggregate };  // subfile_write
   bool fpp = false;             // aggregators = all: a subfile per rank
-  bool aggregate = false;       // this rank's group sends its data to the group's first rank
+  std::string aggregators = "auto";
+  int aggregators_per_node = 1;
+  Write write = Write::kAuto;
   uint64_t block_align = 4096;  // each rank's region of a step starts at a multiple of this
   uint64_t round = 16 << 20;    // aggregate rounds (buffer_size)
   bool stats = true;            // statistics = minmax
@@ -37,6 +40,15 @@ struct SubfileSpec {
   uint64_t merge_below = 256 << 10;
   bool sync_step = false;       // fsync = step
   bool sync_close = true;       // fsync != never
+
+  static SubfileSpec parse(const Params& params);
+};
+
+// What this rank wrote in the step being written, until its commit.
+struct SubfileStep {
+  std::vector<std::vector<uint8_t>> lists;  // its batches' block lists, encoded
+  std::vector<subfile::BlockShape> shapes;  // its blocks (compared with the previous step's)
+  uint64_t flags = 0;                       // what its records hold (kStep... flags)
 };
 
 class SubfileEngine final : public Engine {
@@ -144,11 +156,11 @@ class SubfileEngine final : public Engine {
   uint64_t data_end_ = 0;             // the subfile's end after the last batch
   subfile::WriterTable table_;        // this rank's selections and last shapes
   std::unordered_multimap<uint64_t, uint32_t> selection_ids_;  // selection hash -> id
-  std::vector<std::vector<uint8_t>> step_lists_;  // this step's batches, encoded
-  // What this rank put in this step and in the previous one: when they differ on some rank,
-  // the step's blocks are checked for overlaps.
-  std::vector<subfile::BlockShape> step_shapes_, last_step_shapes_;
-  uint64_t step_flags_ = 0;  // what this rank's records of the step hold (kStep... flags)
+  bool aggregate_ = false;  // this rank's group sends its data to the group's first rank
+  SubfileStep step_;       // this step's writes
+  // What this rank put in the previous step: when this step's differ on some rank, the
+  // step's blocks are checked for overlaps.
+  std::vector<subfile::BlockShape> last_step_shapes_;
   size_t definitions_sent_ = SIZE_MAX;  // rank 0: variable count last described
   std::unique_ptr<io::WriteBehind> writer_;  // aggregate: the group's first rank
   ByteBuffer round_bufs_[2];                 // aggregate: the rounds being received / written

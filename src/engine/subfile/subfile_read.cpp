@@ -132,12 +132,12 @@ Status SubfileEngine::load_metadata(Status local) {
     region += r->md_length;
   }
   if (news != kNoNews) catalog_.mark_ended(news == kEnded);
-  if (env_.mode == OpenMode::kRead && catalog_.has_definitions()) {
+  if (mode() == OpenMode::kRead && catalog_.has_definitions()) {
     IoDef defs = catalog_.definitions();
     defs.name = io().name;
     defs.engine = io().engine;
     defs.params = io().params;
-    *env_.io = std::move(defs);
+    *mutable_io() = std::move(defs);
   }
   return ok_status();
 }

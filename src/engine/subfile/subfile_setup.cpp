@@ -31,19 +31,17 @@ Status prepare_directory(const std::string& path) {
 // Every rank's aggregation group: one per node (aggregators = auto, times
 // aggregators_per_node), or as many groups of consecutive ranks as the collective engine would
 // have aggregators (all: one per rank; "1/4": one per 4 ranks). O(P).
-std::vector<int> groups_of_ranks(const EngineEnv& env) {
-  const int P = env.comm->size();
-  const int per_node = static_cast<int>(env.params.get_int("aggregators_per_node"));
-  const std::string agg = env.params.get("aggregators");
+std::vector<int> groups_of_ranks(int P, const comm::Topology& topology, const SubfileSpec& spec) {
+  const int per_node = spec.aggregators_per_node;
   std::vector<int> group(P);
-  if (agg != "auto") {
-    const int groups = plan::aggregator_count(P, env.topology.nodes, agg, per_node);
+  if (spec.aggregators != "auto") {
+    const int groups = plan::aggregator_count(P, topology.nodes, spec.aggregators, per_node);
     for (int r = 0; r < P; ++r) group[r] = static_cast<int>(static_cast<int64_t>(r) * groups / P);
     return group;
   }
-  std::vector<int> seen(env.topology.nodes, 0);  // ranks of each node met so far
+  std::vector<int> seen(topology.nodes, 0);  // ranks of each node met so far
   for (int r = 0; r < P; ++r) {
-    const int node = env.topology.node(r);
+    const int node = topology.node(r);
     group[r] = node * per_node + seen[node]++ % per_node;
   }
   return group;
@@ -52,7 +50,7 @@ std::vector<int> groups_of_ranks(const EngineEnv& env) {
 }  // namespace
 
 Status SubfileEngine::create() {
-  Status local = comm().rank() == 0 ? prepare_directory(env_.path) : ok_status();
+  Status local = comm().rank() == 0 ? prepare_directory(path()) : ok_status();
   if (local.ok() && comm().rank() == 0) {
     auto index =
         io::open_posix(file_path(subfile::kIndexName), io::OpenMode::kCreate, &profile().io);
@@ -94,8 +92,8 @@ Status SubfileEngine::open_append() {
       for (const auto& a : v.attrs) set_attribute(merged.vars[i].attrs, a);
     }
   }
-  *env_.io = std::move(merged);
-  step_ = catalog_.steps();
+  *mutable_io() = std::move(merged);
+  start_at_step(catalog_.steps());
   generation_ = catalog_.max_generation() + 1;
   // Reopen for writing; drop whatever a killed writer left past the last committed step.
   Status local = ok_status();
@@ -115,14 +113,15 @@ Status SubfileEngine::open_append() {
 }
 
 Status SubfileEngine::setup_writers() {
-  const std::vector<int> groups = groups_of_ranks(env_);
+  const comm::Topology& topology = resources().topology;
+  const std::vector<int> groups = groups_of_ranks(comm().size(), topology, spec_);
   const int mine = groups[comm().rank()];
   subfile_ = static_cast<uint32_t>(mine);
   bool spans_nodes = false;
   for (int r = 0; r < comm().size(); ++r)
-    spans_nodes |= groups[r] == mine && env_.topology.node(r) != env_.topology.node(comm().rank());
-  const std::string how = env_.params.get("subfile_write");
-  spec_.aggregate = !spec_.fpp && (how == "aggregate" || (how == "auto" && spans_nodes));
+    spans_nodes |= groups[r] == mine && topology.node(r) != topology.node(comm().rank());
+  aggregate_ = !spec_.fpp && (spec_.write == SubfileSpec::Write::kAggregate ||
+                              (spec_.write == SubfileSpec::Write::kAuto && spans_nodes));
   if (!spec_.fpp) {
     TAPIO_ASSIGN_OR_RETURN(group_, comm().split(mine, comm().rank()));
   }
@@ -148,7 +147,7 @@ Status SubfileEngine::setup_writers() {
 
 // Direct writes: the group's other ranks open the subfile its first rank created.
 Status SubfileEngine::open_subfile() {
-  if (spec_.fpp || spec_.aggregate) return ok_status();
+  if (spec_.fpp || aggregate_) return ok_status();
   Status local = ok_status();
   if (group_->rank() != 0) {
     auto data = io::open_posix(file_path(subfile::data_name(generation_, subfile_)),

@@ -79,7 +79,7 @@ Status SubfileEngine::write_batch(const std::vector<PutOp>& puts, Status* local)
   const size_t me = group_ ? static_cast<size_t>(group_->rank()) : 0;
   subfile::BlockList list = describe(mine, layout.offsets[me]);
   Status st;
-  if (!spec_.aggregate)
+  if (!aggregate_)
     st = write_direct(mine, layout.offsets[me], &list.sums);
   else if (me == 0)
     st = write_rounds(mine, layout, &list.sums);
@@ -89,13 +89,13 @@ Status SubfileEngine::write_batch(const std::vector<PutOp>& puts, Status* local)
   if (!st.ok() && local->ok()) *local = st;
   if (!local->ok()) return ok_status();
   for (const subfile::BlockShape& s : list.shapes) {
-    step_shapes_.push_back(s);
-    step_flags_ |= io().vars[s.var].record ? 0 : subfile::kStepHasFixed;
+    step_.shapes.push_back(s);
+    step_.flags |= io().vars[s.var].record ? 0 : subfile::kStepHasFixed;
   }
-  if (!list.new_selections.empty()) step_flags_ |= subfile::kStepAddsSelections;
+  if (!list.new_selections.empty()) step_.flags |= subfile::kStepAddsSelections;
   if (!mine.empty()) {
     PhaseTimer t(&profile(), Phase::kMetadata);
-    step_lists_.push_back(subfile::encode_block_list(list));
+    step_.lists.push_back(subfile::encode_block_list(list));
     table_.apply(list);
   }
   return ok_status();

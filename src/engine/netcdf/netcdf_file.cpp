@@ -1,18 +1,9 @@
-#include "engine/netcdf_file.h"
+#include "engine/netcdf/netcdf_file.h"
 
 #include <algorithm>
 #include <cstring>
 
 namespace tapio::ncfile {
-
-netcdf::LayoutOptions layout_options(const Params& params) {
-  netcdf::LayoutOptions o;
-  o.data_align = params.get_size("data_align");
-  o.header_pad = params.get_size("header_pad");
-  return o;
-}
-
-int version(const Params& params) { return static_cast<int>(params.get_int("netcdf_version")); }
 
 Result<netcdf::Header> read_header(io::File& file) {
   TAPIO_ASSIGN_OR_RETURN(const uint64_t file_size, file.size());

@@ -4,15 +4,11 @@
 #include <memory>
 
 #include "comm/comm.h"
-#include "core/params.h"
 #include "format/netcdf/header.h"
 #include "format/netcdf/layout.h"
 #include "io/file.h"
 
 namespace tapio::ncfile {
-
-netcdf::LayoutOptions layout_options(const Params& params);
-int version(const Params& params);
 
 // Read and decode the header of an open file (reads 64 KiB, more if the header is longer).
 Result<netcdf::Header> read_header(io::File& file);

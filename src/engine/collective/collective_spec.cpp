@@ -1,0 +1,24 @@
+#include "engine/collective/collective_spec.h"
+
+#include <algorithm>
+
+namespace tapio {
+
+CollectiveSpec CollectiveSpec::parse(const Params& p) {
+  CollectiveSpec s;
+  s.file = NetcdfSpec::parse(p);
+  s.aggregators = p.get("aggregators");
+  s.aggregators_per_node = static_cast<int>(p.get_int("aggregators_per_node"));
+  s.placement = p.get("placement") == "rank-order" ? plan::Placement::kRankOrder
+                                                   : plan::Placement::kSpread;
+  s.collect_order = p.get("collect_order") == "topology" ? plan::CollectOrder::kTopology
+                                                         : plan::CollectOrder::kRank;
+  s.stripe_size = p.get_size("stripe_size");
+  s.round_bytes = std::min<uint64_t>(p.get_size("buffer_size"), 1u << 30);
+  s.pipeline = p.get_bool("pipeline");
+  s.shared_memory = p.get_bool("shared_memory");
+  s.direct = p.get("direct") == "auto";
+  return s;
+}
+
+}  // namespace tapio

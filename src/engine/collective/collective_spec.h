@@ -1,0 +1,27 @@
+// The collective engine's parameters, parsed once at open (docs/tuning.md).
+#pragma once
+#include <string>
+
+#include "core/params.h"
+#include "engine/netcdf/netcdf_spec.h"
+#include "plan/domains.h"
+#include "plan/exchange.h"
+
+namespace tapio {
+
+struct CollectiveSpec {
+  NetcdfSpec file;
+  std::string aggregators = "auto";  // a count, "auto", "all" or a ratio of the ranks
+  int aggregators_per_node = 1;
+  plan::Placement placement = plan::Placement::kSpread;
+  plan::CollectOrder collect_order = plan::CollectOrder::kTopology;
+  uint64_t stripe_size = 1 << 20;
+  uint64_t round_bytes = 16 << 20;  // buffer_size, at most 1 GiB (a round's message is an int)
+  bool pipeline = true;             // rounds written behind the next one's exchange
+  bool shared_memory = true;        // node-local aggregation through a shared window
+  bool direct = true;               // direct = auto
+
+  static CollectiveSpec parse(const Params& params);
+};
+
+}  // namespace tapio

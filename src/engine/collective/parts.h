@@ -1,0 +1,112 @@
+// What the collective engine is made of, apart from its NetCDF file (netcdf_dataset.h): who
+// aggregates and where their round slots are (Aggregation), the data-path buffers kept from
+// step to step (Buffers), the data file and its write-behind thread (DataFile), and the view
+// of them that a batch's pipeline works with (Parts).
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/node_memory.h"
+#include "core/byte_buffer.h"
+#include "engine/collective/collective_spec.h"
+#include "engine/profile.h"
+#include "format/netcdf/header.h"
+#include "io/file.h"
+#include "io/write_behind.h"
+#include "plan/coverage.h"
+#include "plan/exchange.h"
+#include "plan/segments.h"
+
+namespace tapio::collective {
+
+// Who aggregates, and — with node shared memory — where the round slots of the aggregators on
+// this node live: two slots each in the node's shared window, which this node's ranks copy
+// their pieces straight into (reads: out of).
+struct Aggregation {
+  std::vector<int> ranks;                  // rank of each aggregator, in domain order
+  int mine = -1;                           // this rank's aggregator index, or -1
+  std::shared_ptr<comm::NodeMemory> node;  // the context's, when shared_memory is on
+  std::vector<int> node_rank;              // each aggregator's rank on this node, or -1
+  uint64_t slot_bytes = 0;                 // one round slot in the shared window
+  bool slots = false;                      // this call uses the shared window
+
+  // Aggregator agg's slot for window w, indexed by file offset, or null when agg is not on
+  // this node or the window is not in use.
+  uint8_t* window(int agg, int slot, const plan::Extent& w) const {
+    if (!slots || node_rank[agg] < 0) return nullptr;
+    return node->memory_of(node_rank[agg]) + slot * slot_bytes - w.offset;
+  }
+  // Whether `rank` shares this call's slots (its pieces travel through memory, not messages).
+  bool on_node(int rank) const { return slots && node->node_rank_of(rank) >= 0; }
+  // Whether some aggregator is on another node (or there are no shared slots).
+  bool any_remote() const;
+};
+
+// Data-path buffers, kept from step to step (no zeroing, no page faults after the first); the
+// large ones come from the context's pool and go back to it.
+struct Buffers {
+  ByteBuffer staging;                     // this rank's data (read, or written as messages)
+  ByteBuffer round[2];                    // aggregator: the rounds being assembled / written
+  std::vector<ByteBuffer> send[2];        // one segment list per destination, per slot
+  ByteBuffer recv;                        // a received segment list
+  // Aggregator: per peer, the data of many small irregular pieces, received (writes) or sent
+  // (read replies) contiguously and copied piece by piece.
+  std::vector<ByteBuffer> scratch;
+  plan::ByteMap covered;  // aggregator: the bytes of the current window that arrived
+};
+
+// The data file, opened by each rank on its first own request (aggregators and ranks going
+// direct; an error surfaces at the agreement that ends the call), and the write-behind thread
+// an aggregator starts on its first pipelined write.
+class DataFile {
+ public:
+  DataFile(std::string path, bool read_only, Fsync fsync, Profile* profile)
+      : path_(std::move(path)), read_only_(read_only), fsync_(fsync), profile_(profile) {}
+  ~DataFile();  // queued writes point into round buffers: drained first
+  Result<io::File*> get();
+  io::WriteBehind* writer();
+  bool has_writer() const { return writer_ != nullptr; }
+  // Whether written ranges start their writeback at once (the data must reach storage: fsync
+  // is not `never`).
+  bool eager() const { return fsync_ != Fsync::kNever; }
+  // With fsync = step, each rank that wrote syncs its own descriptor before the commit: on a
+  // parallel file system rank 0's fsync flushes only its own node's cache.
+  Status sync_for_step();
+  Status drain();  // waits for the queued writes
+  Status close(Status local);
+
+ private:
+  std::string path_;
+  bool read_only_;
+  Fsync fsync_;
+  Profile* profile_;
+  std::unique_ptr<io::File> file_;
+  std::unique_ptr<io::WriteBehind> writer_;
+};
+
+// A variable written in a batch: its bytes in the file this step, and its fill pattern.
+struct Target {
+  int var;
+  plan::Extent extent;
+  uint8_t fill[8];
+  size_t esize;
+};
+
+// The parts a batch's pipeline works with, lent by the engine for the batch.
+struct Parts {
+  const comm::Comm& comm;
+  Profile& profile;
+  const CollectiveSpec& spec;
+  const netcdf::Header& header;
+  Aggregation& agg;
+  Buffers& bufs;
+  DataFile& file;
+  int node;  // this rank's node (the topology's)
+  // Names a variable at a step in errors: "file 'x.nc', variable 'v', step s".
+  std::function<std::string(int var, uint64_t step)> at_step;
+  std::string where;  // "file 'x.nc'"
+};
+
+}  // namespace tapio::collective

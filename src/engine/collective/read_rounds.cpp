@@ -1,0 +1,211 @@
+// The rounds of a collective read (read_rounds.h): ask, serve, take.
+#include "engine/collective/read_rounds.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/collective/datatypes.h"
+#include "engine/collective/messages.h"
+
+namespace tapio::collective {
+
+Status ReadRounds::run() {
+  Status local = ok_status();
+  size_t i = 0;
+  for (uint32_t r = 0; r < b_.layout.rounds; ++r) {
+    size_t j = i;
+    while (j < b_.routed.size() && b_.routed[j].round == r) ++j;
+    keep(&local, round(r, i, j));
+    i = j;
+  }
+  PhaseTimer t(&p_.profile, Phase::kSwap);
+  if (!p_.agg.slots) {
+    swap_into(*b_.wanted, b_.staging);
+    return local;
+  }
+  for (const auto& [at, len] : later_) swap_span(*b_.wanted, b_.staging, at, len);
+  return local;
+}
+
+Status ReadRounds::round(uint32_t r, size_t begin, size_t end) {
+  Status local = ok_status();
+  // Slot r % 2 held round r - 2, which this node's ranks copied out before that round
+  // ended: after this barrier its aggregators may read round r into it.
+  if (p_.agg.slots && r >= 2) {
+    PhaseTimer t(&p_.profile, Phase::kAgree);
+    keep(&local, p_.agg.node->node().barrier());
+  }
+  std::deque<ByteBuffer> lists;  // stable addresses while the sends are in flight
+  comm::Requests reqs;
+  std::vector<FromSlot> from_slots;
+  keep(&local, ask(r, begin, end, &lists, &reqs, &from_slots));
+  if (p_.agg.mine >= 0) keep(&local, serve(r, &reqs));
+  {
+    PhaseTimer t(&p_.profile, Phase::kExchange);
+    keep(&local, p_.comm.waitall(&reqs));
+  }
+  keep(&local, take(from_slots));
+  return local;
+}
+
+Status ReadRounds::ask(uint32_t r, size_t begin, size_t end, std::deque<ByteBuffer>* lists,
+                       comm::Requests* reqs, std::vector<FromSlot>* from_slots) {
+  Status local = ok_status();
+  std::vector<int> aggs;
+  for (size_t i = begin; i < end; ++i)
+    if (aggs.empty() || aggs.back() != b_.routed[i].agg) aggs.push_back(b_.routed[i].agg);
+  for (int agg : plan::collection_order(std::move(aggs), p_.node, p_.spec.collect_order)) {
+    size_t first = begin;
+    while (b_.routed[first].agg != agg) ++first;
+    size_t last = first;
+    while (last < end && b_.routed[last].agg == agg) ++last;
+    lists->emplace_back();
+    pack(b_.routed, first, last, &lists->back());
+    comm::Pieces reply = comm::Pieces::bytes(b_.staging, 0);  // an empty message
+    if (const uint8_t* window = p_.agg.window(agg, r % 2, b_.layout.window(agg, r))) {
+      from_slots->push_back(FromSlot{window, first, last});
+    } else {
+      const auto spans = mem_spans(b_.routed, first, last);
+      later_.insert(later_.end(), spans.begin(), spans.end());  // swapped at the end
+      reply = span_pieces(b_.staging, spans);
+    }
+    const int source = p_.agg.ranks[agg];
+    const ByteBuffer& list = lists->back();
+    keep(&local, p_.comm.isend(comm::Pieces::bytes(list.data(), list.size()), source,
+                               static_cast<int>(2 * r), reqs));
+    keep(&local, p_.comm.irecv(reply, source, static_cast<int>(2 * r + 1), reqs));
+    p_.profile.messages_sent += 1;
+    p_.profile.bytes_sent += list.size();
+    p_.profile.messages_received += 1;
+    p_.profile.bytes_received += reply.size();
+  }
+  return local;
+}
+
+Status ReadRounds::take(const std::vector<FromSlot>& from_slots) {
+  if (from_slots.empty()) return ok_status();
+  PhaseTimer t(&p_.profile, Phase::kSwap);
+  const Status st = p_.agg.node->sync();  // what the aggregators read into their slots
+  for (const FromSlot& f : from_slots)
+    for (size_t x = f.first; x < f.last; ++x) {
+      uint64_t mem = b_.routed[x].mem;
+      plan::for_each_piece(b_.routed[x].seg, [&](uint64_t off, uint64_t len) {
+        take_piece(*b_.wanted, f.window, off, len, mem, b_.staging, &later_);
+        mem += len;
+      });
+    }
+  return st;
+}
+
+Status ReadRounds::serve(uint32_t r, comm::Requests* reqs) {
+  const plan::Extent w = b_.layout.window(p_.agg.mine, r);
+  std::vector<Requester> requesters;
+  Status local = receive_requests(r, w, &requesters);
+  // Replies of this round are sent from this buffer; the caller waits for them before the
+  // next round reuses it. In a shared slot, this node's requesters copy their pieces out.
+  uint8_t* const buf = p_.agg.slots ? p_.agg.window(p_.agg.mine, r % 2, w) + w.offset
+                                    : p_.bufs.round[0].prepare(w.length);
+  if (local.ok()) local = read_union(w, buf);
+  keep(&local, reply(r, w, buf, requesters, reqs));
+  return local;
+}
+
+// Every requester's list, marked in one bitmap of the window: the union of the requests
+// (requests may overlap).
+Status ReadRounds::receive_requests(uint32_t r, const plan::Extent& w,
+                                    std::vector<Requester>* requesters) {
+  plan::ByteMap& map = p_.bufs.covered;
+  map.reset(w.offset, w.length);
+  Status local = ok_status();
+  ByteBuffer& msg = p_.bufs.recv;
+  for (uint32_t k = 0; k < b_.expected[r]; ++k) {
+    int source = -1;
+    const Status got = p_.comm.probe_recv(comm::kAnySource, static_cast<int>(2 * r), &msg, &source);
+    keep(&local, got);
+    if (!got.ok()) continue;
+    p_.profile.messages_received += 1;
+    p_.profile.bytes_received += msg.size();
+    Unpacked u = unpack(msg.data(), msg.size());
+    bool well_formed = u.ok;
+    for (const plan::Segment& s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
+    if (!well_formed) {
+      // An empty list stands for one its sender failed to send: the sender reports.
+      if (msg.size() > 0)
+        keep(&local, error(TAPIO_ERR_INTERNAL, "round {}: malformed request from rank {}", r,
+                           source));
+      u.segments.clear();
+    }
+    for (const plan::Segment& s : u.segments) map.mark(s);
+    requesters->push_back(Requester{source, std::move(u.segments)});
+  }
+  return local;
+}
+
+// Reads the union once. Data sieving (as ROMIO's): a hole of at most kSieveHole bytes between
+// two requested runs is read along rather than costing another request — on the page cache a
+// request costs about as much as copying that many bytes, on disks and parallel file systems
+// far more. The window buffer holds the holes anyway.
+Status ReadRounds::read_union(const plan::Extent& w, uint8_t* buf) {
+  constexpr uint64_t kSieveHole = 256 * 1024;
+  std::vector<plan::Extent> wanted;
+  p_.bufs.covered.for_each_run(true, w.offset, w.end(), [&](uint64_t off, uint64_t len) {
+    wanted.push_back(plan::Extent{off, len});
+  });
+  const std::vector<plan::Extent> reads = plan::sieve(wanted, kSieveHole);
+  if (reads.empty()) return ok_status();
+  PhaseTimer t(&p_.profile, Phase::kRead);
+  TAPIO_ASSIGN_OR_RETURN(io::File * file, p_.file.get());
+  for (const plan::Extent& e : reads)
+    TAPIO_RETURN_IF_ERROR(file->read_exact(e.offset, buf + (e.offset - w.offset), e.length));
+  return ok_status();
+}
+
+// One reply per requester, gathered from the buffer by MPI (a few large entries) or copied
+// into a reply buffer (many small ones; see worth_a_datatype). After an error the replies
+// still go (nobody waits forever); the agreement reports the error. Copied replies in flight
+// are bounded by two rounds' bytes: past that the round waits for those it sent before copying
+// more, so many requesters of the same small pieces (a shared irregular read) cost bounded
+// memory, not a window each. Every requester posted its receive before serving its own round,
+// so these waits always end.
+Status ReadRounds::reply(uint32_t r, const plan::Extent& w, uint8_t* buf,
+                         const std::vector<Requester>& requesters, comm::Requests* reqs) {
+  Status local = ok_status();
+  std::vector<ByteBuffer>& scratch = p_.bufs.scratch;
+  if (scratch.size() < requesters.size()) scratch.resize(requesters.size());
+  const uint64_t scratch_cap = 2 * std::max<uint64_t>(p_.spec.round_bytes, w.length);
+  comm::Requests copied;  // replies sent from scratch[0, copied.size())
+  uint64_t copied_bytes = 0;
+  if (p_.agg.slots) keep(&local, p_.agg.node->sync());
+  const int tag = static_cast<int>(2 * r + 1);
+  for (const Requester& q : requesters) {
+    if (p_.agg.on_node(q.rank)) {  // the word that it is there
+      keep(&local, p_.comm.isend(comm::Pieces::bytes(buf, 0), q.rank, tag, reqs));
+      p_.profile.messages_sent += 1;
+      continue;
+    }
+    uint64_t bytes = 0;
+    for (const plan::Segment& s : q.segments) bytes += s.bytes();
+    const bool copy = q.segments.empty() || !worth_a_datatype(q.segments, bytes);
+    comm::Pieces data;
+    if (!copy) {
+      data = window_pieces(buf, w.offset, q.segments);
+    } else {
+      if (!copied.empty() && copied_bytes + bytes > scratch_cap) {
+        keep(&local, p_.comm.waitall(&copied));
+        copied_bytes = 0;
+      }
+      uint8_t* out = scratch[copied.size()].prepare(std::max<uint64_t>(bytes, 1));
+      PhaseTimer t(&p_.profile, Phase::kCopy);
+      gather_pieces(buf - w.offset, q.segments, out);
+      data = comm::Pieces::bytes(out, bytes);
+      copied_bytes += bytes;
+    }
+    keep(&local, p_.comm.isend(data, q.rank, tag, copy ? &copied : reqs));
+    p_.profile.messages_sent += 1;
+    p_.profile.bytes_sent += bytes;
+  }
+  reqs->insert(reqs->end(), copied.begin(), copied.end());
+  return local;
+}
+
+}  // namespace tapio::collective

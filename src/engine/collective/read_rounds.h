@@ -1,0 +1,68 @@
+// One batch of a collective read through the aggregators, round by round. Each round r has
+// three named stages:
+//   ask    every rank: one request list to each aggregator round r touches, and the receive
+//          of its reply posted — the data, scattered by MPI into staging, or from an
+//          aggregator on this node a zero-byte word that the data is in its slot;
+//   serve  each aggregator: every requester's list, the union read once into slot r % 2 (a
+//          region many ranks want is read from storage once), one reply per requester;
+//   take   every rank: its pieces out of this node's slots, swapped straight into the user's
+//          buffers.
+// With shared slots, the node's ranks pass a barrier before a slot is read into again. A
+// failure is kept and the rounds go on (replies still go, nobody waits forever); the engine
+// agrees at the end.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <utility>
+#include <vector>
+
+#include "engine/collective/parts.h"
+#include "engine/collective/wanted.h"
+#include "plan/exchange.h"
+
+namespace tapio::collective {
+
+struct ReadBatch {
+  const Wanted* wanted = nullptr;
+  uint8_t* staging = nullptr;               // this rank's bytes, file order
+  plan::Layout layout;
+  std::vector<plan::RoutedSegment> routed;  // this rank's pieces, by round and aggregator
+  std::vector<uint32_t> expected;           // aggregator: the requests each round brings
+};
+
+class ReadRounds {
+ public:
+  ReadRounds(Parts parts, const ReadBatch& batch) : p_(std::move(parts)), b_(batch) {}
+  // Every round's stages, then the byte swaps into the user's buffers.
+  Status run();
+
+ private:
+  // A piece range this rank takes from an aggregator's slot on its node.
+  struct FromSlot {
+    const uint8_t* window;  // indexed by file offset
+    size_t first, last;     // routed[first, last)
+  };
+  struct Requester {
+    int rank;
+    std::vector<plan::Segment> segments;
+  };
+
+  Status round(uint32_t r, size_t begin, size_t end);
+  // The stages.
+  Status ask(uint32_t r, size_t begin, size_t end, std::deque<ByteBuffer>* lists,
+             comm::Requests* reqs, std::vector<FromSlot>* from_slots);
+  Status serve(uint32_t r, comm::Requests* reqs);
+  Status take(const std::vector<FromSlot>& from_slots);
+  // Parts of the serve stage.
+  Status receive_requests(uint32_t r, const plan::Extent& w, std::vector<Requester>* requesters);
+  Status read_union(const plan::Extent& w, uint8_t* buf);
+  Status reply(uint32_t r, const plan::Extent& w, uint8_t* buf,
+               const std::vector<Requester>& requesters, comm::Requests* reqs);
+
+  Parts p_;
+  const ReadBatch& b_;
+  // Staging spans swapped last (replies from other nodes, pieces cut inside an element).
+  std::vector<std::pair<uint64_t, uint64_t>> later_;
+};
+
+}  // namespace tapio::collective

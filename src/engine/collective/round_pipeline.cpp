@@ -1,0 +1,181 @@
+// The round pipeline of a collective write (round_pipeline.h): the loop, the send stage and
+// the write stage. The receive stage is in collective_assemble.cpp.
+#include "engine/collective/round_pipeline.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "engine/collective/datatypes.h"
+#include "engine/collective/messages.h"
+
+namespace tapio::collective {
+namespace {
+
+// Write `extents` (file offsets) of a round buffer that starts at file offset `base`; with
+// `eager`, start their writeback at once (the data must reach storage by the sync anyway, and
+// the disk can work while the next rounds arrive).
+Status write_extents(io::File* file, const std::vector<plan::Extent>& extents,
+                     const uint8_t* buf, uint64_t base, bool eager) {
+  for (const plan::Extent& e : extents) {
+    TAPIO_RETURN_IF_ERROR(file->write_at(e.offset, buf + (e.offset - base), e.length));
+    if (eager) file->start_writeback(e.offset, e.length);
+  }
+  return ok_status();
+}
+
+// Fill [from, to) of a variable whose data starts at `var_start` with its fill pattern.
+void fill_bytes(uint8_t* dst, uint64_t var_start, uint64_t from, uint64_t to,
+                const uint8_t* pattern, size_t esize) {
+  for (uint64_t f = from; f < to;) {
+    const size_t phase = (f - var_start) % esize;
+    const size_t n = std::min<uint64_t>(esize - phase, to - f);
+    std::memcpy(dst + (f - from), pattern + phase, n);
+    f += n;
+  }
+}
+
+}  // namespace
+
+Status RoundPipeline::run() {
+  Status local = ok_status();
+  size_t i = 0;
+  for (uint32_t r = 0; r < b_.layout.rounds; ++r) {
+    size_t j = i;
+    while (j < b_.routed.size() && b_.routed[j].round == r) ++j;
+    round(r, i, j, &local);
+    i = j;
+  }
+  for (auto& reqs : requests_) keep(&local, p_.comm.waitall(&reqs));
+  if (p_.file.has_writer()) {
+    PhaseTimer t(&p_.profile, Phase::kWrite);
+    keep(&local, p_.file.drain());
+  }
+  return local.ok() ? p_.file.sync_for_step() : local;
+}
+
+void RoundPipeline::round(uint32_t r, size_t begin, size_t end, Status* local) {
+  const int slot = r % 2;
+  // Slot r % 2 held round r - 2: an aggregator waits for the write that last read it before
+  // round r lands in it (by this node's ranks, after the barrier, or by messages).
+  const Status slot_ready = p_.agg.mine >= 0 ? slot_free(slot) : ok_status();
+  if (p_.agg.slots && r >= 2) {
+    PhaseTimer t(&p_.profile, Phase::kAgree);
+    keep(local, p_.agg.node->node().barrier());
+  }
+  SelfPart self;
+  {
+    PhaseTimer t(&p_.profile, Phase::kExchange);
+    // The sends of round r-2 used this slot's segment lists: wait for them before reuse.
+    keep(local, p_.comm.waitall(&requests_[slot]));
+    self = send(r, begin, end, local);
+  }
+  if (p_.agg.mine < 0) return;
+  const plan::Extent w = b_.layout.window(p_.agg.mine, r);
+  uint8_t* buf = p_.agg.slots ? p_.agg.window(p_.agg.mine, slot, w) + w.offset
+                              : p_.bufs.round[slot].prepare(w.length);
+  keep(local, receive(r, self, buf, slot_ready));
+}
+
+Status RoundPipeline::slot_free(int slot) {
+  PhaseTimer t(&p_.profile, Phase::kWrite);
+  return p_.file.has_writer() ? p_.file.writer()->wait(slot_write_[slot]) : ok_status();
+}
+
+// The aggregators this rank sends to in routed[begin, end), in the collection order.
+std::vector<int> RoundPipeline::send_order(size_t begin, size_t end) const {
+  std::vector<int> aggs;
+  for (size_t i = begin; i < end; ++i)
+    if (aggs.empty() || aggs.back() != b_.routed[i].agg) aggs.push_back(b_.routed[i].agg);
+  return plan::collection_order(std::move(aggs), p_.node, p_.spec.collect_order);
+}
+
+RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end,
+                                            Status* local) {
+  SelfPart self;
+  const int slot = r % 2;
+  const std::vector<plan::RoutedSegment>& routed = b_.routed;
+  const std::vector<int> order = send_order(begin, end);
+  std::vector<ByteBuffer>& lists = p_.bufs.send[slot];
+  if (lists.size() < order.size()) lists.resize(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int agg = order[k];
+    size_t first = begin;
+    while (routed[first].agg != agg) ++first;
+    size_t last = first;
+    while (last < end && routed[last].agg == agg) ++last;
+    const int dest = p_.agg.ranks[agg];
+    if (dest == p_.comm.rank()) {  // to myself: copied, not sent
+      self = SelfPart{routed.data() + first, routed.data() + last};
+      continue;
+    }
+    pack(routed, first, last, &lists[k]);
+    const comm::Pieces list = comm::Pieces::bytes(lists[k].data(), lists[k].size());
+    const int tag = static_cast<int>(2 * r);
+    if (uint8_t* window = p_.agg.window(agg, slot, b_.layout.window(agg, r))) {
+      {
+        PhaseTimer t(&p_.profile, Phase::kSwap);
+        for (size_t x = first; x < last; ++x) b_.staged->scatter(routed[x].seg, routed[x].mem, window);
+      }
+      keep(local, p_.agg.node->sync());
+      keep(local, p_.comm.isend(list, dest, tag, &requests_[slot]));
+      p_.profile.messages_sent += 1;
+      p_.profile.bytes_sent += list.size();
+      continue;
+    }
+    const comm::Pieces data =
+        span_pieces(p_.bufs.staging.data(), mem_spans(routed, first, last));
+    keep(local, p_.comm.isend(list, dest, tag, &requests_[slot]));
+    keep(local, p_.comm.isend(data, dest, tag + 1, &requests_[slot]));
+    p_.profile.messages_sent += 2;
+    p_.profile.bytes_sent += list.size() + data.size();
+  }
+  return self;
+}
+
+// What to write: with fill (or when the batch tiles what it touches), every written variable's
+// bytes in this window, the gaps filled; without, only what the ranks sent (no
+// read-modify-write either way).
+std::vector<plan::Extent> RoundPipeline::extents_to_write(const plan::Extent& w, uint8_t* buf) {
+  std::vector<plan::Extent> writes;
+  plan::ByteMap& covered = p_.bufs.covered;
+  if (!b_.tiled && !p_.spec.file.fill) {
+    covered.for_each_run(true, w.offset, w.end(), [&](uint64_t off, uint64_t len) {
+      writes.push_back(plan::Extent{off, len});
+    });
+    return writes;
+  }
+  for (const Target& t : b_.targets) {
+    const uint64_t from = std::max(t.extent.offset, w.offset);
+    const uint64_t to = std::min(t.extent.end(), w.end());
+    if (from >= to) continue;
+    writes.push_back(plan::Extent{from, to - from});
+    if (b_.tiled) continue;  // nothing to fill
+    covered.for_each_run(false, from, to, [&](uint64_t off, uint64_t len) {
+      fill_bytes(buf + (off - w.offset), t.extent.offset, off, off + len, t.fill, t.esize);
+    });
+  }
+  return plan::coalesce(std::move(writes));
+}
+
+Status RoundPipeline::write(uint32_t r, const plan::Extent& w, uint8_t* buf) {
+  const std::vector<plan::Extent> writes = extents_to_write(w, buf);
+  if (writes.empty()) return ok_status();
+  TAPIO_ASSIGN_OR_RETURN(io::File * file, p_.file.get());
+  const uint64_t base = w.offset;
+  const bool eager = p_.file.eager();
+  // Pipelining needs a next round to overlap with; a one-round step writes in place.
+  if (b_.layout.rounds <= 1 || !p_.spec.pipeline) {
+    PhaseTimer t(&p_.profile, Phase::kWrite);
+    return write_extents(file, writes, buf, base, eager);
+  }
+  std::atomic<int64_t>* background = &p_.profile.background_write_ns;
+  const uint8_t* data = buf;
+  slot_write_[r % 2] = p_.file.writer()->submit([file, writes, data, base, eager, background] {
+    AtomicTimer t(background);
+    return write_extents(file, writes, data, base, eager);
+  });
+  return ok_status();
+}
+
+}  // namespace tapio::collective

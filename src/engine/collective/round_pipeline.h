@@ -1,0 +1,104 @@
+// One batch of a collective write through the aggregators, round by round. Each round r has
+// three named stages:
+//   send     every rank: its pieces of round r to their aggregators — swapped straight into
+//            the shared slot of those on its node (then the segment list), the segment list
+//            and one data message from the staging buffer to the others;
+//   receive  each aggregator: assembles round r in slot r % 2 — its own pieces copied in,
+//            every other sender's list (and data, straight into place by a datatype or
+//            through scratch), the bitmap of what arrived (overlaps, gaps to fill);
+//   write    each aggregator: fills the gaps and hands the round's extents to the
+//            write-behind thread, so round r goes to storage while round r + 1 arrives.
+// Before round r lands in slot r % 2, the slot's aggregator waits for the write that last
+// read it (a ticket per slot: a round with nothing to write queues none, so "one write
+// pending" would not say which slot is free) and, with shared slots, the node's ranks pass a
+// barrier. A failure anywhere is kept and the rounds go on (moving nothing more to storage),
+// so every rank enters every message and barrier it owes; the engine agrees at the end.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "comm/comm.h"
+#include "engine/collective/parts.h"
+#include "engine/collective/staging.h"
+#include "io/write_behind.h"
+#include "plan/exchange.h"
+
+namespace tapio::collective {
+
+// A planned batch: its rounds, what this rank sends in them, what its aggregator receives.
+struct WriteBatch {
+  uint64_t step = 0;
+  const Staged* staged = nullptr;
+  plan::Layout layout;
+  std::vector<plan::RoutedSegment> routed;  // this rank's pieces, by round and aggregator
+  std::vector<uint32_t> expected;           // aggregator: the messages each round brings
+  std::vector<Target> targets;              // the variables written, by file offset
+  bool tiled = false;  // the pieces provably tile the targets: no bitmap, no fill
+};
+
+class RoundPipeline {
+ public:
+  RoundPipeline(Parts parts, const WriteBatch& batch) : p_(std::move(parts)), b_(batch) {}
+  // Every round's stages, then the sends' completion and the queued writes. This rank's
+  // status (the caller agrees).
+  Status run();
+
+ private:
+  // This rank's own pieces for its own window in one round (copied, not sent).
+  struct SelfPart {
+    const plan::RoutedSegment* begin = nullptr;
+    const plan::RoutedSegment* end = nullptr;
+    bool empty() const { return begin == end; }
+  };
+  // Who sent which segments (to name ranks when bytes arrive twice).
+  struct Arrived {
+    int source;
+    std::vector<plan::Segment> segments;
+  };
+  // A sender's data of one round, as its segment list announced it.
+  struct Incoming {
+    int source = -1;
+    uint64_t bytes = 0;       // announced by the segment list (or probed, when dropped)
+    int scratch = -1;         // index in scratch, or -1 when received in place
+    bool keep = false;        // scatter the scratch into the window after the wait
+    bool local_node = false;  // its pieces are in the shared slot already
+    bool lost = false;        // its list was lost (its sender failed to send it)
+    std::vector<plan::Segment> segments;
+  };
+
+  void round(uint32_t r, size_t begin, size_t end, Status* local);
+  // Aggregator: wait until the write that last read round slot `slot` has finished.
+  Status slot_free(int slot);
+
+  // The send stage (round_pipeline.cpp): routed[begin, end) to their aggregators; a failed
+  // send goes to *local (the aggregator gets an empty message instead).
+  SelfPart send(uint32_t r, size_t begin, size_t end, Status* local);
+  std::vector<int> send_order(size_t begin, size_t end) const;
+
+  // The receive stage (collective_assemble.cpp): round r into buf (its window's bytes) from
+  // the other senders and this rank; `slot_ready` is slot_free's answer (an error: collect,
+  // but write nothing). Then the write stage.
+  Status receive(uint32_t r, const SelfPart& self, uint8_t* buf, const Status& slot_ready);
+  bool copy_own_pieces(const SelfPart& self, uint8_t* out, std::vector<Arrived>* arrived);
+  Status collect_senders(uint32_t r, const plan::Extent& w, uint8_t* buf, uint32_t others,
+                         std::vector<Arrived>* arrived, bool* overlap, bool* lost);
+  Status receive_list(uint32_t r, const plan::Extent& w, uint32_t k, uint8_t* buf,
+                      Incoming* in, bool* overlap, comm::Requests* reqs);
+  Status finish_receives(uint32_t r, const plan::Extent& w, uint8_t* buf,
+                         std::vector<Incoming>* incoming, comm::Requests* reqs, bool* lost);
+  Status name_overlap(const plan::Extent& w, const std::vector<Arrived>& arrived) const;
+  Status check_overlap(const std::vector<plan::Extent>& extents,
+                       const std::vector<int>& sources) const;
+
+  // The write stage (round_pipeline.cpp): window w's extents to write (gaps filled), queued
+  // behind the next round when there is one.
+  Status write(uint32_t r, const plan::Extent& w, uint8_t* buf);
+  std::vector<plan::Extent> extents_to_write(const plan::Extent& w, uint8_t* buf);
+
+  Parts p_;
+  const WriteBatch& b_;
+  comm::Requests requests_[2];                      // the sends of the rounds in each slot
+  io::WriteBehind::Ticket slot_write_[2] = {0, 0};  // the last queued write of each round slot
+};
+
+}  // namespace tapio::collective

@@ -1,0 +1,86 @@
+#include "engine/collective/wanted.h"
+
+#include "plan/direct.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tapio::collective {
+namespace {
+
+// The destination whose staging bytes contain staging offset `at`.
+const Destination& dest_of(const Wanted& w, uint64_t at) {
+  auto it = std::upper_bound(w.dests.begin(), w.dests.end(), at,
+                             [](uint64_t a, const Destination& d) { return a < d.mem; });
+  return *(it - 1);
+}
+
+}  // namespace
+
+Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h) {
+  Wanted w;
+  w.ranges.assign(io.vars.size(), plan::Extent{});
+  for (const GetOp& g : gets) {
+    const VariableDef& def = io.vars[g.var];
+    const size_t esize = type_size(def.type);
+    auto* out = static_cast<uint8_t*>(g.data);
+    for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
+      const uint64_t base = h.data_offset(h.vars[g.var], s);
+      uint8_t* step_out = out + (s - g.step_start) * g.elements * esize;
+      const uint64_t start = w.bytes;
+      const plan::SegmentMark before = plan::mark_of(w.segments);
+      bool in_order = true;
+      plan::for_each_run(g.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
+        const uint64_t n = run.length * esize;
+        in_order = in_order && mem * esize == w.bytes - start;
+        plan::append_piece(&w.segments, base + run.offset * esize, n, w.bytes);
+        w.bytes += n;
+      });
+      plan::widen_since(&w.ranges[g.var], w.segments, before);
+      if (in_order) {  // the whole get-step is one swap
+        if (w.bytes > start)
+          w.dests.push_back(Destination{step_out, start, w.bytes - start, esize});
+        continue;
+      }
+      uint64_t at = start;  // otherwise one swap per run
+      plan::for_each_run(g.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
+        w.dests.push_back(Destination{step_out + mem * esize, at, run.length * esize, esize});
+        at += run.length * esize;
+      });
+    }
+  }
+  return w;
+}
+
+void swap_into(const Wanted& w, const uint8_t* staging) {
+  for (const Destination& d : w.dests)
+    big_endian_to_host(d.dst, staging + d.mem, d.bytes / d.esize, d.esize);
+}
+
+void swap_span(const Wanted& w, const uint8_t* staging, uint64_t at, uint64_t len) {
+  const uint64_t end = at + len;
+  while (at < end) {
+    const Destination& d = dest_of(w, at);
+    const uint64_t from = d.mem + (at - d.mem) / d.esize * d.esize;
+    const uint64_t to = std::min(end, d.mem + d.bytes);
+    const uint64_t whole_to = d.mem + (to - d.mem + d.esize - 1) / d.esize * d.esize;
+    big_endian_to_host(d.dst + (from - d.mem), staging + from, (whole_to - from) / d.esize,
+                       d.esize);
+    at = to;
+  }
+}
+
+void take_piece(const Wanted& w, const uint8_t* window, uint64_t offset, uint64_t len,
+                uint64_t mem, uint8_t* staging,
+                std::vector<std::pair<uint64_t, uint64_t>>* later) {
+  const Destination& d = dest_of(w, mem);
+  if ((mem - d.mem) % d.esize == 0 && len % d.esize == 0) {
+    big_endian_to_host(d.dst + (mem - d.mem), window + offset, len / d.esize, d.esize);
+    return;
+  }
+  std::memcpy(staging + mem, window + offset, len);
+  later->emplace_back(mem, len);
+}
+
+
+}  // namespace tapio::collective

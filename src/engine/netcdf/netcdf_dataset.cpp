@@ -1,0 +1,257 @@
+// The NetCDF file of the serial, mpiio and collective engines (netcdf_dataset.h): the header
+// built from the definitions, create / append / read opening, committing a step (fill, then
+// numrecs), and closing.
+#include "engine/netcdf/netcdf_dataset.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "engine/netcdf/netcdf_file.h"
+#include "format/netcdf/layout.h"
+#include "format/netcdf/schema.h"
+
+namespace tapio {
+
+std::vector<uint8_t> fill_image(const netcdf::Var& v, uint64_t total) {
+  const size_t esize = netcdf::nc_type_size(v.type);
+  uint8_t value[8];
+  netcdf::fill_value(v, value);
+  host_to_big_endian(value, value, 1, esize);
+  std::vector<uint8_t> image(total * esize);
+  for (uint64_t i = 0; i < total; ++i) std::memcpy(image.data() + i * esize, value, esize);
+  return image;
+}
+
+DatasetEnv dataset_env(const Resources& res, const std::string& path, OpenMode mode,
+                       Profile* profile, NetcdfSpec spec) {
+  return DatasetEnv{res.comm, res.io, path, mode, profile, spec};
+}
+
+Status NetcdfDataset::agree(const Status& local) {
+  PhaseTimer t(env_.profile, Phase::kAgree);
+  return comm::agree(comm(), local);
+}
+
+Status NetcdfDataset::open(uint64_t* first_step) {
+  *first_step = 0;
+  return env_.mode == OpenMode::kWrite ? create() : open_existing(first_step);
+}
+
+Status NetcdfDataset::note_puts(const std::vector<PutOp>& puts,
+                                std::vector<uint64_t>* also_summed) {
+  const size_t nvars = env_.io->vars.size();
+  std::vector<uint64_t> sums(nvars, 0);  // per variable, how many of my puts touch it
+  for (const PutOp& p : puts) sums[p.var] += 1;
+  if (also_summed) sums.insert(sums.end(), also_summed->begin(), also_summed->end());
+  {
+    PhaseTimer t(env_.profile, Phase::kAgree);
+    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(sums.data(), static_cast<int>(sums.size())));
+  }
+  if (also_summed) std::copy(sums.begin() + nvars, sums.end(), also_summed->begin());
+  record_.batch.assign(nvars, 0);
+  for (size_t v = 0; v < nvars; ++v) {
+    if (!sums[v]) continue;
+    record_.batch[v] = 1;
+    record_.step[v] = true;
+    fixed_written_[v] = fixed_written_[v] || !env_.io->vars[v].record;
+  }
+  return ok_status();
+}
+
+uint64_t NetcdfDataset::data_end() const {
+  // The exact bytes of data (not vsize, which pads to 4: a file whose last variable has an odd
+  // size legitimately ends before the padding).
+  uint64_t end = netcdf::header_extent(header_);
+  for (const auto& v : header_.vars) {
+    const uint64_t bytes = header_.elements(v) * netcdf::nc_type_size(v.type);
+    if (!header_.is_record(v)) {
+      end = std::max(end, v.begin + bytes);
+    } else if (header_.numrecs > 0) {
+      end = std::max(end, header_.data_offset(v, header_.numrecs - 1) + bytes);
+    }
+  }
+  return end;
+}
+
+Status NetcdfDataset::create() {
+  // Every rank builds the header (pure), so all agree on definition errors without messages.
+  auto header = netcdf::header_from_io(*env_.io, env_.spec.version);
+  Status local = header.status();
+  if (local.ok()) {
+    header_ = std::move(header).value();
+    local = netcdf::compute_layout(header_, env_.spec.layout);
+  }
+  local = local.with_context(where());
+  // Rank 0 creates the file within the same agreement as the definitions' check.
+  if (local.ok() && comm().rank() == 0) {
+    auto opened = io::open_posix(env_.path, io::OpenMode::kCreate, &env_.profile->io);
+    local = opened.status();
+    if (local.ok()) file_ = std::move(opened).value();
+  }
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+  record_.step.assign(header_.vars.size(), false);
+  fixed_written_.assign(header_.vars.size(), false);
+  return comm::agree(comm(), comm().rank() == 0 ? create_on_root() : ok_status());
+}
+
+// Rank 0: the header, and the fixed-size section reserved now, so that a file cut short by a
+// crash is still consistent with its header: every committed step lies inside the file.
+Status NetcdfDataset::create_on_root() {
+  PhaseTimer t(env_.profile, Phase::kMetadata);
+  const auto bytes = netcdf::encode(header_);
+  TAPIO_RETURN_IF_ERROR(file_->write_at(0, bytes.data(), bytes.size()));
+  return file_->truncate(data_end());
+}
+
+Status NetcdfDataset::open_existing(uint64_t* first_step) {
+  const io::OpenMode mode =
+      env_.mode == OpenMode::kRead ? io::OpenMode::kReadOnly : io::OpenMode::kReadWrite;
+  TAPIO_ASSIGN_OR_RETURN(file_,
+                         ncfile::open_on_root(comm(), env_.path, mode, &env_.profile->io));
+  {
+    PhaseTimer t(env_.profile, Phase::kMetadata);
+    TAPIO_ASSIGN_OR_RETURN(header_, ncfile::bcast_header(comm(), file_.get()));
+  }
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), check_size()));
+  TAPIO_ASSIGN_OR_RETURN(IoDef from_file, netcdf::io_from_header(header_, env_.io->name));
+  if (env_.mode == OpenMode::kRead) {
+    from_file.engine = env_.io->engine;
+    from_file.params = env_.io->params;
+    *env_.io = std::move(from_file);
+    return ok_status();
+  }
+  *first_step = header_.numrecs;
+  fixed_written_.assign(header_.vars.size(), true);
+  record_.step.assign(header_.vars.size(), false);
+  return merge_append_definitions(from_file);
+}
+
+// Rank 0: a file shorter than its header claims is truncated.
+Status NetcdfDataset::check_size() {
+  if (comm().rank() != 0) return ok_status();
+  TAPIO_ASSIGN_OR_RETURN(const uint64_t size, file_->size());
+  if (size >= data_end()) return ok_status();
+  return error(TAPIO_ERR_FORMAT,
+               "file '{}' is truncated: its header describes {} records ending at byte {} but "
+               "the file has {} bytes",
+               env_.path, header_.numrecs, data_end(), size);
+}
+
+// Append keeps the file's variables; the program may re-declare them identically and may add
+// or change attributes while they fit the header's free space (header_pad at creation).
+Status NetcdfDataset::merge_append_definitions(const IoDef& from_file) {
+  const IoDef& io = *env_.io;
+  for (const auto& v : io.vars) {
+    const int i = from_file.find_var(v.name);
+    if (i < 0)
+      return error(TAPIO_ERR_UNSUPPORTED,
+                   "{}: append cannot add variable '{}': a NetCDF file's variables are fixed at "
+                   "creation",
+                   where(), v.name);
+    const VariableDef& f = from_file.vars[i];
+    if (f.type != v.type || f.shape != v.shape || f.record != v.record)
+      return error(TAPIO_ERR_SHAPE,
+                   "{}: variable '{}' is declared differently from the file being appended to",
+                   where(), v.name);
+  }
+  IoDef merged = from_file;
+  merged.engine = io.engine;
+  merged.params = io.params;
+  for (const auto& a : io.attrs) set_attribute(merged.attrs, a);
+  for (const auto& v : io.vars)
+    for (const auto& a : v.attrs) set_attribute(merged.vars[merged.find_var(v.name)].attrs, a);
+  TAPIO_ASSIGN_OR_RETURN(netcdf::Header header, appended_header(merged));
+  Status local = ok_status();
+  const uint64_t need = netcdf::encoded_size(header);
+  const uint64_t room = netcdf::header_extent(header_);
+  if (need > room) {
+    local = error(TAPIO_ERR_UNSUPPORTED,
+                  "{}: the new attributes need a {}-byte header but the file has room for {}; "
+                  "create it with a larger header_pad",
+                  where(), need, room);
+  } else if (comm().rank() == 0 && need != netcdf::encoded_size(header_)) {
+    const auto bytes = netcdf::encode(header);
+    local = file_->write_at(0, bytes.data(), bytes.size());
+  }
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+  header_ = std::move(header);
+  *env_.io = std::move(merged);
+  return ok_status();
+}
+
+// The header of the merged definitions, with the file's layout and record count.
+Result<netcdf::Header> NetcdfDataset::appended_header(const IoDef& merged) const {
+  auto header = netcdf::header_from_io(merged, header_.version);
+  TAPIO_RETURN_IF_ERROR(header.status().with_context(where()));
+  for (size_t i = 0; i < header->vars.size(); ++i) {  // layout stays the file's
+    header->vars[i].begin = header_.vars[i].begin;
+    header->vars[i].vsize = header_.vars[i].vsize;
+  }
+  header->numrecs = header_.numrecs;
+  return header;
+}
+
+Status NetcdfDataset::write_step(uint64_t step, const Status& local,
+                                 const std::function<Status()>& write_puts, Status* deferred) {
+  TAPIO_RETURN_IF_ERROR(agree(local));
+  TAPIO_RETURN_IF_ERROR(agree(write_puts()));
+  return agree(commit_step(step, std::exchange(*deferred, Status())));
+}
+
+Status NetcdfDataset::commit_step(uint64_t step, Status local) {
+  std::vector<bool> touched(header_.vars.size(), false);
+  std::swap(touched, record_.step);
+  if (!has_record_vars()) return local;
+  if (comm().rank() == 0 && local.ok()) {
+    // Record variables nobody put in this step hold fill values, as in netCDF's fill mode.
+    if (env_.spec.fill)
+      for (size_t v = 0; v < header_.vars.size() && local.ok(); ++v)
+        if (header_.is_record(header_.vars[v]) && !touched[v])
+          local = write_fill(static_cast<int>(v), step);
+    if (local.ok()) local = publish_record(step);
+  }
+  header_.numrecs = step + 1;
+  return local;
+}
+
+// Rank 0: the file reaches the end of the new record even if its last variable was not written
+// (fill = false), or readers would find it shorter than its header says; then numrecs. Data
+// first, then numrecs: a reader (or a crash) never sees a half-written step.
+Status NetcdfDataset::publish_record(uint64_t step) {
+  header_.numrecs = step + 1;
+  PhaseTimer t(env_.profile, Phase::kMetadata);
+  TAPIO_ASSIGN_OR_RETURN(const uint64_t size, file_->size());
+  if (size < data_end()) TAPIO_RETURN_IF_ERROR(file_->truncate(data_end()));
+  if (env_.spec.fsync == Fsync::kStep) {
+    PhaseTimer s(env_.profile, Phase::kSync);
+    TAPIO_RETURN_IF_ERROR(file_->sync());
+  }
+  return ncfile::write_numrecs(*file_, header_, header_.numrecs);
+}
+
+Status NetcdfDataset::close(Status local) {
+  if (comm().rank() != 0) return local;
+  const bool writing = env_.mode != OpenMode::kRead;
+  if (writing && local.ok() && env_.spec.fill) {
+    for (size_t v = 0; v < header_.vars.size() && local.ok(); ++v)
+      if (!header_.is_record(header_.vars[v]) && !fixed_written_[v])
+        local = write_fill(static_cast<int>(v), 0);
+  }
+  if (writing && local.ok() && env_.spec.fsync != Fsync::kNever) {
+    PhaseTimer t(env_.profile, Phase::kSync);
+    local = file_->sync();
+  }
+  const Status closed = file_->close();
+  return local.ok() ? closed : local;
+}
+
+Status NetcdfDataset::write_fill(int var, uint64_t step) {
+  const netcdf::Var& nv = header_.vars[var];
+  const std::vector<uint8_t> image = fill_image(nv, header_.elements(nv));
+  PhaseTimer t(env_.profile, Phase::kWrite);
+  return file_->write_at(header_.data_offset(nv, step), image.data(), image.size())
+      .with_context(fmt::format("{}, variable '{}'", where(), nv.name));
+}
+
+}  // namespace tapio

@@ -1,0 +1,92 @@
+// The NetCDF file that the serial, mpiio and collective engines each hold (composition, not a
+// base class): the header every rank knows, rank 0's POSIX handle to it, and the record
+// bookkeeping — which variables a batch touched, which a step touched, which fixed variables
+// were ever written — with the file's lifecycle: create / append / read opening, committing a
+// step (fill, then numrecs) and closing. The engines move the data; this object keeps the
+// file consistent around it.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/netcdf/netcdf_spec.h"
+#include "format/netcdf/header.h"
+#include "io/file.h"
+
+namespace tapio {
+
+// `total` elements of v's fill value, big-endian, as they go to the file.
+std::vector<uint8_t> fill_image(const netcdf::Var& v, uint64_t total);
+
+// What a NetcdfDataset works with: the engine's resources, the file and its spec.
+struct DatasetEnv {
+  const comm::Comm* comm = nullptr;
+  IoDef* io = nullptr;
+  std::string path;
+  OpenMode mode = OpenMode::kWrite;
+  Profile* profile = nullptr;
+  NetcdfSpec spec;
+};
+
+// Which variables some rank put: in the last batch, and in the current step.
+struct RecordStep {
+  std::vector<uint8_t> batch;  // 1 for a variable put in the last batch (note_puts)
+  std::vector<bool> step;      // variables put in the step being written
+};
+
+// The dataset of an engine: its resources and profile, and the file's spec.
+DatasetEnv dataset_env(const Resources& res, const std::string& path, OpenMode mode,
+                       Profile* profile, NetcdfSpec spec);
+
+class NetcdfDataset {
+ public:
+  explicit NetcdfDataset(DatasetEnv env) : env_(std::move(env)) {}
+
+  // Collective: create (write mode), or open and read the header (read, append). Append
+  // returns the step to continue from in *first_step.
+  Status open(uint64_t* first_step);
+  // Collective: which variables some rank put in this batch (RecordStep::batch). Values in
+  // *also_summed are summed over the ranks in the same reduction.
+  Status note_puts(const std::vector<PutOp>& puts, std::vector<uint64_t>* also_summed = nullptr);
+  // Collective: agrees on `local`, then `write_puts`, then commits step `step` with *deferred
+  // (an engine's first local error, taken after the puts and reported at this agreement),
+  // agreeing after each.
+  Status write_step(uint64_t step, const Status& local, const std::function<Status()>& write_puts,
+                    Status* deferred);
+  // This rank's part of close (rank 0: fill unwritten fixed variables, sync, close); the
+  // caller agrees.
+  Status close(Status deferred);
+  // Rank 0: write v's fill value over record `step` (or over a fixed v).
+  Status write_fill(int var, uint64_t step);
+
+  const netcdf::Header& header() const { return header_; }
+  const std::vector<uint8_t>& touched() const { return record_.batch; }
+  io::File* root_file() { return file_.get(); }  // rank 0 only
+  const NetcdfSpec& spec() const { return env_.spec; }
+  bool has_record_vars() const { return header_.record_dimid() >= 0; }
+  uint64_t data_end() const;  // where the last byte of committed data ends
+  std::string where() const { return fmt::format("file '{}'", env_.path); }
+
+ private:
+  const comm::Comm& comm() const { return *env_.comm; }
+  Status agree(const Status& local);
+  Status create();
+  Status create_on_root();
+  Status open_existing(uint64_t* first_step);
+  Status check_size();
+  Status merge_append_definitions(const IoDef& from_file);
+  Result<netcdf::Header> appended_header(const IoDef& merged) const;
+  // Rank 0: fill what nobody wrote, then numrecs (after a sync with fsync = step).
+  Status commit_step(uint64_t step, Status local);
+  Status publish_record(uint64_t step);
+
+  DatasetEnv env_;
+  std::unique_ptr<io::File> file_;   // rank 0 only: header, numrecs, fill
+  netcdf::Header header_;            // every rank
+  RecordStep record_;                // every rank
+  std::vector<bool> fixed_written_;  // every rank: fixed vars written at least once
+};
+
+}  // namespace tapio

@@ -1,0 +1,21 @@
+// The parameters every engine that writes one NetCDF file (serial, mpiio, collective) reads,
+// parsed once at open.
+#pragma once
+#include "core/params.h"
+#include "format/netcdf/layout.h"
+
+namespace tapio {
+
+enum class Fsync { kNever, kStep, kClose };  // the `fsync` parameter
+Fsync parse_fsync(const Params& params);
+
+struct NetcdfSpec {
+  int version = 5;                // netcdf_version: CDF-1, 2 or 5
+  netcdf::LayoutOptions layout;   // data_align, header_pad
+  bool fill = true;               // fill what no rank wrote with the fill value
+  Fsync fsync = Fsync::kClose;
+
+  static NetcdfSpec parse(const Params& params);
+};
+
+}  // namespace tapio
