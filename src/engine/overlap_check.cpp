@@ -80,6 +80,45 @@ Status check_domains(const IoDef& io, int owners, int domain,
   return ok_status();
 }
 
+// An owner's share: every other rank's pieces of its domain (`incoming` messages).
+Status receive_pieces(const comm::Comm& comm, uint32_t incoming,
+                      std::vector<std::pair<Wire, int>>* got, Profile* profile) {
+  Status local = ok_status();
+  ByteBuffer message;
+  for (uint32_t k = 0; k < incoming; ++k) {
+    int source = -1;
+    const Status st = comm.probe_recv(comm::kAnySource, kOverlapTag, &message, &source);
+    keep(&local, st);
+    if (!st.ok()) continue;
+    profile->messages_received += 1;
+    profile->bytes_received += message.size();
+    const size_t n = message.size() / sizeof(Wire);
+    for (size_t i = 0; i < n; ++i) {
+      Wire w;
+      std::memcpy(&w, message.data() + i * sizeof(Wire), sizeof w);
+      got->emplace_back(w, source);
+    }
+  }
+  return local;
+}
+
+// How many messages each owner receives: one flag per owner, in rank order of the owners as
+// the reduce-scatter deals its result out. An owner's receives depend on its count: agreed on
+// before any message moves.
+Status count_messages(const comm::Comm& comm, const std::vector<int>& owners,
+                      const std::vector<std::vector<Wire>>& out, uint32_t* incoming) {
+  const int A = static_cast<int>(owners.size());
+  std::vector<int> by_rank(A), recv_counts(comm.size(), 0);
+  for (int d = 0; d < A; ++d) by_rank[d] = d;
+  std::sort(by_rank.begin(), by_rank.end(), [&](int a, int b) { return owners[a] < owners[b]; });
+  std::vector<uint32_t> flags(A), expected;
+  for (int i = 0; i < A; ++i) flags[i] = out[by_rank[i]].empty() ? 0 : 1;
+  for (int r : owners) recv_counts[r] = 1;
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm, comm.reduce_scatter_sum(flags, recv_counts, &expected)));
+  *incoming = expected.empty() ? 0 : expected[0];
+  return ok_status();
+}
+
 }  // namespace
 
 Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, const IoDef& io,
@@ -93,16 +132,8 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
     out = route(io, mine, A);
   }
   PhaseTimer t(profile, Phase::kExchange);
-  // How many messages each owner receives: one flag per owner, in rank order of the owners as
-  // the reduce-scatter deals its result out.
-  std::vector<int> by_rank(A), recv_counts(comm.size(), 0);
-  for (int d = 0; d < A; ++d) by_rank[d] = d;
-  std::sort(by_rank.begin(), by_rank.end(), [&](int a, int b) { return owners[a] < owners[b]; });
-  std::vector<uint32_t> flags(A), expected;
-  for (int i = 0; i < A; ++i) flags[i] = out[by_rank[i]].empty() ? 0 : 1;
-  for (int r : owners) recv_counts[r] = 1;
-  // An owner's receives depend on its count: agreed on before any message moves.
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm, comm.reduce_scatter_sum(flags, recv_counts, &expected)));
+  uint32_t incoming = 0;
+  TAPIO_RETURN_IF_ERROR(count_messages(comm, owners, out, &incoming));
   Status local = ok_status();
   comm::Requests sends;
   for (int d = 0; d < A; ++d) {
@@ -112,30 +143,15 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
     profile->messages_sent += 1;
     profile->bytes_sent += out[d].size() * sizeof(Wire);
   }
-  // An owner: every rank's pieces of its domain.
+  // An owner: every rank's pieces of its domain, its own included.
   const int domain = static_cast<int>(std::find(owners.begin(), owners.end(), comm.rank()) -
                                       owners.begin());
   std::vector<std::pair<Wire, int>> got;
-  uint32_t incoming = expected.empty() ? 0 : expected[0];
   if (domain < A && !out[domain].empty()) {
     for (const Wire& w : out[domain]) got.emplace_back(w, comm.rank());
     --incoming;
   }
-  ByteBuffer message;
-  for (uint32_t k = 0; k < incoming; ++k) {
-    int source = -1;
-    const Status st = comm.probe_recv(comm::kAnySource, kOverlapTag, &message, &source);
-    keep(&local, st);
-    if (!st.ok()) continue;
-    profile->messages_received += 1;
-    profile->bytes_received += message.size();
-    const size_t n = message.size() / sizeof(Wire);
-    for (size_t i = 0; i < n; ++i) {
-      Wire w;
-      std::memcpy(&w, message.data() + i * sizeof(Wire), sizeof w);
-      got.emplace_back(w, source);
-    }
-  }
+  keep(&local, receive_pieces(comm, incoming, &got, profile));
   if (domain < A && local.ok()) {
     PhaseTimer c(profile, Phase::kPlan);
     local = check_domains(io, A, domain, got, context);

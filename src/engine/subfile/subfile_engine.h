@@ -14,6 +14,7 @@
 
 #include "engine/engine.h"
 #include "engine/subfile/catalog.h"
+#include "engine/subfile/put_stream.h"
 #include "format/subfile/block_list.h"
 #include "format/subfile/records.h"
 #include "io/file.h"
@@ -79,6 +80,12 @@ class SubfileEngine final : public Engine {
                      std::vector<subfile::BlockSums>* sums);
   Status write_rounds(const std::vector<PutOp>& puts, const plan::GroupLayout& layout,
                       std::vector<subfile::BlockSums>* sums);
+  Status receive_round(uint64_t k, const plan::GroupLayout& layout,
+                       const subfile::PutStream& stream, subfile::BlockSummers* summers,
+                       uint8_t* buf, uint64_t length, bool* lost);
+  void copy_own_part(const subfile::PutStream& stream, subfile::BlockSummers* summers,
+                     uint64_t at, uint64_t n, uint8_t* out);
+  io::WriteBehind::Ticket queue_write(const uint8_t* buf, uint64_t from, uint64_t length);
   // This batch's block list: shapes (selections found in or added to this rank's table).
   subfile::BlockList describe(const std::vector<PutOp>& puts, uint64_t offset);
   uint32_t selection_id(const plan::Selection& sel, subfile::BlockList* list);
@@ -133,6 +140,15 @@ class SubfileEngine final : public Engine {
                       std::vector<std::vector<uint8_t>>* replies);
   Status serve_chunks(uint32_t expected, std::vector<std::vector<uint8_t>>* out,
                       comm::Requests* sends);
+  // The serving rank's steps (subfile_fetch.cpp): every asker's requests, checked against the
+  // catalog, the union read once per subfile (as (offset, bytes) spans), each asker answered.
+  struct Asker;
+  using Spans = std::map<std::pair<uint32_t, uint32_t>,
+                         std::vector<std::pair<uint64_t, std::vector<uint8_t>>>>;
+  Status receive_asks(uint32_t expected, std::vector<Asker>* askers);
+  Status check_asks(const std::vector<Asker>& askers);
+  Status read_asked(const std::vector<Asker>& askers, Spans* spans);
+  void answer(const Asker& a, const Spans& spans, std::vector<uint8_t>* reply, Status* local);
   Status verify(const ChunkRequest& q, const uint8_t* bytes) const;
   int server_of(uint32_t generation, uint32_t subfile) const;
   Result<io::File*> data_file(uint32_t generation, uint32_t subfile);

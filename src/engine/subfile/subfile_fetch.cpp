@@ -82,13 +82,34 @@ Status SubfileEngine::fetch_chunks(const std::vector<ChunkRequest>& requests,
   return local;
 }
 
+struct SubfileEngine::Asker {
+  int rank;
+  std::vector<Wire> wants;
+};
+
 Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<uint8_t>>* out,
                                    comm::Requests* sends) {
-  struct Asker {
-    int rank;
-    std::vector<Wire> wants;
-  };
   std::vector<Asker> askers;
+  Status local = receive_asks(expected, &askers);
+  // After an error the replies are zeros and the error is reported when the exchange ends.
+  if (local.ok()) local = check_asks(askers);
+  Spans spans;
+  if (local.ok()) local = read_asked(askers, &spans);
+  // Answer each asker: its requests' bytes in order, every chunk verified.
+  for (const Asker& a : askers) {
+    out->emplace_back();
+    std::vector<uint8_t>& reply = out->back();
+    answer(a, spans, &reply, &local);
+    keep(&local, comm().isend(comm::Pieces::bytes(reply.data(), reply.size()), a.rank, kReplyTag,
+                              sends));
+    profile().messages_sent += 1;
+    profile().bytes_sent += reply.size();
+  }
+  if (!local.ok() && deferred_read_error_.ok()) deferred_read_error_ = local;
+  return ok_status();
+}
+
+Status SubfileEngine::receive_asks(uint32_t expected, std::vector<Asker>* askers) {
   Status local = ok_status();
   ByteBuffer msg;
   for (uint32_t k = 0; k < expected; ++k) {
@@ -100,79 +121,76 @@ Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<ui
     profile().bytes_received += msg.size();
     Asker a{source, std::vector<Wire>(msg.size() / sizeof(Wire))};
     if (!a.wants.empty()) std::memcpy(a.wants.data(), msg.data(), a.wants.size() * sizeof(Wire));
-    askers.push_back(std::move(a));
+    askers->push_back(std::move(a));
   }
-  // The askers' steps, loaded here if this rank has not read them itself, and every file byte
-  // range wanted, per subfile, merged. After an error the replies are zeros and the error is
-  // reported when the exchange ends.
+  return local;
+}
+
+// The askers' steps, loaded here if this rank has not read them itself, and their blocks.
+Status SubfileEngine::check_asks(const std::vector<Asker>& askers) {
   for (const Asker& a : askers)
     for (const Wire& w : a.wants) {
-      if (local.ok() && w.step >= catalog_.steps())
-        local = error(TAPIO_ERR_INTERNAL, "rank {} asks for step {} of {}", a.rank, w.step,
-                      catalog_.steps());
-      if (local.ok()) local = ensure_loaded(w.step);
-      if (local.ok() && w.entry >= catalog_.entries(w.step))
-        local = error(TAPIO_ERR_INTERNAL, "rank {} asks for block {} of step {}", a.rank, w.entry,
-                      w.step);
+      if (w.step >= catalog_.steps())
+        return error(TAPIO_ERR_INTERNAL, "rank {} asks for step {} of {}", a.rank, w.step,
+                     catalog_.steps());
+      TAPIO_RETURN_IF_ERROR(ensure_loaded(w.step));
+      if (w.entry >= catalog_.entries(w.step))
+        return error(TAPIO_ERR_INTERNAL, "rank {} asks for block {} of step {}", a.rank, w.entry,
+                     w.step);
     }
+  return ok_status();
+}
+
+// Every file byte range wanted, per subfile, merged, read once; kept by file for lookup.
+Status SubfileEngine::read_asked(const std::vector<Asker>& askers, Spans* spans) {
   std::map<std::pair<uint32_t, uint32_t>, std::vector<plan::Extent>> ranges;
   for (const Asker& a : askers)
     for (const Wire& w : a.wants) {
-      if (!local.ok()) break;
       const subfile::Entry& e = catalog_.entry(w.step, static_cast<uint32_t>(w.entry));
       ranges[{e.generation, e.subfile}].push_back(plan::Extent{e.offset + w.from, w.to - w.from});
     }
-  // Read each merged range once; keep them by file for lookup.
-  struct Span {
-    uint64_t offset;
-    std::vector<uint8_t> bytes;
-  };
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<Span>> spans;
   for (auto& [file_key, list] : ranges) {
     for (auto& x : list) x.length += kMergeGap;  // merge across small holes...
     std::vector<plan::Extent> merged = plan::coalesce(std::move(list));
-    auto file = data_file(file_key.first, file_key.second);
+    TAPIO_ASSIGN_OR_RETURN(io::File * file, data_file(file_key.first, file_key.second));
     for (plan::Extent& m : merged) {
       m.length -= kMergeGap;  // ...but read only to the last wanted byte
-      Span span{m.offset, std::vector<uint8_t>(m.length)};
-      if (local.ok()) local = file.status();
-      if (local.ok()) {
-        PhaseTimer t(&profile(), Phase::kRead);
-        local = (*file)->read_exact(m.offset, span.bytes.data(), m.length);
-      }
-      spans[file_key].push_back(std::move(span));
-    }
-  }
-  // Answer each asker: its requests' bytes in order, every chunk verified.
-  for (const Asker& a : askers) {
-    out->emplace_back();
-    std::vector<uint8_t>& reply = out->back();
-    for (const Wire& w : a.wants) {
-      const size_t start = reply.size();
-      reply.resize(start + (w.to - w.from), 0);
-      if (!local.ok()) continue;
-      const subfile::Entry& e = catalog_.entry(w.step, static_cast<uint32_t>(w.entry));
-      const auto& list = spans[{e.generation, e.subfile}];
-      const uint64_t at = e.offset + w.from;
-      auto it = std::upper_bound(list.begin(), list.end(), at,
-                                 [](uint64_t x, const Span& s) { return x < s.offset; });
-      if (it == list.begin()) continue;
-      --it;
-      const uint8_t* src = it->bytes.data() + (at - it->offset);
+      std::vector<uint8_t> bytes(m.length);
       {
-        PhaseTimer t(&profile(), Phase::kCopy);
-        std::memcpy(reply.data() + start, src, w.to - w.from);
+        PhaseTimer t(&profile(), Phase::kRead);
+        TAPIO_RETURN_IF_ERROR(file->read_exact(m.offset, bytes.data(), m.length));
       }
-      PhaseTimer t(&profile(), Phase::kChecksum);
-      local = verify(ChunkRequest{w.step, static_cast<uint32_t>(w.entry), w.from, w.to}, src);
+      (*spans)[file_key].emplace_back(m.offset, std::move(bytes));
     }
-    keep(&local, comm().isend(comm::Pieces::bytes(reply.data(), reply.size()), a.rank, kReplyTag,
-                              sends));
-    profile().messages_sent += 1;
-    profile().bytes_sent += reply.size();
   }
-  if (!local.ok() && deferred_read_error_.ok()) deferred_read_error_ = local;
   return ok_status();
+}
+
+// An asker's reply: its requests' bytes in order (zeros after an error), each verified.
+void SubfileEngine::answer(const Asker& a, const Spans& spans, std::vector<uint8_t>* reply,
+                           Status* local) {
+  using Span = std::pair<uint64_t, std::vector<uint8_t>>;
+  for (const Wire& w : a.wants) {
+    const size_t start = reply->size();
+    reply->resize(start + (w.to - w.from), 0);
+    if (!local->ok()) continue;
+    const subfile::Entry& e = catalog_.entry(w.step, static_cast<uint32_t>(w.entry));
+    const auto found = spans.find({e.generation, e.subfile});
+    if (found == spans.end()) continue;
+    const std::vector<Span>& list = found->second;
+    const uint64_t at = e.offset + w.from;
+    auto it = std::upper_bound(list.begin(), list.end(), at,
+                               [](uint64_t x, const Span& s) { return x < s.first; });
+    if (it == list.begin()) continue;
+    --it;
+    const uint8_t* src = it->second.data() + (at - it->first);
+    {
+      PhaseTimer t(&profile(), Phase::kCopy);
+      std::memcpy(reply->data() + start, src, w.to - w.from);
+    }
+    PhaseTimer t(&profile(), Phase::kChecksum);
+    *local = verify(ChunkRequest{w.step, static_cast<uint32_t>(w.entry), w.from, w.to}, src);
+  }
 }
 
 }  // namespace tapio

@@ -73,62 +73,81 @@ Status SubfileEngine::write_rounds(const std::vector<PutOp>& puts, const plan::G
     const uint64_t length = std::min(spec_.round, layout.end - from);
     {
       PhaseTimer t(&profile(), Phase::kWrite);  // the write that last used this buffer
-      const Status st = writer_->wait(last_write[k % 2]);
-      if (local.ok()) local = st;
+      keep(&local, writer_->wait(last_write[k % 2]));
     }
     uint8_t* buf = round_bufs_[k % 2].prepare(length);
-    comm::Requests recvs;
-    std::vector<uint64_t> parts;  // the bytes each receive expects
-    uint64_t filled = 0;  // bytes of buf before the next part; gaps between regions are zeroed
-    for (const plan::RoundPart& p : plan::round_parts(layout, spec_.round, k)) {
-      std::memset(buf + filled, 0, p.at - filled);
-      filled = p.at + p.length;
-      if (p.member != 0) {
-        keep(&local, group_->irecv(comm::Pieces::bytes(buf + p.at, p.length), p.member,
-                                   kRoundTag, &recvs));
-        parts.push_back(p.length);
-        profile().messages_received += 1;
-        profile().bytes_received += p.length;
-        continue;
-      }
-      {
-        PhaseTimer t(&profile(), Phase::kChecksum);
-        summers.add(p.stream, p.stream + p.length);
-      }
-      PhaseTimer t(&profile(), Phase::kCopy);
-      uint8_t* out = buf + p.at;
-      stream.for_each(p.stream, p.stream + p.length, [&](size_t, const uint8_t* data, uint64_t n) {
-        std::memcpy(out, data, n);
-        out += n;
-      });
-      profile().bytes_copied += p.length;
-    }
-    std::memset(buf + filled, 0, length - filled);
-    {
-      PhaseTimer t(&profile(), Phase::kExchange);
-      std::vector<uint64_t> received;
-      keep(&local, group_->waitall(&recvs, &received).with_context("subfile round data"));
-      for (size_t i = 0; i < received.size(); ++i)
-        if (received[i] == 0 && parts[i] > 0)
-          lost = true;  // an empty message: its sender failed to send, and reports it
-        else if (received[i] != parts[i])
-          keep(&local, error(TAPIO_ERR_INTERNAL, "subfile round {}: {} of {} bytes arrived", k,
-                             received[i], parts[i]));
-    }
-    if (!local.ok() || lost) continue;
-    io::File* file = data_.get();
-    const bool eager = spec_.sync_close;
-    std::atomic<int64_t>* background = &profile().background_write_ns;
-    last_write[k % 2] = writer_->submit([file, buf, from, length, eager, background] {
-      AtomicTimer t(background);
-      TAPIO_RETURN_IF_ERROR(file->write_at(from, buf, length));
-      if (eager) file->start_writeback(from, length);
-      return ok_status();
-    });
+    keep(&local, receive_round(k, layout, stream, &summers, buf, length, &lost));
+    if (local.ok() && !lost) last_write[k % 2] = queue_write(buf, from, length);
   }
   PhaseTimer t(&profile(), Phase::kWrite);
   const Status drained = writer_->drain();
   return local.ok() ? drained : local;
+}
+
+// Round k in buf: the members' parts received straight into place, this rank's copied in
+// (summed on the way), the gaps between regions zeroed. *lost when a member's message was
+// lost (an empty one came: its sender failed to send, and reports it).
+Status SubfileEngine::receive_round(uint64_t k, const plan::GroupLayout& layout,
+                                    const subfile::PutStream& stream,
+                                    subfile::BlockSummers* summers, uint8_t* buf,
+                                    uint64_t length, bool* lost) {
+  Status local = ok_status();
+  comm::Requests recvs;
+  std::vector<uint64_t> parts;  // the bytes each receive expects
+  uint64_t filled = 0;  // bytes of buf before the next part; gaps between regions are zeroed
+  for (const plan::RoundPart& p : plan::round_parts(layout, spec_.round, k)) {
+    std::memset(buf + filled, 0, p.at - filled);
+    filled = p.at + p.length;
+    if (p.member == 0) {
+      copy_own_part(stream, summers, p.stream, p.length, buf + p.at);
+      continue;
+    }
+    keep(&local, group_->irecv(comm::Pieces::bytes(buf + p.at, p.length), p.member, kRoundTag,
+                               &recvs));
+    parts.push_back(p.length);
+    profile().messages_received += 1;
+    profile().bytes_received += p.length;
+  }
+  std::memset(buf + filled, 0, length - filled);
+  PhaseTimer t(&profile(), Phase::kExchange);
+  std::vector<uint64_t> received;
+  keep(&local, group_->waitall(&recvs, &received).with_context("subfile round data"));
+  for (size_t i = 0; i < received.size(); ++i)
+    if (received[i] == 0 && parts[i] > 0)
+      *lost = true;
+    else if (received[i] != parts[i])
+      keep(&local, error(TAPIO_ERR_INTERNAL, "subfile round {}: {} of {} bytes arrived", k,
+                         received[i], parts[i]));
+  return local;
+}
+
+// Stream bytes [at, at + n) of this rank into out, summed just before they are copied.
+void SubfileEngine::copy_own_part(const subfile::PutStream& stream, subfile::BlockSummers* summers,
+                                  uint64_t at, uint64_t n, uint8_t* out) {
+  {
+    PhaseTimer t(&profile(), Phase::kChecksum);
+    summers->add(at, at + n);
+  }
+  PhaseTimer t(&profile(), Phase::kCopy);
+  stream.for_each(at, at + n, [&](size_t, const uint8_t* data, uint64_t len) {
+    std::memcpy(out, data, len);
+    out += len;
+  });
+  profile().bytes_copied += n;
+}
+
+// The round in buf to the write-behind thread (the write that next reuses buf waits for it).
+io::WriteBehind::Ticket SubfileEngine::queue_write(const uint8_t* buf, uint64_t from,
+                                                   uint64_t length) {
+  io::File* file = data_.get();
+  const bool eager = spec_.sync_close;
+  std::atomic<int64_t>* background = &profile().background_write_ns;
+  return writer_->submit([file, buf, from, length, eager, background] {
+    AtomicTimer t(background);
+    TAPIO_RETURN_IF_ERROR(file->write_at(from, buf, length));
+    if (eager) file->start_writeback(from, length);
+    return ok_status();
+  });
 }
 
 }  // namespace tapio
