@@ -1,0 +1,164 @@
+// The subfile engine on the fake communicator (no mpiexec): a commit whose metadata write
+// fails on one virtual rank, for every metadata backend, and a failed send in the aggregate
+// path. The failed step commits nothing on any rank; the steps around it stay exact.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+
+#include "engine/fake_engines.h"
+#include "format/subfile/records.h"
+#include "io/syscalls.h"
+
+namespace tapio::test {
+namespace {
+
+constexpr uint64_t N = 1024;
+constexpr int P = 4;
+
+// Metadata writes fail with EIO on the virtual rank whose thread sets this.
+thread_local bool fail_metadata = false;
+
+bool is_metadata(int fd) {
+  char link[64], target[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  const ssize_t n = readlink(link, target, sizeof target - 1);
+  if (n <= 0) return false;
+  const std::string path(target, static_cast<size_t>(n));
+  const std::string name = subfile::kMetadataName;
+  return path.size() >= name.size() && path.compare(path.size() - name.size(), name.size(), name) == 0;
+}
+
+ssize_t metadata_pwrite(int fd, const void* buf, size_t n, off_t offset) {
+  if (fail_metadata && is_metadata(fd)) {
+    errno = EIO;
+    return -1;
+  }
+  return io::default_syscalls().pwrite(fd, buf, n, offset);
+}
+
+IoDef one_variable() {
+  IoDef io;
+  io.name = "unit";
+  io.vars = {variable("x", {N * P})};
+  return io;
+}
+
+// Writes three steps (values of steps 0, 1, 2), each rank its block; during step 1 `victim`'s
+// metadata writes fail. Returns each step's outcome.
+std::vector<std::unique_ptr<Outcomes>> write(comm::FakeWorld& world, const std::string& path,
+                                             const ParamMap& params, int victim) {
+  std::vector<std::unique_ptr<Outcomes>> out;
+  for (int s = 0; s < 3; ++s) out.push_back(std::make_unique<Outcomes>(P));
+  const Status run = world.run([&](comm::Comm& c) {
+    RankContext ctx;
+    ctx.io = one_variable();
+    auto e = open_on(c, &ctx, "subfile", path, OpenMode::kWrite, params);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    std::vector<double> data(N);
+    for (int s = 0; s < 3; ++s) {
+      for (uint64_t i = 0; i < N; ++i) data[i] = value(0, s, c.rank() * N + i);
+      StepStatus ss;
+      ASSERT_TRUE((*e)->begin_step(&ss).ok());
+      ASSERT_TRUE((*e)->put(0, plan::Selection::box({c.rank() * N}, {N}), TAPIO_FLOAT64,
+                            data.data()).ok());
+      fail_metadata = s == 1 && c.rank() == victim;
+      out[s]->set(c.rank(), (*e)->end_step());
+      fail_metadata = false;
+    }
+    EXPECT_TRUE((*e)->close().ok());
+  });
+  EXPECT_TRUE(run.ok()) << run.message();
+  return out;
+}
+
+// The dataset's steps, read whole on one rank.
+std::vector<std::vector<double>> read_back(const std::string& path) {
+  std::vector<std::vector<double>> steps;
+  comm::FakeWorld world(1);
+  const Status run = world.run([&](comm::Comm& c) {
+    RankContext ctx;
+    ctx.io.name = "unit";
+    auto e = open_on(c, &ctx, "subfile", path, OpenMode::kRead, {});
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    for (StepStatus ss; (*e)->begin_step(&ss).ok() && ss == StepStatus::kOk;) {
+      steps.emplace_back(N * P);
+      ASSERT_TRUE((*e)->get(0, plan::Selection::box({0}, {N * P}), 0, 0, TAPIO_FLOAT64,
+                            steps.back().data()).ok());
+      ASSERT_TRUE((*e)->end_step().ok());
+    }
+    EXPECT_TRUE((*e)->close().ok());
+  });
+  EXPECT_TRUE(run.ok()) << run.message();
+  return steps;
+}
+
+void expect_steps(const std::string& path, const std::vector<int>& values, const char* name) {
+  const auto steps = read_back(path);
+  ASSERT_EQ(steps.size(), values.size()) << name;
+  for (size_t s = 0; s < steps.size(); ++s)
+    for (uint64_t g = 0; g < N * P; ++g)
+      ASSERT_EQ(steps[s][g], value(0, values[s], g)) << name << ": step " << s << " at " << g;
+}
+
+struct Case {
+  const char* name;
+  ParamMap params;
+  int victim;
+};
+
+TEST(SubfileUnit, FailedMetadataWriteFailsTheCommitEverywhere) {
+  io::ScopedSyscalls restore;
+  io::syscalls().pwrite = metadata_pwrite;
+  const std::vector<Case> cases = {
+      {"gather: rank 0 writes the records", {{"metadata", "gather"}}, 0},
+      {"log: a rank writes its own records", {{"metadata", "log"}}, 2},
+      {"log: rank 0", {{"metadata", "log"}}, 0},
+      {"aligned", {{"metadata", "aligned"}, {"metadata_chunk", "512"}}, 3},
+      {"gather, file per process", {{"metadata", "gather"}, {"aggregators", "all"}}, 0},
+      {"log, aggregate", {{"metadata", "log"}, {"subfile_write", "aggregate"}}, 1},
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    const std::string path = dir.file("d.tapio");
+    comm::FakeWorld world(P);
+    const auto outcomes = write(world, path, c.params, c.victim);
+    EXPECT_TRUE(outcomes[0]->all(TAPIO_OK)) << c.name << outcomes[0]->describe();
+    EXPECT_TRUE(outcomes[1]->all(TAPIO_ERR_IO)) << c.name << outcomes[1]->describe();
+    EXPECT_NE(outcomes[1]->message(0).find("rank " + std::to_string(c.victim)),
+              std::string::npos)
+        << c.name << ": " << outcomes[1]->message(0);
+    EXPECT_TRUE(outcomes[2]->all(TAPIO_OK)) << c.name << outcomes[2]->describe();
+    expect_steps(path, {0, 2}, c.name);  // the failed step is not committed
+  }
+}
+
+TEST(SubfileUnit, FailedSendInTheAggregatePathFailsTheStepEverywhere) {
+  const ParamMap params = {{"subfile_write", "aggregate"}, {"aggregators", "1"},
+                           {"buffer_size", "4096"}};
+  // Rank 3's sends per step: the same every step, and one more in the first (its blocks go to
+  // the overlap check).
+  int per_step = 0;
+  {
+    TempDir dir;
+    comm::FakeWorld world(P);
+    (void)write(world, dir.file("count.tapio"), params, -1);
+    per_step = (world.calls(3, "isend") - 1) / 3;
+    ASSERT_GE(per_step, 2);
+  }
+  for (int nth = 0; nth < per_step; ++nth) {
+    TempDir dir;
+    const std::string path = dir.file("a.tapio");
+    comm::FakeWorld world(P, /*seed=*/3);
+    world.inject(comm::FakeFault{3, "isend", per_step + 1 + nth});  // a send of step 1
+    const auto outcomes = write(world, path, params, -1);
+    EXPECT_TRUE(outcomes[0]->all(TAPIO_OK)) << outcomes[0]->describe();
+    EXPECT_TRUE(outcomes[1]->all(TAPIO_ERR_MPI)) << outcomes[1]->describe();
+    EXPECT_TRUE(outcomes[2]->all(TAPIO_OK)) << outcomes[2]->describe();
+    expect_steps(path, {0, 2}, "aggregate");
+  }
+}
+
+}  // namespace
+}  // namespace tapio::test
