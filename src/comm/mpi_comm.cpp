@@ -315,31 +315,27 @@ Status MpiComm::do_reduce_scatter(const void* send, void* recv, const int* count
                     "MPI_Reduce_scatter");
 }
 
-Status MpiComm::post_send(const Pieces& data, int dest, int tag, Request* out) const {
+Status MpiComm::post(bool send, const Pieces& pieces, int peer, int tag, Request* out) const {
   Buffer b;
-  TAPIO_RETURN_IF_ERROR(to_buffer(data, &b));
+  TAPIO_RETURN_IF_ERROR(to_buffer(pieces, &b));
   MPI_Request req = MPI_REQUEST_NULL;
   TAPIO_RETURN_IF_ERROR(
-      mpi_status(MPI_Isend(b.buf, b.count, b.type, dest, tag, comm_, &req), "MPI_Isend"));
+      send ? mpi_status(MPI_Isend(b.buf, b.count, b.type, peer, tag, comm_, &req), "MPI_Isend")
+           : mpi_status(MPI_Irecv(b.buf, b.count, b.type, peer, tag, comm_, &req), "MPI_Irecv"));
   *out = Request{};
   std::memcpy(&out->handle, &req, sizeof req);
-  out->peer = dest;
+  out->peer = peer;
   out->tag = tag;
+  out->receive = !send;
   return ok_status();
 }
 
+Status MpiComm::post_send(const Pieces& data, int dest, int tag, Request* out) const {
+  return post(true, data, dest, tag, out);
+}
+
 Status MpiComm::post_recv(const Pieces& into, int source, int tag, Request* out) const {
-  Buffer b;
-  TAPIO_RETURN_IF_ERROR(to_buffer(into, &b));
-  MPI_Request req = MPI_REQUEST_NULL;
-  TAPIO_RETURN_IF_ERROR(
-      mpi_status(MPI_Irecv(b.buf, b.count, b.type, source, tag, comm_, &req), "MPI_Irecv"));
-  *out = Request{};
-  std::memcpy(&out->handle, &req, sizeof req);
-  out->peer = source;
-  out->tag = tag;
-  out->receive = true;
-  return ok_status();
+  return post(false, into, source, tag, out);
 }
 
 Status MpiComm::wait_all(Request* requests, size_t n) const {

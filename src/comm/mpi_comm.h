@@ -45,6 +45,8 @@ class MpiComm final : public Comm {
   Status do_recv(void* buf, int bytes, int source, int tag) const override;
 
  private:
+  // MPI_Isend or MPI_Irecv of `pieces`.
+  Status post(bool send, const Pieces& pieces, int peer, int tag, Request* out) const;
   // Takes ownership of `comm` (or fails naming `call`).
   static Result<MpiComm> adopt(int rc, MPI_Comm comm, const char* call);
 

@@ -79,6 +79,34 @@ inline double value(int v, uint64_t s, uint64_t g) {
   return static_cast<double>(g) + v / 4.0 + static_cast<double>(s) * 1048576.0;
 }
 
+using Steps = std::vector<std::vector<std::vector<double>>>;  // [step][variable][element]
+
+// Every step of the 1-D double variables of `path`, read whole by `engine` on one rank.
+inline Steps read_whole(const std::string& engine, const std::string& path) {
+  Steps steps;
+  comm::FakeWorld world(1);
+  const Status run = world.run([&](comm::Comm& c) {
+    RankContext ctx;
+    ctx.io.name = "unit";
+    auto e = open_on(c, &ctx, engine, path, OpenMode::kRead, {});
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    for (StepStatus ss; (*e)->begin_step(&ss).ok() && ss == StepStatus::kOk;) {
+      steps.emplace_back();
+      for (size_t v = 0; v < ctx.io.vars.size(); ++v) {
+        const uint64_t n = ctx.io.vars[v].shape[0];
+        steps.back().emplace_back(n);
+        ASSERT_TRUE((*e)->get(static_cast<int>(v), plan::Selection::box({0}, {n}), 0, 0,
+                              TAPIO_FLOAT64, steps.back()[v].data())
+                        .ok());
+      }
+      ASSERT_TRUE((*e)->end_step().ok());
+    }
+    EXPECT_TRUE((*e)->close().ok());
+  });
+  EXPECT_TRUE(run.ok()) << run.message();
+  return steps;
+}
+
 // Per-rank outcomes, gathered from the virtual ranks' threads.
 class Outcomes {
  public:

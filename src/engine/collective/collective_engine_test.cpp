@@ -68,31 +68,8 @@ std::vector<std::unique_ptr<Outcomes>> write(comm::FakeWorld& world, const std::
   return out;
 }
 
-// The file's variables at every step, read whole by the serial engine on one rank.
-std::vector<std::vector<std::vector<double>>> read_back(const std::string& path) {
-  std::vector<std::vector<std::vector<double>>> steps;
-  comm::FakeWorld world(1);
-  const Status run = world.run([&](comm::Comm& c) {
-    RankContext ctx;
-    ctx.io.name = "unit";
-    auto e = open_on(c, &ctx, "serial", path, OpenMode::kRead, {});
-    ASSERT_TRUE(e.ok()) << e.status().message();
-    for (StepStatus ss; (*e)->begin_step(&ss).ok() && ss == StepStatus::kOk;) {
-      steps.emplace_back();
-      for (int v = 0; v < 3; ++v) {
-        const uint64_t n = ctx.io.vars[v].shape[0];
-        steps.back().emplace_back(n);
-        ASSERT_TRUE((*e)->get(v, plan::Selection::box({0}, {n}), 0, 0, TAPIO_FLOAT64,
-                              steps.back()[v].data())
-                        .ok());
-      }
-      ASSERT_TRUE((*e)->end_step().ok());
-    }
-    EXPECT_TRUE((*e)->close().ok());
-  });
-  EXPECT_TRUE(run.ok()) << run.message();
-  return steps;
-}
+// The file's variables at every step, read whole by the serial engine (an independent path).
+Steps read_back(const std::string& path) { return read_whole("serial", path); }
 
 // What element g of variable v holds at step s: its value where a piece put it, the fill
 // value (or zeros without fill) elsewhere.

@@ -35,6 +35,19 @@ inline std::vector<std::pair<uint64_t, uint64_t>> mem_spans(
   return spans;
 }
 
+// Calls f(r, begin, end) for every round r of `rounds`, routed[begin, end) being this rank's
+// pieces of round r (routed is sorted by round).
+template <typename F>
+void for_each_round(const std::vector<plan::RoutedSegment>& routed, uint32_t rounds, F&& f) {
+  size_t i = 0;
+  for (uint32_t r = 0; r < rounds; ++r) {
+    size_t j = i;
+    while (j < routed.size() && routed[j].round == r) ++j;
+    f(r, i, j);
+    i = j;
+  }
+}
+
 // The segment list of routed[begin, end) (consecutive segments merged where they continue each
 // other).
 inline void pack(const std::vector<plan::RoutedSegment>& routed, size_t begin, size_t end,

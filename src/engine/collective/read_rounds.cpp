@@ -11,13 +11,8 @@ namespace tapio::collective {
 
 Status ReadRounds::run() {
   Status local = ok_status();
-  size_t i = 0;
-  for (uint32_t r = 0; r < b_.layout.rounds; ++r) {
-    size_t j = i;
-    while (j < b_.routed.size() && b_.routed[j].round == r) ++j;
-    keep(&local, round(r, i, j));
-    i = j;
-  }
+  for_each_round(b_.routed, b_.layout.rounds,
+                 [&](uint32_t r, size_t begin, size_t end) { keep(&local, round(r, begin, end)); });
   PhaseTimer t(&p_.profile, Phase::kSwap);
   if (!p_.agg.slots) {
     swap_into(*b_.wanted, b_.staging);

@@ -39,13 +39,8 @@ void fill_bytes(uint8_t* dst, uint64_t var_start, uint64_t from, uint64_t to,
 
 Status RoundPipeline::run() {
   Status local = ok_status();
-  size_t i = 0;
-  for (uint32_t r = 0; r < b_.layout.rounds; ++r) {
-    size_t j = i;
-    while (j < b_.routed.size() && b_.routed[j].round == r) ++j;
-    round(r, i, j, &local);
-    i = j;
-  }
+  for_each_round(b_.routed, b_.layout.rounds,
+                 [&](uint32_t r, size_t begin, size_t end) { round(r, begin, end, &local); });
   for (auto& reqs : requests_) keep(&local, p_.comm.waitall(&reqs));
   if (p_.file.has_writer()) {
     PhaseTimer t(&p_.profile, Phase::kWrite);

@@ -73,33 +73,12 @@ std::vector<std::unique_ptr<Outcomes>> write(comm::FakeWorld& world, const std::
   return out;
 }
 
-// The dataset's steps, read whole on one rank.
-std::vector<std::vector<double>> read_back(const std::string& path) {
-  std::vector<std::vector<double>> steps;
-  comm::FakeWorld world(1);
-  const Status run = world.run([&](comm::Comm& c) {
-    RankContext ctx;
-    ctx.io.name = "unit";
-    auto e = open_on(c, &ctx, "subfile", path, OpenMode::kRead, {});
-    ASSERT_TRUE(e.ok()) << e.status().message();
-    for (StepStatus ss; (*e)->begin_step(&ss).ok() && ss == StepStatus::kOk;) {
-      steps.emplace_back(N * P);
-      ASSERT_TRUE((*e)->get(0, plan::Selection::box({0}, {N * P}), 0, 0, TAPIO_FLOAT64,
-                            steps.back().data()).ok());
-      ASSERT_TRUE((*e)->end_step().ok());
-    }
-    EXPECT_TRUE((*e)->close().ok());
-  });
-  EXPECT_TRUE(run.ok()) << run.message();
-  return steps;
-}
-
 void expect_steps(const std::string& path, const std::vector<int>& values, const char* name) {
-  const auto steps = read_back(path);
+  const Steps steps = read_whole("subfile", path);
   ASSERT_EQ(steps.size(), values.size()) << name;
   for (size_t s = 0; s < steps.size(); ++s)
     for (uint64_t g = 0; g < N * P; ++g)
-      ASSERT_EQ(steps[s][g], value(0, values[s], g)) << name << ": step " << s << " at " << g;
+      ASSERT_EQ(steps[s][0][g], value(0, values[s], g)) << name << ": step " << s << " at " << g;
 }
 
 struct Case {
