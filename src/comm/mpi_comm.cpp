@@ -289,18 +289,18 @@ Status MpiComm::do_gather(const void* send, int bytes, void* recv, int root) con
 Status MpiComm::do_gatherv(const void* send, int count, void* recv, const int* counts,
                            const int* displs, size_t elem_size, int root) const {
   MpiType type;
-  TAPIO_RETURN_IF_ERROR(element_type(elem_size, &type));
-  return mpi_status(MPI_Gatherv(send, count, type.get(), recv, counts, displs, type.get(), root,
-                                comm_),
+  if (elem_size > 1) TAPIO_RETURN_IF_ERROR(element_type(elem_size, &type));
+  const MPI_Datatype t = elem_size > 1 ? type.get() : MPI_BYTE;
+  return mpi_status(MPI_Gatherv(send, count, t, recv, counts, displs, t, root, comm_),
                     "MPI_Gatherv");
 }
 
 Status MpiComm::do_scatterv(const void* send, const int* counts, const int* displs, void* recv,
                             int count, size_t elem_size, int root) const {
   MpiType type;
-  TAPIO_RETURN_IF_ERROR(element_type(elem_size, &type));
-  return mpi_status(MPI_Scatterv(send, counts, displs, type.get(), recv, count, type.get(), root,
-                                 comm_),
+  if (elem_size > 1) TAPIO_RETURN_IF_ERROR(element_type(elem_size, &type));
+  const MPI_Datatype t = elem_size > 1 ? type.get() : MPI_BYTE;
+  return mpi_status(MPI_Scatterv(send, counts, displs, t, recv, count, t, root, comm_),
                     "MPI_Scatterv");
 }
 
