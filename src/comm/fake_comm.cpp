@@ -19,6 +19,8 @@ struct Message {
   int source;
   int tag;
   std::vector<uint8_t> bytes;
+  int sender = -1;       // a synchronous send: its world rank and completion id, done when
+  uint64_t send_id = 0;  // the message is received
 };
 
 struct Completion {
@@ -154,6 +156,13 @@ struct FakeWorld::State {
   // Messages and receives.
   std::vector<std::map<uint64_t, Completion>> completions;  // per world rank
   uint64_t next_id = 1;
+  uint64_t eager_limit = 0;  // larger sends complete only when received
+  std::vector<std::shared_ptr<Group>> groups;  // every communicator of the run
+
+  // A message was received: its synchronous send (if any) completes.
+  void received(const Message& m) {
+    if (m.send_id) completions[m.sender][m.send_id].done = true;
+  }
 
   // Whether this call of `call` by `rank` is to fail (and counts it).
   bool faulty(int rank, const std::string& call) {
@@ -413,6 +422,11 @@ class FakeComm final : public Comm {
     if (s_->faulty(me(), "isend")) return error(TAPIO_ERR_MPI, "MPI_Isend failed (injected)");
     Message msg{rank(), tag, gather(data)};
     std::lock_guard<std::mutex> lock(s_->m);
+    if (msg.bytes.size() > s_->eager_limit) {  // completes when received (rendezvous)
+      msg.sender = me();
+      msg.send_id = out->handle = s_->next_id++;
+      s_->completions[me()][msg.send_id] = Completion{};
+    }
     auto& posted = g_->posted[dest];
     for (auto it = posted.begin(); it != posted.end(); ++it) {
       if (!matches(it->source, it->tag, msg.source, msg.tag)) continue;
@@ -452,8 +466,8 @@ class FakeComm final : public Comm {
                        : ok_status();
     auto& mine = s_->completions[me()];
     for (size_t i = 0; i < n; ++i) {
-      if (!requests[i].receive) continue;
       const uint64_t id = requests[i].handle;
+      if (id == 0) continue;  // an eager send: done when posted
       Status st = s_->block_until(me(), "waitall", [&] { return mine[id].done; });
       std::lock_guard<std::mutex> lock(s_->m);
       if (st.ok()) st = mine[id].status;
@@ -488,6 +502,7 @@ class FakeComm final : public Comm {
       return error(TAPIO_ERR_MPI, "MPI_Recv: a message of {} bytes truncated to {}",
                    it->bytes.size(), bytes);
     if (!it->bytes.empty()) std::memcpy(buf, it->bytes.data(), it->bytes.size());
+    s_->received(*it);
     queue.erase(it);
     return ok_status();
   }
@@ -503,6 +518,7 @@ class FakeComm final : public Comm {
 
   // A posted receive of world rank `owner` gets `msg`.
   void complete(int owner, const PostedRecv& p, const Message& msg) const {
+    s_->received(msg);
     Completion& c = s_->completions[owner][p.id];
     c.done = true;
     c.received = std::min<uint64_t>(msg.bytes.size(), p.into.size());
@@ -575,6 +591,7 @@ class FakeComm final : public Comm {
       std::vector<int> members;
       for (const auto& [key, r] : list) members.push_back(g_->members[r]);
       meeting->made[color] = std::make_shared<Group>(std::move(members));
+      s_->groups.push_back(meeting->made[color]);
     }
   }
 
@@ -589,6 +606,8 @@ FakeWorld::FakeWorld(int ranks, uint64_t seed) : s_(new State(ranks, seed)) {}
 FakeWorld::~FakeWorld() = default;
 
 void FakeWorld::inject(FakeFault fault) { s_->faults.push_back(std::move(fault)); }
+
+void FakeWorld::set_eager_limit(uint64_t bytes) { s_->eager_limit = bytes; }
 
 int FakeWorld::size() const { return s_->ranks; }
 
@@ -610,6 +629,7 @@ Status FakeWorld::run(const std::function<void(Comm& comm)>& body) {
   std::vector<int> members(n);
   for (int r = 0; r < n; ++r) members[r] = r;
   auto world = std::make_shared<Group>(members);
+  s.groups = {world};
   std::vector<std::thread> threads;
   for (int r = 0; r < n; ++r)
     threads.emplace_back([&s, &body, world, r] {
@@ -633,6 +653,10 @@ Status FakeWorld::run(const std::function<void(Comm& comm)>& body) {
   }
   for (auto& t : threads) t.join();
   if (s.deadlock) return Status(TAPIO_ERR_INTERNAL, s.deadlock_message);
+  size_t left = 0;  // a message nobody received: under MPI, its sender may wait forever
+  for (const auto& g : s.groups)
+    for (const auto& queue : g->unexpected) left += queue.size();
+  if (left) return error(TAPIO_ERR_INTERNAL, "{} messages were sent and never received", left);
   return ok_status();
 }
 

@@ -7,6 +7,8 @@
 //
 // A hang under MPI is a state where no rank can go on: the fake detects it, fails the blocked
 // calls (TAPIO_ERR_INTERNAL "deadlock") so that every body returns, and run() reports it.
+// Sends complete only when received (unless small: set_eager_limit), and a message still
+// unreceived when the bodies return is reported too: under MPI its sender could hang.
 //
 // Failures are injected by call: the nth isend of rank r is not delivered and returns an
 // error (MPI_Isend failing); an irecv is not posted; a collective completes and then returns
@@ -38,6 +40,9 @@ class FakeWorld {
   FakeWorld& operator=(const FakeWorld&) = delete;
 
   void inject(FakeFault fault);
+  // Sends of at most this many bytes complete when posted; larger ones when received, as
+  // MPI's rendezvous sends do. Default 0: every non-empty send waits for its receive.
+  void set_eager_limit(uint64_t bytes);
   int size() const;
   // Runs body(comm) on every virtual rank (see above); OK, or the deadlock that was found.
   Status run(const std::function<void(Comm& comm)>& body);
