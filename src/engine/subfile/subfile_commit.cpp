@@ -118,9 +118,7 @@ Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
   Status at_root = ok_status();
   if (comm().rank() == 0) {
     PhaseTimer t(&profile(), Phase::kMetadata);
-    subfile::StepRecord record;
-    record.step = step;
-    record.generation = generation_;
+    subfile::StepRecord record = new_record(step);
     record.md_offset = md_end_;
     record.md_length = all.size();
     record.flags = total.flags;
@@ -159,9 +157,7 @@ Status SubfileEngine::commit_log(uint64_t step, const std::vector<uint8_t>& reco
   TAPIO_RETURN_IF_ERROR(vote(Vote{size, sum, step_.flags}, local, changed, &total));
   Status at_root = ok_status();
   if (comm().rank() == 0) {
-    subfile::StepRecord record;
-    record.step = step;
-    record.generation = generation_;
+    subfile::StepRecord record = new_record(step);
     record.md_offset = region;
     record.md_length = total.bytes;
     record.md_checksum = total.checksum;

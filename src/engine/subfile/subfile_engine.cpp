@@ -48,27 +48,33 @@ Status SubfileEngine::close_files() {
     local = writer_->drain();
   }
   // Readers following the dataset learn that it ended.
-  if (writing && comm().rank() == 0 && local.ok()) {
-    subfile::StepRecord end;
-    end.kind = subfile::StepKind::kEnd;
-    end.step = current_step();
-    end.generation = generation_;
-    local = append_index(end);
-  }
-  for (auto* f : {data_.get(), md_.get(), index_.get()}) {
-    if (!f) continue;
-    if (local.ok() && writing && spec_.sync_close) {
-      PhaseTimer t(&profile(), Phase::kSync);
-      local = f->sync();
-    }
-    const Status closed = f->close();
-    if (local.ok()) local = closed;
-  }
-  for (auto& [key, f] : data_files_) {  // read-only: a close error loses nothing
-    const Status closed = f->close();
-    if (local.ok()) local = closed;
-  }
+  if (writing && comm().rank() == 0 && local.ok()) local = append_index(end_record());
+  for (auto* f : {data_.get(), md_.get(), index_.get()})
+    if (f) keep(&local, close_file(f, writing && local.ok() && spec_.sync_close));
+  for (auto& [key, f] : data_files_)  // read-only: a close error loses nothing
+    keep(&local, f->close());
   return local;
+}
+
+subfile::StepRecord SubfileEngine::end_record() const {
+  subfile::StepRecord end = new_record(current_step());
+  end.kind = subfile::StepKind::kEnd;
+  return end;
+}
+
+subfile::StepRecord SubfileEngine::new_record(uint64_t step) const {
+  subfile::StepRecord record;
+  record.step = step;
+  record.generation = generation_;
+  return record;
+}
+
+Status SubfileEngine::close_file(io::File* f, bool sync) {
+  if (sync) {
+    PhaseTimer t(&profile(), Phase::kSync);
+    TAPIO_RETURN_IF_ERROR(f->sync());
+  }
+  return f->close();
 }
 
 }  // namespace tapio

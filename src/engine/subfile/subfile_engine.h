@@ -107,6 +107,10 @@ class SubfileEngine final : public Engine {
   };
   Status vote(const Vote& mine, const Status& local, bool changed, Vote* total);
   Status append_index(const subfile::StepRecord& record);
+  subfile::StepRecord new_record(uint64_t step) const;  // of this writer generation
+  subfile::StepRecord end_record() const;               // the dataset ends here
+  Status close_file(io::File* f, bool sync);
+  Status check_redeclared() const;  // append: the dataset's variables declared alike
 
   // Read side (subfile_read.cpp).
   Status open_read();
@@ -114,6 +118,8 @@ class SubfileEngine final : public Engine {
   // agreement (opening the index).
   Status load_metadata(Status local = ok_status());
   Result<std::vector<uint8_t>> fetch_new_metadata();  // the bytes load_metadata decodes
+  Status read_index_header();
+  void adopt_definitions();
   Status ensure_loaded(uint64_t step);  // local: the step's blocks, read on first need
   Status read_gets(const std::vector<GetOp>& gets) override;
   // Bytes [from, to) of block `entry` of `step` (from and to on checksum chunk boundaries),

@@ -58,13 +58,7 @@ Status SubfileEngine::open_read() {
 Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
   PhaseTimer t(&profile(), Phase::kMetadata);
   TAPIO_ASSIGN_OR_RETURN(const uint64_t size, index_->size());
-  if (index_end_ == 0) {
-    uint8_t header[subfile::kIndexHeaderSize];
-    TAPIO_RETURN_IF_ERROR(index_->read_exact(0, header, sizeof header));
-    TAPIO_RETURN_IF_ERROR(subfile::check_index_header(header, sizeof header)
-                              .with_context(fmt::format("file '{}'", index_->path())));
-    index_end_ = sizeof header;
-  }
+  if (index_end_ == 0) TAPIO_RETURN_IF_ERROR(read_index_header());
   const uint64_t complete = (size - index_end_) / subfile::kStepRecordSize;
   std::vector<uint8_t> raw(complete * subfile::kStepRecordSize);
   if (!raw.empty()) TAPIO_RETURN_IF_ERROR(index_->read_exact(index_end_, raw.data(), raw.size()));
@@ -103,6 +97,16 @@ Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
   return blob;
 }
 
+// The index's header, checked; the records start after it.
+Status SubfileEngine::read_index_header() {
+  uint8_t header[subfile::kIndexHeaderSize];
+  TAPIO_RETURN_IF_ERROR(index_->read_exact(0, header, sizeof header));
+  TAPIO_RETURN_IF_ERROR(subfile::check_index_header(header, sizeof header)
+                            .with_context(fmt::format("file '{}'", index_->path())));
+  index_end_ = sizeof header;
+  return ok_status();
+}
+
 Status SubfileEngine::load_metadata(Status local) {
   std::vector<uint8_t> blob;
   if (local.ok() && (comm().rank() == 0 || !spec_.delegate_reads)) {
@@ -132,14 +136,17 @@ Status SubfileEngine::load_metadata(Status local) {
     region += r->md_length;
   }
   if (news != kNoNews) catalog_.mark_ended(news == kEnded);
-  if (mode() == OpenMode::kRead && catalog_.has_definitions()) {
-    IoDef defs = catalog_.definitions();
-    defs.name = io().name;
-    defs.engine = io().engine;
-    defs.params = io().params;
-    *mutable_io() = std::move(defs);
-  }
+  if (mode() == OpenMode::kRead && catalog_.has_definitions()) adopt_definitions();
   return ok_status();
+}
+
+// Read mode: the dataset's definitions become the IO's (its name, engine and parameters kept).
+void SubfileEngine::adopt_definitions() {
+  IoDef defs = catalog_.definitions();
+  defs.name = io().name;
+  defs.engine = io().engine;
+  defs.params = io().params;
+  *mutable_io() = std::move(defs);
 }
 
 // Local: a step's blocks, read from the metadata file by this rank the first time it needs them.

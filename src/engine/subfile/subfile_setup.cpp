@@ -70,16 +70,23 @@ Status SubfileEngine::create() {
   return setup_writers();
 }
 
-Status SubfileEngine::open_append() {
-  TAPIO_RETURN_IF_ERROR(open_read());  // the catalog: definitions, steps, generations
+// The program's variables that the dataset has must be declared as the dataset has them; new
+// variables are fine (the definitions record describes them).
+Status SubfileEngine::check_redeclared() const {
   for (const VariableDef& v : io().vars) {
     const int i = catalog_.definitions().find_var(v.name);
-    if (i < 0) continue;  // new variables are fine: the definitions record describes them
+    if (i < 0) continue;
     const VariableDef& f = catalog_.definitions().vars[i];
     if (f.type != v.type || f.shape != v.shape || f.record != v.record)
       return error(TAPIO_ERR_SHAPE, "variable '{}' is declared differently from the dataset",
                    v.name);
   }
+  return ok_status();
+}
+
+Status SubfileEngine::open_append() {
+  TAPIO_RETURN_IF_ERROR(open_read());  // the catalog: definitions, steps, generations
+  TAPIO_RETURN_IF_ERROR(check_redeclared());
   IoDef merged = catalog_.definitions();
   merged.engine = io().engine;
   merged.params = io().params;
