@@ -5,11 +5,14 @@ BUILD ?= build
 NP ?= 4
 # Open MPI by name: Debian's plain mpicc/mpiexec follow its alternatives, which may point at
 # MPICH, and the peers the benchmark links (PnetCDF, HDF5, ADIOS) are built with Open MPI.
-# Another MPI: make MPICC=mpicc.mpich MPICXX=mpicxx.mpich MPIEXEC=mpiexec.mpich BUILD=build-mpich
+# Another MPI: make MPICC=mpicc.mpich MPICXX=mpicxx.mpich MPIFC=mpif90.mpich MPIEXEC=mpiexec.mpich
+#   BUILD=build-mpich
 MPICC ?= mpicc.openmpi
 MPICXX ?= mpicxx.openmpi
 MPIEXEC ?= mpiexec.openmpi
+MPIFC ?= mpif90.openmpi
 CMAKE_MPI = -DMPI_C_COMPILER=$(shell command -v $(MPICC)) -DMPI_CXX_COMPILER=$(shell command -v $(MPICXX)) \
+            -DMPI_Fortran_COMPILER=$(shell command -v $(MPIFC)) \
             -DTAPIO_MPIEXEC=$(shell command -v $(MPIEXEC))
 # Open MPI runs as root and oversubscribes (NP ranks on fewer cores) only when its environment
 # allows it; other MPIs ignore these, whereas MPICH's mpiexec rejects an --oversubscribe flag.
