@@ -20,7 +20,7 @@ export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 export OMPI_MCA_rmaps_base_oversubscribe = 1
 
-.PHONY: setup build demo test unit-mpi pytest install clean bench
+.PHONY: setup build python demo test unit-mpi pytest install clean bench
 
 setup:
 	bash scripts/setup.sh
@@ -29,11 +29,17 @@ build: setup
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_MPI)
 	cmake --build $(BUILD) -j2
 
+# The Python package (python/: scikit-build-core + nanobind) into .venv, linking this build's
+# libtapio (the build tree is a CMake package: tapio_DIR).
+python: build
+	.venv/bin/pip install -q --no-build-isolation ./python \
+	  -Ccmake.define.tapio_DIR=$(abspath $(BUILD))/src/api
+
 demo: build
 	$(MPIEXEC) -n $(NP) $(BUILD)/examples/licom_demo $(BUILD)/licom_demo.nc 3
 	$(BUILD)/tools/tapio ls $(BUILD)/licom_demo.nc
 
-test: build
+test: build python
 	cd $(BUILD) && ctest -j2 --output-on-failure $(CTEST_ARGS)
 	TAPIO_BUILD_DIR=$(abspath $(BUILD)) TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q tests/py
 
