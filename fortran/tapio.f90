@@ -167,10 +167,11 @@ contains
     integer, intent(out) :: ndims
     integer, intent(out), optional :: dimlens(:)
     integer(c_int) :: nd
-    integer(c_int64_t) :: shape(16)
+    integer(c_int64_t), allocatable :: shape(:)
     status = c_status(c_tapio_var_ndims(var%p, nd))
     if (status /= TAPIO_OK) return
     ndims = nd
+    allocate(shape(max(nd, 1)))
     status = c_status(c_tapio_var_shape(var%p, shape))
     if (status /= TAPIO_OK .or. .not. present(dimlens)) return
     if (size(dimlens) < nd) then

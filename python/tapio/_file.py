@@ -12,7 +12,8 @@ import numpy as np
 
 from . import _tapio
 from ._attrs import Attributes
-from ._errors import ArgumentError, ClosedError, CommError, ShapeError, StateError
+from ._errors import (ArgumentError, ClosedError, CommError, CopyRefusedError, ShapeError,
+                      StateError)
 from ._selection import Steps, box, offsets_array, step_range
 from ._types import DTYPES, address, needs_copy, put_buffer, type_code
 
@@ -93,6 +94,7 @@ class File:
         return Variable(self, _tapio.inquire_variable(self._io, name))
 
     def __contains__(self, name: str) -> bool:
+        self._check_open()
         return name in _tapio.variable_names(self._io)
 
     # ---- steps -------------------------------------------------------------------------------
@@ -286,7 +288,6 @@ class File:
         if reason is None:
             return out
         if not allow_copy:
-            from ._errors import CopyRefusedError
             raise CopyRefusedError(f"{where}: out needs a copy because {reason}, and "
                                    "allow_copy=False", 1)
         return np.empty(shape, dtype=var.dtype)

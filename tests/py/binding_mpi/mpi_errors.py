@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import tapio
+from fixtures import comm, engine, shared_dir  # noqa: F401 (pytest fixtures)
 
 
 def test_wrong_dtype_fails_the_put_and_its_step_on_every_rank(shared_dir, comm, engine):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import tapio
+from fixtures import comm, engine, shared_dir  # noqa: F401 (pytest fixtures)
 
 NY, NX, STEPS = 12, 10, 3
 

@@ -10,6 +10,7 @@ import tracemalloc
 import numpy as np
 
 import tapio
+from fixtures import comm, shared_dir  # noqa: F401 (pytest fixtures)
 
 N = 1 << 18  # 2 MiB of float64 per rank
 

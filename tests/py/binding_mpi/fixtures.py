@@ -1,6 +1,7 @@
-"""Fixtures of the Python binding's MPI tests (mpi_*.py), which every rank runs under mpiexec
-(tests/py/test_python_binding.py starts them at 1, 2 and 4 ranks): each test makes the same
-collective calls on every rank, so the ranks stay in step."""
+"""Fixtures of the Python binding's MPI tests (mpi_*.py, which import them), which every rank
+runs under mpiexec (tests/py/test_python_binding.py starts them at 1, 2 and 4 ranks): each test
+makes the same collective calls on every rank, so the ranks stay in step. Not a conftest.py:
+pytest would load it as a second `conftest` module beside tests/py/conftest.py."""
 import shutil
 import tempfile
 
