@@ -1,9 +1,12 @@
 """`cmake --install` gives a usable package: find_package(tapio) and pkg-config both build a
 program against the installed library (find_package brings the MPI tapio was built with), and
+find_package(tapio COMPONENTS Fortran) a Fortran program using the installed module; and
 the installed `tapio` command starts from a clean environment (it finds libtapio through its
 RPATH, not LD_LIBRARY_PATH)."""
 import os
 import subprocess
+
+import pytest
 
 from conftest import BUILD, MPI_ENV, cmake_cache
 
@@ -18,6 +21,33 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return rc;
 }
+"""
+
+
+CONSUMER_F90 = """program consumer
+  use mpi
+  use tapio
+  implicit none
+  type(tapio_context) :: ctx
+  type(tapio_io) :: io
+  type(tapio_var) :: x
+  type(tapio_file) :: f
+  real(8), target :: a(3, 2)
+  integer :: ierr, status
+  call MPI_Init(ierr)
+  status = tapio_init(MPI_COMM_WORLD, ctx=ctx)
+  status = tapio_declare_io(ctx, "consumer", io)
+  status = tapio_def_var(io, "a", TAPIO_DOUBLE, [3, 2], ["x", "y"], x)
+  status = tapio_open(io, "a.nc", TAPIO_WRITE, f)
+  a = 7
+  status = tapio_begin_step(f)
+  status = tapio_put(f, x, a)
+  status = tapio_end_step(f)
+  status = tapio_close(f)
+  print '(a, i0)', "fortran consumer ", status
+  status = tapio_finalize(ctx)
+  call MPI_Finalize(ierr)
+end program
 """
 
 
@@ -68,3 +98,23 @@ def test_find_package_and_pkg_config(build, tmp_path):
     mpicc = cmake_cache("MPI_C_COMPILER") or "mpicc.openmpi"  # the MPI libtapio links
     run([mpicc, str(src / "main.c"), "-o", str(exe), *flags])
     assert "tapio 0.1.0 0" in run([str(exe)], env=env)
+
+
+def test_find_package_fortran_component(build, tmp_path):
+    if not (BUILD / "fortran" / "mod" / "tapio.mod").exists():
+        pytest.fail("the Fortran module was not built: install gfortran, then `make build`")
+    prefix = install(tmp_path)
+    src = tmp_path / "fconsumer"
+    src.mkdir()
+    (src / "main.f90").write_text(CONSUMER_F90)
+    # C too: the package finds the MPI C library libtapio links.
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(fconsumer C Fortran)\n"
+        "find_package(tapio 0.1 REQUIRED COMPONENTS Fortran)\n"
+        "find_package(MPI REQUIRED COMPONENTS Fortran)\nadd_executable(fconsumer main.f90)\n"
+        "target_link_libraries(fconsumer tapio::tapio_fortran MPI::MPI_Fortran)\n")
+    run(["cmake", "-S", str(src), "-B", str(src / "build"), f"-DCMAKE_PREFIX_PATH={prefix}"])
+    run(["cmake", "--build", str(src / "build")])
+    env = dict(MPI_ENV, LD_LIBRARY_PATH=str(prefix / "lib"))
+    assert "fortran consumer 0" in run([str(src / "build" / "fconsumer")], env=env, cwd=tmp_path)
+    assert (prefix / "include" / "tapio" / "fortran" / "tapio.mod").exists()
