@@ -1,5 +1,5 @@
 ! The LICOM-like model's arrays written by netCDF-Fortran (serial, one rank): the independent
-! peer of examples/licom/licom_like.f90. Both files must show the same variables, shapes and
+! peer of examples/licom_like.f90. Both files must show the same variables, shapes and
 ! values (tests/py/test_fortran.py), which checks that `use tapio` maps Fortran arrays exactly
 ! as netCDF-Fortran does.
 !   nf_licom PATH STEPS

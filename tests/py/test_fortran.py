@@ -1,4 +1,4 @@
-"""The Fortran module: the LICOM-like model (examples/licom/licom_like.f90) writes with the
+"""The Fortran module: the LICOM-like model (examples/licom_like.f90) writes with the
 engine its config file names and a second run, on another process grid, reads it back; its
 NetCDF file has the dimension order and values netCDF-Fortran gives the same arrays
 (tests/fortran/nf_licom.f90), read by ncdump and netCDF4-python; bad input gives a status and
