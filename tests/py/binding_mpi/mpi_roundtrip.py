@@ -103,3 +103,19 @@ def test_get_into_out_fills_that_memory(shared_dir, comm, engine):
         np.testing.assert_array_equal(swapped, expected(1))
         with pytest.raises(tapio.CopyRefusedError, match="native byte order"):
             f.get("t", step=1, out=swapped, allow_copy=False)
+
+
+def test_a_rank_with_nothing_to_put_or_get(shared_dir, comm, engine):
+    path = f"{shared_dir}/nothing.nc"
+    with tapio.open(path, "w", comm=comm, engine=engine) as f:
+        f.define("x", (4,), np.float64)
+        with f.step():
+            if comm.rank == 0:
+                f.put("x", np.arange(4.0))
+            else:
+                f.put("x", np.empty(0), offsets=[])
+    with tapio.open(path, "r", comm=comm, engine=engine) as f:
+        mine = 4 if comm.rank == 0 else 0
+        np.testing.assert_array_equal(f.get("x", count=(mine,), step=0), np.arange(4.0)[:mine])
+        got = f.get("x", offsets=[3, 1] if comm.rank == 0 else [], step=0)
+        np.testing.assert_array_equal(got, [3.0, 1.0] if comm.rank == 0 else [])
