@@ -5,11 +5,14 @@ BUILD ?= build
 NP ?= 4
 # Open MPI by name: Debian's plain mpicc/mpiexec follow its alternatives, which may point at
 # MPICH, and the peers the benchmark links (PnetCDF, HDF5, ADIOS) are built with Open MPI.
-# Another MPI: make MPICC=mpicc.mpich MPICXX=mpicxx.mpich MPIEXEC=mpiexec.mpich BUILD=build-mpich
+# Another MPI: make MPICC=mpicc.mpich MPICXX=mpicxx.mpich MPIFC=mpif90.mpich MPIEXEC=mpiexec.mpich
+#   BUILD=build-mpich
 MPICC ?= mpicc.openmpi
 MPICXX ?= mpicxx.openmpi
 MPIEXEC ?= mpiexec.openmpi
+MPIFC ?= mpif90.openmpi
 CMAKE_MPI = -DMPI_C_COMPILER=$(shell command -v $(MPICC)) -DMPI_CXX_COMPILER=$(shell command -v $(MPICXX)) \
+            -DMPI_Fortran_COMPILER=$(shell command -v $(MPIFC)) \
             -DTAPIO_MPIEXEC=$(shell command -v $(MPIEXEC))
 # Open MPI runs as root and oversubscribes (NP ranks on fewer cores) only when its environment
 # allows it; other MPIs ignore these, whereas MPICH's mpiexec rejects an --oversubscribe flag.
@@ -17,7 +20,7 @@ export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 export OMPI_MCA_rmaps_base_oversubscribe = 1
 
-.PHONY: setup build demo test unit-mpi pytest install clean bench
+.PHONY: setup build python demo test unit-mpi pytest install clean bench
 
 setup:
 	bash scripts/setup.sh
@@ -26,11 +29,17 @@ build: setup
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_MPI)
 	cmake --build $(BUILD) -j2
 
+# The Python package (python/: scikit-build-core + nanobind) into .venv, linking this build's
+# libtapio (the build tree is a CMake package: tapio_DIR).
+python: build
+	.venv/bin/pip install -q --no-build-isolation ./python \
+	  -Ccmake.define.tapio_DIR=$(abspath $(BUILD))/src/api
+
 demo: build
 	$(MPIEXEC) -n $(NP) $(BUILD)/examples/licom_demo $(BUILD)/licom_demo.nc 3
 	$(BUILD)/tools/tapio ls $(BUILD)/licom_demo.nc
 
-test: build
+test: build python
 	cd $(BUILD) && ctest -j2 --output-on-failure $(CTEST_ARGS)
 	TAPIO_BUILD_DIR=$(abspath $(BUILD)) TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q tests/py
 

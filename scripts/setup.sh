@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Idempotent setup: the Debian packages tapio builds and tests with, and a Python venv for the
-# independent readers used by the tests (netCDF4-python, numpy, pytest).
+# Idempotent setup: the Debian packages tapio builds and tests with (gfortran for the Fortran
+# module, netCDF-Fortran as its independent peer), and a Python venv for the independent readers
+# used by the tests (netCDF4-python, numpy, pytest) and for building the Python binding
+# (scikit-build-core, nanobind, mpi4py, xarray, dask).
 # Usage: scripts/setup.sh [--bench]   (--bench adds the peer libraries the benchmark compares with,
 # ADIOS2 among them: built from source into .venv by scripts/install_adios2.sh)
 set -euo pipefail
@@ -9,7 +11,7 @@ cd "$(dirname "$0")/.."
 core_pkgs=(cmake ninja-build g++ pkg-config make
   openmpi-bin libopenmpi-dev
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libxxhash-dev libfmt-dev libgtest-dev
-  libhwloc-dev netcdf-bin python3-venv)
+  libhwloc-dev netcdf-bin python3-venv gfortran libnetcdff-dev)
 bench_pkgs=(libpnetcdf-dev pnetcdf-bin libhdf5-openmpi-dev libbenchmark-dev
   libadios-openmpi-dev libnetcdf-mpi-dev liblz4-dev libblosc-dev libbz2-dev)
 pkgs=("${core_pkgs[@]}")
@@ -25,10 +27,13 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c "import netCDF4, numpy, pytest" 2>/dev/null; then
-  python3 -m venv .venv
+# mpi4py is compiled against Open MPI (MPICC): a wheel built for another MPI would bring a second
+# MPI into the process that loads libtapio, and two MPIs in one process crash.
+if [[ ! -x .venv/bin/python ]] ||
+   ! .venv/bin/python -c "import netCDF4, numpy, pytest, mpi4py, nanobind, scikit_build_core, xarray, dask" 2>/dev/null; then
+  [[ -x .venv/bin/python ]] || python3 -m venv .venv
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -r python/requirements-test.txt
+  MPICC="${MPICC:-mpicc.openmpi}" .venv/bin/pip install -q -r python/requirements-test.txt
 fi
 
 if [[ "${1:-}" == "--bench" ]] && ! .venv/bin/python -c "import matplotlib" 2>/dev/null; then

@@ -91,9 +91,9 @@ const std::vector<ParamDef> kRegistry = {
      "does by default) or none.",
      kNoMin, false},
     {"read_merge_below", K::kSize, "256KiB", "bytes", {}, "subfile",
-     "A read of less than this from one block (rounded to its checksum chunks) goes through the "
-     "rank that serves its subfile, which reads what several ranks want once; larger reads are "
-     "made by each rank itself, in parallel.",
+     "A read of less than this from one block (rounded to its checksum chunks), unless it lands "
+     "whole in the reader's buffer, goes through the rank that serves its subfile, which reads "
+     "what several ranks want once; other reads each rank makes itself, in parallel.",
      0, false},
     {"metadata", K::kEnum, "gather", "", {"gather", "log", "aligned"}, "subfile",
      "Metadata backend: gather (rank 0 collects every writer's records and writes them), log "

@@ -39,10 +39,10 @@ def mpiexec(np, *args):
     return [MPIEXEC, "-n", str(np), *map(str, args)]
 
 
-def mpirun(np, *args, timeout=300, env=MPI_ENV):
+def mpirun(np, *args, timeout=300, env=MPI_ENV, cwd=None):
     """Run a program with np ranks; fail the test on a non-zero exit."""
     cmd = mpiexec(np, *args)
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
     assert proc.returncode == 0, f"{cmd} failed:\n{proc.stdout}\n{proc.stderr}"
     return proc.stdout
 
@@ -52,3 +52,15 @@ def build():
     if not (BUILD / "examples" / "licom_demo").exists():
         pytest.fail(f"no build at {BUILD}: run `make build` first or set TAPIO_BUILD_DIR")
     return BUILD
+
+
+@pytest.fixture(scope="session")
+def python_binding():
+    """The tapio Python package, which `make test` builds into .venv (pip install python/)."""
+    try:
+        import tapio
+    except ImportError as e:
+        pytest.fail(f"the tapio Python package is not installed ({e}): run `make test`, or "
+                    f".venv/bin/pip install --no-build-isolation ./python "
+                    f"-Ccmake.define.tapio_DIR={BUILD}/src/api")
+    return tapio

@@ -1,9 +1,12 @@
 """`cmake --install` gives a usable package: find_package(tapio) and pkg-config both build a
 program against the installed library (find_package brings the MPI tapio was built with), and
+find_package(tapio COMPONENTS Fortran) a Fortran program using the installed module; and
 the installed `tapio` command starts from a clean environment (it finds libtapio through its
 RPATH, not LD_LIBRARY_PATH)."""
 import os
 import subprocess
+
+import pytest
 
 from conftest import BUILD, MPI_ENV, cmake_cache
 
@@ -21,6 +24,33 @@ int main(int argc, char** argv) {
 """
 
 
+CONSUMER_F90 = """program consumer
+  use mpi
+  use tapio
+  implicit none
+  type(tapio_context) :: ctx
+  type(tapio_io) :: io
+  type(tapio_var) :: x
+  type(tapio_file) :: f
+  real(8), target :: a(3, 2)
+  integer :: ierr, status
+  call MPI_Init(ierr)
+  status = tapio_init(MPI_COMM_WORLD, ctx=ctx)
+  status = tapio_declare_io(ctx, "consumer", io)
+  status = tapio_def_var(io, "a", TAPIO_DOUBLE, [3, 2], ["x", "y"], x)
+  status = tapio_open(io, "a.nc", TAPIO_WRITE, f)
+  a = 7
+  status = tapio_begin_step(f)
+  status = tapio_put(f, x, a)
+  status = tapio_end_step(f)
+  status = tapio_close(f)
+  print '(a, i0)', "fortran consumer ", status
+  status = tapio_finalize(ctx)
+  call MPI_Finalize(ierr)
+end program
+"""
+
+
 def run(cmd, **kw):
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
     assert proc.returncode == 0, f"{cmd}:\n{proc.stdout}\n{proc.stderr}"
@@ -31,6 +61,20 @@ def install(tmp_path):
     prefix = tmp_path / "prefix"
     run(["cmake", "--install", str(BUILD), "--prefix", str(prefix)])
     return prefix
+
+
+def cmake_consumer(tmp_path, prefix, source, text, languages, find, link):
+    """Configure and build a CMake project of one source file against the installed package;
+    the path of its program."""
+    src = tmp_path / "consumer"
+    src.mkdir()
+    (src / source).write_text(text)
+    (src / "CMakeLists.txt").write_text(
+        f"cmake_minimum_required(VERSION 3.20)\nproject(consumer {languages})\n{find}\n"
+        f"add_executable(consumer {source})\ntarget_link_libraries(consumer {link})\n")
+    run(["cmake", "-S", str(src), "-B", str(src / "build"), f"-DCMAKE_PREFIX_PATH={prefix}"])
+    run(["cmake", "--build", str(src / "build")])
+    return src / "build" / "consumer"
 
 
 def test_installed_cli_runs_with_a_clean_environment(build, tmp_path):
@@ -48,17 +92,10 @@ def test_installed_cli_runs_with_a_clean_environment(build, tmp_path):
 
 def test_find_package_and_pkg_config(build, tmp_path):
     prefix = install(tmp_path)
-    src = tmp_path / "consumer"
-    src.mkdir()
-    (src / "main.c").write_text(CONSUMER_C)
-    (src / "CMakeLists.txt").write_text(
-        "cmake_minimum_required(VERSION 3.20)\nproject(consumer C)\n"
-        "find_package(tapio 0.1 REQUIRED)\nadd_executable(consumer main.c)\n"
-        "target_link_libraries(consumer tapio::tapio)\n")
-    run(["cmake", "-S", str(src), "-B", str(src / "build"), f"-DCMAKE_PREFIX_PATH={prefix}"])
-    run(["cmake", "--build", str(src / "build")])
+    consumer = cmake_consumer(tmp_path, prefix, "main.c", CONSUMER_C, "C",
+                              "find_package(tapio 0.1 REQUIRED)", "tapio::tapio")
     env = dict(MPI_ENV, LD_LIBRARY_PATH=str(prefix / "lib"))
-    assert "tapio 0.1.0 0" in run([str(src / "build" / "consumer")], env=env)
+    assert "tapio 0.1.0 0" in run([str(consumer)], env=env)
 
     pc = dict(os.environ, PKG_CONFIG_PATH=str(prefix / "lib" / "pkgconfig"))
     flags = run(["pkg-config", "--cflags", "--libs", "tapio"], env=pc).split()
@@ -66,5 +103,19 @@ def test_find_package_and_pkg_config(build, tmp_path):
     assert os.path.realpath(prefix / "include") in includes, flags
     exe = tmp_path / "pc_consumer"
     mpicc = cmake_cache("MPI_C_COMPILER") or "mpicc.openmpi"  # the MPI libtapio links
-    run([mpicc, str(src / "main.c"), "-o", str(exe), *flags])
+    run([mpicc, str(consumer.parents[1] / "main.c"), "-o", str(exe), *flags])
     assert "tapio 0.1.0 0" in run([str(exe)], env=env)
+
+
+def test_find_package_fortran_component(build, tmp_path):
+    if not (BUILD / "fortran" / "mod" / "tapio.mod").exists():
+        pytest.fail("the Fortran module was not built: install gfortran, then `make build`")
+    prefix = install(tmp_path)
+    # C too: the package finds the MPI C library libtapio links.
+    consumer = cmake_consumer(tmp_path, prefix, "main.f90", CONSUMER_F90, "C Fortran",
+                              "find_package(tapio 0.1 REQUIRED COMPONENTS Fortran)\n"
+                              "find_package(MPI REQUIRED COMPONENTS Fortran)",
+                              "tapio::tapio_fortran MPI::MPI_Fortran")
+    env = dict(MPI_ENV, LD_LIBRARY_PATH=str(prefix / "lib"))
+    assert "fortran consumer 0" in run([str(consumer)], env=env, cwd=tmp_path)
+    assert (prefix / "include" / "tapio" / "fortran" / "tapio.mod").exists()

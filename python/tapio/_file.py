@@ -1,0 +1,332 @@
+"""An open tapio file: definitions, steps, puts and gets over the C API.
+
+Collective calls (open, each step's begin and end, get, close) must be made by every rank of
+the communicator in the same order, as in C (docs/api.md section 4)."""
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from . import _tapio
+from ._attrs import Attributes
+from ._errors import (ArgumentError, ClosedError, CommError, CopyRefusedError, ShapeError,
+                      StateError)
+from ._selection import Steps, box, offsets_array, step_range
+from ._types import DTYPES, address, needs_copy, put_buffer, type_code
+
+_MODES = {"w": 0, "r": 1, "a": 2}
+_STEP_OK, _END_OF_STREAM = 0, 1
+
+
+class Variable:
+    """A variable of an open file: ``name``, ``dtype``, ``shape`` (C order, without steps),
+    ``dims``, ``is_record`` (one value per step) and ``attrs``."""
+
+    def __init__(self, file: "File", handle: int) -> None:
+        self._file, self._handle = file, handle
+        name, code, shape, dims, is_record = _tapio.var_info(handle)
+        self.name: str = name
+        self.dtype: np.dtype = DTYPES[code]
+        self.shape: tuple[int, ...] = tuple(shape)
+        self.dims: tuple[str, ...] = tuple(dims)
+        self.is_record: bool = is_record
+        self.attrs = Attributes(file._io, name, file._check_definable)
+
+    def __repr__(self) -> str:
+        kind = "record" if self.is_record else "fixed"
+        return f"<tapio.Variable {self.name} {self.dtype} {dict(zip(self.dims, self.shape))} {kind}>"
+
+
+class File:
+    """A tapio file or dataset, opened by :func:`tapio.open`. Use it as a context manager:
+    leaving the ``with`` block closes it (collectively)."""
+
+    def __init__(self, path: str, mode: str, comm: Any, engine: str | None,
+                 config: str | None, parameters: Mapping[str, Any] | None) -> None:
+        if mode not in _MODES:
+            raise ArgumentError(f"tapio.open: mode must be 'w', 'r' or 'a', got {mode!r}", 1)
+        self.path, self.mode = str(path), mode
+        self._ctx = _tapio.init_f(_fortran_handle(comm), config)
+        self._engine: int | None = None
+        self._closed = False
+        self._in_step = False
+        self._keep: list[np.ndarray] = []  # put buffers, alive until their step is written
+        try:
+            self._io = _tapio.declare_io(self._ctx, f"python:{self.path}")
+            if engine:
+                _tapio.io_set_engine(self._io, engine)
+            for key, value in (parameters or {}).items():
+                _tapio.io_set_parameter(self._io, key, _param_text(value))
+            if mode != "w":  # reading and appending open now; writing once defined
+                self._engine = _tapio.open(self._io, self.path, _MODES[mode])
+        except BaseException:
+            _tapio.finalize(self._ctx)
+            raise
+        self.attrs = Attributes(self._io, None, self._check_definable)
+
+    # ---- definitions -----------------------------------------------------------------------
+    def define(self, name: str, shape: Sequence[int], dtype: Any = np.float64,
+               dims: Sequence[str] | None = None, fixed: bool = False,
+               attrs: Mapping[str, Any] | None = None) -> Variable:
+        """Define a variable of global ``shape`` (C order; last index fastest). ``dims`` names
+        its dimensions (default ``dim<length>``); ``fixed=True`` gives one value per file
+        instead of one per step. Define everything before the first step."""
+        self._check_definable()
+        handle = _tapio.define_variable(self._io, name, type_code(dtype),
+                                        [int(n) for n in shape],
+                                        None if dims is None else list(dims), fixed)
+        var = Variable(self, handle)
+        for key, value in (attrs or {}).items():
+            var.attrs[key] = value
+        return var
+
+    @property
+    def variables(self) -> dict[str, Variable]:
+        """Every variable, by name, in definition (file) order."""
+        self._check_open()
+        return {n: self[n] for n in _tapio.variable_names(self._io)}
+
+    def __getitem__(self, name: str) -> Variable:
+        self._check_open()
+        return Variable(self, _tapio.inquire_variable(self._io, name))
+
+    def __contains__(self, name: str) -> bool:
+        self._check_open()
+        return name in _tapio.variable_names(self._io)
+
+    # ---- steps -------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def step(self) -> Iterator[int]:
+        """Write one step (collective): ``with f.step(): f.put(...)``. Yields the step index.
+        The puts are written when the block ends, even if it raised on this rank (so no rank
+        waits for it): a put tapio rejected fails the step on every rank (tapio.Error)."""
+        self._check_writable()
+        if self._engine is None:
+            self._engine = _tapio.open(self._io, self.path, _MODES[self.mode])
+        _tapio.begin_step(self._engine)
+        self._in_step = True
+        try:
+            yield _tapio.current_step(self._engine)
+        finally:
+            self._in_step = False
+            try:
+                _tapio.end_step(self._engine)
+            finally:
+                self._keep.clear()
+
+    def steps(self, timeout: float | None = None) -> Iterator[int]:
+        """Read step by step (collective): ``for step in f.steps(): a = f.get("t")``. A get
+        inside the loop reads the current step. While a subfile dataset is still being written,
+        waits up to ``timeout`` seconds (None: forever) for the writer's next step."""
+        self._check_mode("r", "steps()")
+        while True:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            status = _tapio.begin_step(self._engine)
+            while status not in (_STEP_OK, _END_OF_STREAM):
+                if deadline is not None and time.monotonic() > deadline:
+                    return
+                time.sleep(0.05)
+                status = _tapio.begin_step(self._engine)
+            if status == _END_OF_STREAM:
+                return
+            self._in_step = True
+            try:
+                yield _tapio.current_step(self._engine)
+            finally:
+                self._in_step = False
+                _tapio.end_step(self._engine)
+
+    @property
+    def nsteps(self) -> int:
+        """Steps in the file (read), or written so far (write, append)."""
+        self._check_open()
+        return 0 if self._engine is None else _tapio.steps(self._engine)
+
+    @property
+    def current_step(self) -> int:
+        self._check_open()
+        return 0 if self._engine is None else _tapio.current_step(self._engine)
+
+    @property
+    def engine(self) -> str:
+        """The engine that opened the file ("collective", "subfile", ...)."""
+        self._check_open()
+        return "" if self._engine is None else _tapio.engine_name(self._engine)
+
+    # ---- data --------------------------------------------------------------------------------
+    def put(self, name: str, array: Any, start: Sequence[int] | None = None,
+            offsets: Any = None, allow_copy: bool = True) -> None:
+        """Queue this rank's piece of ``name`` for the current step (local; written when the
+        step ends). Without ``start`` or ``offsets``, the array is the whole variable. With
+        ``start``, it is the block at start of the array's shape. With ``offsets``, its
+        elements go to those offsets of the flattened (C-order) variable, in order (a PIO-style
+        map: a 1-d array of the same length).
+
+        The array's memory is used as it is (no copy) when it is C-contiguous and in native
+        byte order; otherwise it is copied once, or refused if ``allow_copy`` is False. Its
+        dtype must be the variable's: tapio does not convert."""
+        where = f"put of '{name}' to '{self.path}'"
+        self._check_writable()
+        if not self._in_step:
+            raise StateError(f"{where}: a put must be inside `with f.step():`", 2)
+        var = self[name]
+        a = put_buffer(array, allow_copy, where)
+        self._select(var, a, start, offsets, where)
+        _tapio.put(self._engine, var._handle, type_code(a.dtype), address(a))
+        self._keep.append(a)
+
+    def get(self, name: str, start: Sequence[int] | None = None,
+            count: Sequence[int] | None = None, *, offsets: Any = None, step: int | None = None,
+            steps: Steps = None, out: np.ndarray | None = None,
+            allow_copy: bool = True) -> np.ndarray:
+        """Read a selection of ``name`` (collective: every rank calls get, each with its own
+        selection, possibly empty). The box ``start``/``count`` defaults to the whole variable;
+        ``offsets`` selects elements of the flattened variable instead (a 1-d result).
+
+        For a record variable: inside ``for step in f.steps()`` the current step; otherwise
+        ``step=k`` reads one step and ``steps=range(a, b)`` (or ``slice``) a range, as a leading
+        dimension; with neither, every step. Fixed variables ignore steps.
+
+        The result is read straight into a new array, or into ``out`` (C-contiguous, native
+        byte order, the variable's dtype and the result's size: no copy; another ``out`` is
+        filled through a copy, or refused if ``allow_copy`` is False)."""
+        where = f"get of '{name}' from '{self.path}'"
+        self._check_mode("r", "get()")
+        var = self[name]
+        if offsets is not None:
+            off = offsets_array(offsets, where)
+            _tapio.var_set_offsets(var._handle, off.size, address(off))
+            shape: tuple[int, ...] = (off.size,)
+        else:
+            start, count = box(var.shape, start, count, where)
+            _tapio.var_set_selection(var._handle, start, count)
+            shape = tuple(count)
+        shape = self._select_steps(var, step, steps, shape, where)
+        target = self._get_target(var, shape, out, allow_copy, where)
+        _tapio.get(self._engine, var._handle, type_code(var.dtype), address(target))
+        _tapio.perform_gets(self._engine)
+        if out is None:
+            return target
+        if target is not out:
+            out[...] = target
+        return out
+
+    # ---- closing -----------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close (collective): a file opened for writing and never stepped is still created
+        with its definitions. Writes the profile, if the ``profile`` parameter names one.
+        Closing twice is harmless."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._engine is None and self.mode == "w":
+                self._engine = _tapio.open(self._io, self.path, _MODES["w"])
+            if self._engine is not None:
+                _tapio.close(self._engine)
+        finally:
+            self._engine = None
+            _tapio.finalize(self._ctx)
+
+    def __enter__(self) -> "File":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else self.mode
+        return f"<tapio.File {self.path!r} ({state})>"
+
+    # ---- helpers -----------------------------------------------------------------------------
+    def _select(self, var: Variable, a: np.ndarray, start, offsets, where: str) -> None:
+        if offsets is not None:
+            off = offsets_array(offsets, where)
+            if a.size != off.size:
+                raise ShapeError(f"{where}: shape mismatch: the array has {a.size} elements, "
+                                 f"offsets {off.size}", 4)
+            _tapio.var_set_offsets(var._handle, off.size, address(off))
+            return
+        if start is None and a.shape != var.shape:
+            raise ShapeError(f"{where}: shape mismatch: the array's shape {a.shape} is not the "
+                             f"variable's {var.shape} (give start= to put a block)", 4)
+        if a.ndim != len(var.shape):
+            raise ShapeError(f"{where}: shape mismatch: a {a.ndim}-d array for a "
+                             f"{len(var.shape)}-d variable", 4)
+        begin, count = box(var.shape, start, a.shape, where)
+        _tapio.var_set_selection(var._handle, begin, count)
+
+    def _select_steps(self, var: Variable, step, steps, shape, where: str) -> tuple[int, ...]:
+        """Sets the variable's step selection; the result's shape with its steps."""
+        if not var.is_record:
+            return shape
+        if steps is not None:
+            first, n = step_range(steps, self.nsteps, where)
+            _tapio.var_set_step_selection(var._handle, first, n)
+            return (n, *shape)
+        if step is None and not self._in_step:
+            _tapio.var_set_step_selection(var._handle, 0, max(self.nsteps, 1))
+            return (self.nsteps, *shape)
+        first = _tapio.current_step(self._engine) if step is None else int(step)
+        _tapio.var_set_step_selection(var._handle, first, 1)
+        return shape
+
+    @staticmethod
+    def _get_target(var: Variable, shape, out, allow_copy: bool, where: str) -> np.ndarray:
+        if out is None:
+            return np.empty(shape, dtype=var.dtype)
+        if out.size != int(np.prod(shape)):
+            raise ShapeError(f"{where}: shape mismatch: out has {out.size} elements, the "
+                             f"selection {int(np.prod(shape))} {shape}", 4)
+        if out.dtype.newbyteorder("=") != var.dtype:
+            raise ArgumentError(f"{where}: out has dtype {out.dtype}, the variable "
+                                f"{var.dtype}", 1)
+        reason = needs_copy(out) or (None if out.flags.writeable else "it is read-only")
+        if reason is None:
+            return out
+        if not allow_copy:
+            raise CopyRefusedError(f"{where}: out needs a copy because {reason}, and "
+                                   "allow_copy=False", 1)
+        return np.empty(shape, dtype=var.dtype)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedError(f"file '{self.path}' is closed", 2)
+
+    def _check_mode(self, mode: str, what: str) -> None:
+        self._check_open()
+        if self.mode != mode:
+            raise StateError(f"{what} on '{self.path}' needs mode '{mode}', the file is open "
+                             f"with '{self.mode}'", 2)
+
+    def _check_writable(self) -> None:
+        self._check_open()
+        if self.mode == "r":
+            raise StateError(f"'{self.path}' is open for reading: it cannot be written", 2)
+
+    def _check_definable(self) -> None:
+        self._check_open()
+        if self._engine is not None:
+            raise StateError(f"'{self.path}': definitions (variables, attributes) must come "
+                             "before the first step", 2)
+
+
+def _fortran_handle(comm: Any) -> int:
+    """The Fortran handle of an mpi4py communicator (tapio_init_f converts it back)."""
+    if comm is None:
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+    py2f = getattr(comm, "py2f", None)
+    if py2f is None or type(comm).__module__ != "mpi4py.MPI":
+        raise CommError(f"comm must be an mpi4py communicator (mpi4py.MPI.Comm), got "
+                        f"{type(comm).__name__}", 1)
+    return int(py2f())
+
+
+def _param_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

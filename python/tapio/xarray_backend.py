@@ -1,0 +1,124 @@
+"""xarray backend: ``xr.open_dataset(path, engine="tapio")`` for tapio subfile datasets and
+NetCDF files, read lazily through tapio on one rank (MPI.COMM_SELF).
+
+Record variables get the leading dimension ``time`` (one entry per step). Indexing a variable
+reads only the box and the steps the index touches: a slice of one block of a subfile dataset
+reads that block's bytes (plus the dataset's metadata), not the variable. With ``chunks={}``,
+dask chunks are one step each (the unit tapio stores a record variable in).
+
+Options: ``parameters`` (tapio parameters, e.g. ``{"profile": "p.json"}``: written at
+``ds.close()``), ``engine_name`` (the tapio engine; default: by path), ``config``.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Iterable
+
+import numpy as np
+import xarray as xr
+from xarray.backends import BackendArray, BackendEntrypoint
+from xarray.core import indexing
+
+from ._file import File, Variable
+
+_STEPS_DIM = "time"
+
+
+class TapioBackendArray(BackendArray):
+    """One variable, read on demand: a basic index (ints and slices) becomes one tapio get of
+    the bounding box and the steps it covers."""
+
+    def __init__(self, file: File, lock: threading.Lock, var: Variable, nsteps: int) -> None:
+        self._file, self._lock, self._name = file, lock, var.name
+        self._record = var.is_record
+        self.shape = ((nsteps,) if var.is_record else ()) + var.shape
+        self.dtype = var.dtype
+
+    def __getitem__(self, key: indexing.ExplicitIndexer) -> np.ndarray:
+        return indexing.explicit_indexing_adapter(key, self.shape, indexing.IndexingSupport.BASIC,
+                                                  self._read)
+
+    def _read(self, key: tuple) -> np.ndarray:
+        starts, counts, strides, drop = [], [], [], []
+        for axis, (k, n) in enumerate(zip(key, self.shape)):
+            if isinstance(k, slice):
+                first, stop, stride = k.indices(n)
+                count = max(0, -(-(stop - first) // stride)) if stride > 0 else 0
+                # The box read is the slice's span; a stride > 1 is taken from it afterwards.
+                starts.append(first)
+                counts.append((count - 1) * stride + 1 if count else 0)
+                strides.append(stride)
+            else:
+                starts.append(int(k))
+                counts.append(1)
+                strides.append(1)
+                drop.append(axis)
+        if 0 in counts:
+            data = np.empty(counts, dtype=self.dtype)
+        else:
+            data = self._get(starts, counts)
+        data = data[tuple(slice(None, None, s) for s in strides)]
+        return data.reshape([c for i, c in enumerate(data.shape) if i not in drop])
+
+    def _get(self, starts: list[int], counts: list[int]) -> np.ndarray:
+        with self._lock:
+            if not self._record:
+                return self._file.get(self._name, starts, counts)
+            steps = range(starts[0], starts[0] + counts[0])
+            return self._file.get(self._name, starts[1:], counts[1:], steps=steps)
+
+
+class TapioBackendEntrypoint(BackendEntrypoint):
+    """Opens tapio subfile datasets (directories holding tapio.idx) and NetCDF files."""
+
+    description = "tapio subfile datasets and NetCDF (CDF-1/2/5) files, read lazily by tapio"
+    url = "docs/api.md#python"
+    open_dataset_parameters = ("filename_or_obj", "drop_variables", "mask_and_scale",
+                               "decode_times", "parameters", "engine_name", "config")
+
+    def open_dataset(self, filename_or_obj: Any, *, drop_variables: Iterable[str] | None = None,
+                     mask_and_scale: bool = True, decode_times: bool = True,
+                     parameters: dict | None = None, engine_name: str | None = None,
+                     config: str | None = None) -> xr.Dataset:
+        from mpi4py import MPI
+
+        path = os.fspath(filename_or_obj)
+        file = File(path, "r", MPI.COMM_SELF, engine_name, config, parameters)
+        try:
+            ds = _dataset(file, set(drop_variables or ()))
+        except BaseException:
+            file.close()
+            raise
+        ds = xr.decode_cf(ds, mask_and_scale=mask_and_scale, decode_times=decode_times)
+        ds.set_close(file.close)
+        return ds
+
+    def guess_can_open(self, filename_or_obj: Any) -> bool:
+        try:
+            path = os.fspath(filename_or_obj)
+        except TypeError:
+            return False
+        if os.path.isdir(path):
+            return os.path.exists(os.path.join(path, "tapio.idx"))
+        try:
+            with open(path, "rb") as f:
+                return f.read(4) in (b"CDF\x01", b"CDF\x02", b"CDF\x05")
+        except OSError:
+            return False
+
+
+def _dataset(file: File, drop: set[str]) -> xr.Dataset:
+    lock = threading.Lock()
+    nsteps = file.nsteps
+    variables = {}
+    for name, var in file.variables.items():
+        if name in drop:
+            continue
+        dims = ((_STEPS_DIM,) if var.is_record else ()) + var.dims
+        data = indexing.LazilyIndexedArray(TapioBackendArray(file, lock, var, nsteps))
+        v = xr.Variable(dims, data, attrs=dict(var.attrs))
+        v.encoding["preferred_chunks"] = {d: (1 if d == _STEPS_DIM else n)
+                                          for d, n in zip(dims, data.shape)}
+        variables[name] = v
+    return xr.Dataset(variables, attrs=dict(file.attrs))
