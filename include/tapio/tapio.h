@@ -151,6 +151,17 @@ TAPIO_API int tapio_end_step(tapio_engine* engine);
 TAPIO_API int tapio_current_step(tapio_engine* engine, uint64_t* step);
 /* Steps in the file (read) or written so far (write, append). */
 TAPIO_API int tapio_steps(tapio_engine* engine, uint64_t* steps);
+/* LOCAL, read mode. The blocks the file stores of `var` at `step` (a fixed variable's
+ * whatever the step), as their writers selected them: block i starts at
+ * starts[i*ndims .. (i+1)*ndims) and spans counts[i*ndims .. (i+1)*ndims), for
+ * i < min(*nblocks, capacity). *nblocks is set to the number of blocks; with capacity 0,
+ * starts and counts may be NULL. A NetCDF file stores a variable's step as one block (its
+ * whole shape); a subfile dataset stores each put as a block. A block written as an offset
+ * list (tapio_var_set_offsets/_runs) is no box: TAPIO_ERR_UNSUPPORTED. Readers use this to
+ * split their work the way the data was written. */
+TAPIO_API int tapio_var_blocks(tapio_engine* engine, tapio_var* var, uint64_t step,
+                               size_t capacity, uint64_t* starts, uint64_t* counts,
+                               size_t* nblocks);
 /* Name of the engine that opened the file ("serial", ...). */
 TAPIO_API int tapio_engine_name(tapio_engine* engine, const char** name);
 /* COLLECTIVE. Completes an open step, flushes, writes the profile (parameter `profile`), frees

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "tapio/tapio.h"
@@ -102,6 +103,20 @@ class Engine {
   uint64_t current_step() const { uint64_t s; check(tapio_current_step(e_, &s)); return s; }
   uint64_t steps() const { uint64_t s; check(tapio_steps(e_, &s)); return s; }
   std::string engine_name() const { const char* n; check(tapio_engine_name(e_, &n)); return n; }
+  // Read mode: the blocks the file stores of `v` at `step` (tapio_var_blocks), as
+  // (start, count) pairs.
+  std::vector<std::pair<Dims, Dims>> blocks(Variable& v, uint64_t step) const {
+    const size_t nd = v.shape().size();
+    size_t n = 0;
+    check(tapio_var_blocks(e_, v.get(), step, 0, nullptr, nullptr, &n));
+    Dims starts(n * nd), counts(n * nd);
+    check(tapio_var_blocks(e_, v.get(), step, n, starts.data(), counts.data(), &n));
+    std::vector<std::pair<Dims, Dims>> out;
+    for (size_t i = 0; i < n; ++i)
+      out.emplace_back(Dims(starts.begin() + i * nd, starts.begin() + (i + 1) * nd),
+                       Dims(counts.begin() + i * nd, counts.begin() + (i + 1) * nd));
+    return out;
+  }
   void close() {
     tapio_engine* e = e_;
     e_ = nullptr;

@@ -178,6 +178,25 @@ uint64_t steps(Handle engine) {
   return n;
 }
 
+// The stored blocks of a variable at a step: a list of (start, count).
+nb::list var_blocks(Handle engine, Handle var, uint64_t step) {
+  tapio_var* v = ptr<tapio_var>(var);
+  int ndims = 0;
+  check(tapio_var_ndims(v, &ndims));
+  size_t n = 0;
+  check(tapio_var_blocks(ptr<tapio_engine>(engine), v, step, 0, nullptr, nullptr, &n));
+  Dims starts(n * ndims), counts(n * ndims);
+  check(tapio_var_blocks(ptr<tapio_engine>(engine), v, step, n, starts.data(), counts.data(), &n));
+  nb::list blocks;
+  for (size_t i = 0; i < n; ++i) {
+    const auto at = [&](const Dims& d) {
+      return Dims(d.begin() + i * ndims, d.begin() + (i + 1) * ndims);
+    };
+    blocks.append(nb::make_tuple(at(starts), at(counts)));
+  }
+  return blocks;
+}
+
 std::string engine_name(Handle engine) {
   const char* name = nullptr;
   check(tapio_engine_name(ptr<tapio_engine>(engine), &name));
@@ -252,4 +271,5 @@ NB_MODULE(_tapio, m) {
   m.def("current_step", &current_step);
   m.def("steps", &steps);
   m.def("engine_name", &engine_name);
+  m.def("var_blocks", &var_blocks);
 }

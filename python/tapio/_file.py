@@ -145,6 +145,14 @@ class File:
         self._check_open()
         return 0 if self._engine is None else _tapio.steps(self._engine)
 
+    def blocks(self, name: str, step: int = 0) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+        """The blocks the file stores of variable ``name`` at ``step`` (read mode, local), as
+        ``(start, count)`` pairs: a subfile dataset's puts as written, or a NetCDF variable's
+        whole shape. A block written as an offset list raises tapio.UnsupportedError."""
+        self._check_mode("r", "blocks()")
+        blocks = _tapio.var_blocks(self._engine, self[name]._handle, step)
+        return [(tuple(start), tuple(count)) for start, count in blocks]
+
     @property
     def current_step(self) -> int:
         self._check_open()

@@ -4,7 +4,9 @@ NetCDF files, read lazily through tapio on one rank (MPI.COMM_SELF).
 Record variables get the leading dimension ``time`` (one entry per step). Indexing a variable
 reads only the box and the steps the index touches: a slice of one block of a subfile dataset
 reads that block's bytes (plus the dataset's metadata), not the variable. With ``chunks={}``,
-dask chunks are one step each (the unit tapio stores a record variable in).
+dask chunks are one step each (the unit tapio stores a record variable in) and follow the
+blocks the writers put, as the first step stores them: along each dimension the chunks break
+wherever a block starts or ends, so no chunk straddles two blocks of a block decomposition.
 
 Options: ``parameters`` (tapio parameters, e.g. ``{"profile": "p.json"}``: written at
 ``ds.close()``), ``engine_name`` (the tapio engine; default: by path), ``config``.
@@ -20,6 +22,7 @@ import xarray as xr
 from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.core import indexing
 
+from ._errors import UnsupportedError
 from ._file import File, Variable
 
 _STEPS_DIM = "time"
@@ -118,7 +121,29 @@ def _dataset(file: File, drop: set[str]) -> xr.Dataset:
         dims = ((_STEPS_DIM,) if var.is_record else ()) + var.dims
         data = indexing.LazilyIndexedArray(TapioBackendArray(file, lock, var, nsteps))
         v = xr.Variable(dims, data, attrs=dict(var.attrs))
-        v.encoding["preferred_chunks"] = {d: (1 if d == _STEPS_DIM else n)
-                                          for d, n in zip(dims, data.shape)}
+        chunks = _block_chunks(file, var)
+        if var.is_record:
+            chunks = ((1,) * nsteps,) + chunks
+        v.encoding["preferred_chunks"] = dict(zip(dims, chunks))
         variables[name] = v
     return xr.Dataset(variables, attrs=dict(file.attrs))
+
+
+def _block_chunks(file: File, var: Variable) -> tuple[tuple[int, ...], ...]:
+    """Chunk sizes per dimension that split the variable wherever a stored block of its first
+    step starts or ends; the whole dimension where blocks are offset lists or absent."""
+    whole = tuple((n,) for n in var.shape)
+    if var.is_record and file.nsteps == 0:
+        return whole
+    try:
+        blocks = file.blocks(var.name, 0)
+    except UnsupportedError:
+        return whole
+    chunks = []
+    for d, n in enumerate(var.shape):
+        cuts = {0, n}
+        for start, count in blocks:
+            cuts.update((start[d], start[d] + count[d]))
+        edges = sorted(cuts)
+        chunks.append(tuple(b - a for a, b in zip(edges, edges[1:])) or (n,))
+    return tuple(chunks)

@@ -159,6 +159,34 @@ int tapio_steps(tapio_engine* e, uint64_t* steps) {
   });
 }
 
+int tapio_var_blocks(tapio_engine* handle, tapio_var* var, uint64_t step, size_t capacity,
+                     uint64_t* starts, uint64_t* counts, size_t* nblocks) {
+  return api::guarded("tapio_var_blocks", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
+    TAPIO_ASSIGN_OR_RETURN(Target t, target_of(e, var));
+    TAPIO_RETURN_IF_ERROR(need(nblocks, "nblocks"));
+    if (capacity > 0) {
+      TAPIO_RETURN_IF_ERROR(need(starts, "starts"));
+      TAPIO_RETURN_IF_ERROR(need(counts, "counts"));
+    }
+    TAPIO_ASSIGN_OR_RETURN(std::vector<plan::Selection> blocks,
+                           e->engine->blocks(t.index, step));
+    for (size_t i = 0; i < blocks.size(); ++i)
+      if (blocks[i].kind != plan::Selection::Kind::kBox)
+        return error(TAPIO_ERR_UNSUPPORTED,
+                     "file '{}', variable '{}', step {}: block {} was written as an offset "
+                     "list, not a box",
+                     e->engine->path(), t.var->name, step, i);
+    const size_t ndims = e->io->def.vars[t.index].shape.size();
+    for (size_t i = 0; i < std::min(capacity, blocks.size()); ++i) {
+      std::copy(blocks[i].start.begin(), blocks[i].start.end(), starts + i * ndims);
+      std::copy(blocks[i].count.begin(), blocks[i].count.end(), counts + i * ndims);
+    }
+    *nblocks = blocks.size();
+    return ok_status();
+  });
+}
+
 int tapio_engine_name(tapio_engine* e, const char** name) {
   return api::guarded("tapio_engine_name", [&]() -> Status {
     TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));

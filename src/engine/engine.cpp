@@ -132,6 +132,26 @@ Status Engine::queue_put(int var, const plan::Selection& sel, DataType memtype,
   return ok_status();
 }
 
+Result<std::vector<plan::Selection>> Engine::blocks(int var, uint64_t step) {
+  TAPIO_RETURN_IF_ERROR(check_index(var));
+  const std::string ctx = on_rank(var);
+  TAPIO_RETURN_IF_ERROR(
+      require(open_.mode == OpenMode::kRead, "blocks", "the file is not open for reading", ctx));
+  if (io().vars[var].record && step >= available_steps())
+    return error(TAPIO_ERR_NOT_FOUND, "step {} requested but the file has {} steps", step,
+                 available_steps())
+        .with_context(ctx);
+  Result<std::vector<plan::Selection>> stored = stored_blocks(var, step);
+  if (!stored.ok()) return stored.status().with_context(ctx);
+  return stored;
+}
+
+Result<std::vector<plan::Selection>> Engine::stored_blocks(int var, uint64_t) {
+  const std::vector<uint64_t>& shape = io().vars[var].shape;
+  return std::vector<plan::Selection>{
+      plan::Selection::box(std::vector<uint64_t>(shape.size(), 0), shape)};
+}
+
 Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uint64_t step_count,
                    DataType memtype, void* data) {
   TAPIO_RETURN_IF_ERROR(check_index(var));

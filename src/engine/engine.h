@@ -90,6 +90,10 @@ class Engine {
   Status reject_put(Status rejected);
   Status get(int var, const plan::Selection& sel, uint64_t step_start, uint64_t step_count,
              DataType memtype, void* data);
+  // Local, read mode: the blocks the file stores of `var` at `step` (a fixed variable's,
+  // whatever the step), as the writers' selections. What a reader needs to split work the
+  // way the data was written (xarray's dask chunks, ADIOS2's BlocksInfo).
+  Result<std::vector<plan::Selection>> blocks(int var, uint64_t step);
 
   bool in_step() const { return in_step_; }
   uint64_t current_step() const { return step_; }
@@ -114,6 +118,9 @@ class Engine {
   virtual Status read_gets(const std::vector<GetOp>& gets) = 0;
   virtual Status close_files() = 0;
   virtual uint64_t available_steps() const = 0;
+  // Read mode, a valid var and step: the stored blocks. A NetCDF file holds a variable's
+  // step as one block, its whole shape.
+  virtual Result<std::vector<plan::Selection>> stored_blocks(int var, uint64_t step);
   // Read mode only: look for steps that appeared since open (read while writing).
   virtual Status refresh_steps() { return ok_status(); }
   // Read mode only: true while a writer may still add steps (begin_step then answers

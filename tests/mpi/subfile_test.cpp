@@ -394,6 +394,35 @@ TEST(Subfile, DirectWritesCopyAndSendNothing) {
   }
 }
 
+// tapio_var_blocks lists each rank's put as written (tests/py checks fixed variables, NetCDF
+// files and offset lists).
+TEST(Subfile, BlocksAreTheWritersPuts) {
+  TempDir dir;
+  const std::string path = dir.file("blocks.tapio");
+  write_grid(MPI_COMM_WORLD, path, TAPIO_MODE_WRITE, {}, 0, 2);
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("blocks");
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  Variable ssh = io.inquire_variable("ssh");
+  std::vector<std::pair<Dims, Dims>> expected;
+  for (int r = 0; r < size(); ++r) {
+    uint64_t r0, nr;
+    split(kShape[1], size(), r, &r0, &nr);
+    if (nr > 0) expected.push_back({{r0, 0}, {nr, kShape[2]}});
+  }
+  auto blocks = in.blocks(ssh, 1);
+  std::sort(blocks.begin(), blocks.end());
+  EXPECT_EQ(blocks, expected);
+  try {
+    in.blocks(ssh, 2);
+    ADD_FAILURE() << "a step past the end gave blocks";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), TAPIO_ERR_NOT_FOUND);
+    EXPECT_TRUE(contains(e.what(), "step 2 requested but the file has 2 steps")) << e.what();
+  }
+  in.close();
+}
+
 // Groups that span nodes send their data to the group's first rank, which writes it in
 // rounds: many rounds of 1 KiB here, so round parts cut blocks and elements anywhere.
 TEST(Subfile, AggregatedGroupsRoundTrip) {

@@ -122,6 +122,7 @@ class SubfileEngine final : public Engine {
   void adopt_definitions();
   Status ensure_loaded(uint64_t step);  // local: the step's blocks, read on first need
   Status read_gets(const std::vector<GetOp>& gets) override;
+  Result<std::vector<plan::Selection>> stored_blocks(int var, uint64_t step) override;
   // Bytes [from, to) of block `entry` of `step` (from and to on checksum chunk boundaries),
   // and where they go: `dst` when the bytes land there whole (read in place), else a buffer.
   struct ChunkRequest {

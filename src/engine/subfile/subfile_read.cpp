@@ -186,13 +186,13 @@ void fill_value(const VariableDef& def, uint8_t* out) {
   }
 }
 
-// The step holding a get's blocks at step s: s itself, or for a fixed variable the last step
+// The step holding var's blocks at step s: s itself, or for a fixed variable the last step
 // that wrote it (catalog.steps() if none did).
-uint64_t blocks_step(const GetOp& g, const IoDef& io, subfile::Catalog& catalog, uint64_t s) {
-  if (io.vars[g.var].record) return s;
+uint64_t blocks_step(int var, const IoDef& io, subfile::Catalog& catalog, uint64_t s) {
+  if (io.vars[var].record) return s;
   const auto& fixed = catalog.fixed_steps();
   for (auto t = fixed.rbegin(); t != fixed.rend(); ++t)
-    if (!catalog.query(*t, static_cast<uint32_t>(g.var), 0, UINT64_MAX).empty()) return *t;
+    if (!catalog.query(*t, static_cast<uint32_t>(var), 0, UINT64_MAX).empty()) return *t;
   return catalog.steps();
 }
 
@@ -224,7 +224,7 @@ std::vector<subfile::Need> needs_of(const std::vector<GetOp>& gets, const IoDef&
     plan::first_dim_bounds(g.sel, def.shape, &lo, &hi);
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
       uint8_t* base = static_cast<uint8_t*>(g.data) + (s - g.step_start) * g.elements * esize;
-      const uint64_t t = blocks_step(g, io, catalog, s);
+      const uint64_t t = blocks_step(g.var, io, catalog, s);
       uint64_t covered = 0;
       if (t < catalog.steps())
         for (uint32_t i : catalog.query(t, var, lo, hi))
@@ -361,6 +361,18 @@ Status SubfileEngine::verify(const ChunkRequest& q, const uint8_t* bytes) const 
                  io().vars[e.var].name, e.offset + from, e.offset + from + len);
   }
   return ok_status();
+}
+
+// Local: the writers' selections of `var` at `step` (a fixed variable's: at the last step that
+// wrote it; none if no step did).
+Result<std::vector<plan::Selection>> SubfileEngine::stored_blocks(int var, uint64_t step) {
+  step = blocks_step(var, io(), catalog_, step);
+  if (step >= catalog_.steps()) return std::vector<plan::Selection>{};
+  TAPIO_RETURN_IF_ERROR(ensure_loaded(step));
+  std::vector<plan::Selection> blocks;
+  for (uint32_t i : catalog_.query(step, static_cast<uint32_t>(var), 0, UINT64_MAX))
+    blocks.push_back(*catalog_.entry(step, i).sel);
+  return blocks;
 }
 
 }  // namespace tapio

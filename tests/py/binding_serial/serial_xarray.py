@@ -63,11 +63,42 @@ def test_selecting_one_block_reads_that_block_and_the_metadata(tmp_path):
     assert whole - opened >= STEPS * 4 * BLOCK_BYTES
 
 
-def test_chunks_follow_the_steps_with_dask():
-    with xr.open_dataset(DATA / "blocks", engine="tapio", chunks={}) as ds:
-        assert ds.temp.chunks == ((1,) * STEPS, (N,), (N,))
+@pytest.mark.parametrize("name, rows", [("blocks", (B, B)), ("blocks.nc", (N,))])
+def test_dask_chunks_follow_the_steps_and_the_blocks(name, rows):
+    """The subfile dataset stores four 16 x 16 blocks per step; the NetCDF file one."""
+    with xr.open_dataset(DATA / name, engine="tapio", chunks={}) as ds:
+        assert ds.temp.chunks == ((1,) * STEPS, rows, rows)
         np.testing.assert_array_equal(ds.temp.mean("time").compute().values,
                                       expected().mean(axis=0))
+
+
+def test_blocks_lists_what_each_writer_put():
+    import tapio
+    from mpi4py import MPI
+    with tapio.open(DATA / "blocks", "r", comm=MPI.COMM_SELF) as f:
+        quarters = [((j, i), (B, B)) for j in (0, B) for i in (0, B)]
+        assert sorted(f.blocks("temp", 1)) == quarters
+        assert f.blocks("x", 1) == [((0,), (N,))]  # fixed: whatever the step
+        with pytest.raises(tapio.NotFoundError, match="step 2 requested but the file has 2"):
+            f.blocks("temp", 2)
+    with tapio.open(DATA / "blocks.nc", "r", comm=MPI.COMM_SELF) as f:
+        assert f.blocks("temp", 0) == [((0, 0), (N, N))]
+
+
+def test_offset_list_blocks_are_no_boxes_and_chunk_whole(tmp_path):
+    import tapio
+    from mpi4py import MPI
+    path = tmp_path / "scattered"
+    with tapio.open(path, "w", comm=MPI.COMM_SELF, engine="subfile") as f:
+        f.define("v", (8,), np.float64, dims=("n",))
+        with f.step():
+            f.put("v", np.arange(4.0), offsets=np.array([0, 2, 4, 6], dtype=np.uint64))
+    with tapio.open(path, "r", comm=MPI.COMM_SELF) as f:
+        with pytest.raises(tapio.UnsupportedError, match="block 0 was written as an offset"):
+            f.blocks("v", 0)
+    with xr.open_dataset(path, engine="tapio", chunks={}) as ds:
+        assert ds.v.chunks == ((1,), (8,))
+        np.testing.assert_array_equal(ds.v.values[0, ::2], np.arange(4.0))
 
 
 def test_the_backend_is_registered_and_guesses_datasets():
