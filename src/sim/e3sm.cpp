@@ -83,11 +83,15 @@ class E3sm final : public Pattern {
   }
   void for_each_put(int rank, const Put& put) const override {
     std::vector<std::optional<plan::Selection>> sel(decs_.size());
+    std::vector<bool> empty(decs_.size());
     for (size_t v = 0; v < dec_of_.size(); ++v) {
       const int d = dec_of_[v];
       if (d >= 0) {
-        if (!sel[d]) sel[d] = plan::Selection::from_runs(runs_of(d, rank));
-        if (sel[d]->elements()) put(static_cast<int>(v), *sel[d], d);
+        if (!sel[d]) {
+          sel[d] = plan::Selection::from_runs(runs_of(d, rank));
+          empty[d] = sel[d]->runs.empty();
+        }
+        if (!empty[d]) put(static_cast<int>(v), *sel[d], d);
       } else if (rank == 0) {
         const VariableDef& def = io().vars[v];
         put(static_cast<int>(v),
@@ -105,8 +109,10 @@ class E3sm final : public Pattern {
     std::vector<plan::Run> out;
     for (uint64_t g = total * r / P; g < total * (r + 1) / P; ++g)
       scaled_runs(decs_[d], hdims_[d], hdims_[d] < 0 ? 1 : k_, g / procs, g % procs, &out);
-    std::sort(out.begin(), out.end(),
-              [](const plan::Run& a, const plan::Run& b) { return a.offset < b.offset; });
+    // Each process's runs are sorted once (make_e3sm) and scaling keeps their order, so a
+    // rank holding one process needs no sort.
+    const auto by_offset = [](const plan::Run& a, const plan::Run& b) { return a.offset < b.offset; };
+    if (!std::is_sorted(out.begin(), out.end(), by_offset)) std::sort(out.begin(), out.end(), by_offset);
     return out;
   }
 
@@ -251,6 +257,8 @@ Result<std::unique_ptr<Pattern>> make_e3sm(const PatternOptions& o, int ranks) {
     for (size_t i = 0; i < var_dims[v].size(); ++i)
       if (dec_of[v] >= 0 && k > 1 && horizontal(var_dims[v][i])) hdims[dec_of[v]] = static_cast<int>(i);
   }
+  for (MapDecomposition& d : decs)
+    for (auto& runs : d.runs) std::sort(runs.begin(), runs.end());
   auto pattern = std::make_unique<E3sm>(ranks, o.steps ? o.steps : 2, std::move(decs), hdims, k);
   for (size_t v = 0; v < h.vars.size(); ++v) {
     if (dec_of[v] == -2) continue;

@@ -9,6 +9,11 @@ LoadBook::LoadBook(const Cluster& c, int nodes, int aggregators, Traffic* t)
   leaves_ = 1;
   if (c.topology == Topology::kFatTree) leaves_ = (nodes + c.nodes_per_switch - 1) / c.nodes_per_switch;
   if (c.topology == Topology::kDragonfly) leaves_ = std::min(c.groups, nodes);
+  leaf_.resize(nodes);
+  for (int n = 0; n < nodes; ++n)
+    leaf_[n] = c.topology == Topology::kFatTree    ? n / c.nodes_per_switch
+               : c.topology == Topology::kDragonfly ? static_cast<int>(static_cast<int64_t>(n) * leaves_ / nodes)
+                                                    : 0;
 }
 
 RoundLoad& LoadBook::round(uint32_t r) {
@@ -23,13 +28,6 @@ RoundLoad& LoadBook::round(uint32_t r) {
     t_->rounds.push_back(std::move(l));
   }
   return t_->rounds[r];
-}
-
-int LoadBook::leaf_of(int node) const {
-  if (c_.topology == Topology::kFatTree) return node / c_.nodes_per_switch;
-  if (c_.topology == Topology::kDragonfly)
-    return static_cast<int>(static_cast<int64_t>(node) * leaves_ / nodes_);
-  return 0;
 }
 
 void LoadBook::message(uint32_t r, int from, int to, double bytes, uint32_t wave, double count) {

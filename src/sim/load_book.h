@@ -29,11 +29,12 @@ class LoadBook {
 
  private:
   int target_of(uint64_t file, uint64_t stripe) const;
-  int leaf_of(int node) const;
+  int leaf_of(int node) const { return leaf_[node]; }
   void claim_stripe(uint32_t r, int node, uint64_t file, uint64_t stripe);
 
   const Cluster& c_;
   int nodes_, aggregators_, leaves_;
+  std::vector<int> leaf_;  // per node: its leaf switch (fat-tree) or group (dragonfly)
   Traffic* t_;
   std::unordered_map<uint64_t, int> stripe_owner_;  // (file, stripe) -> node
 };

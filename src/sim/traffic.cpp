@@ -54,6 +54,9 @@ class CollectiveBuilder {
     double bytes, pieces, segments;
   };
   std::vector<Entry> windows_of(const RankPuts& mine) const;
+  // plan::owner_of for a byte of the step, starting from where balanced domains put it
+  // (domains differ by at most a stripe, so the guess is off by at most one or two).
+  int owner_near(uint64_t offset) const;
   void route_rank(int rank, const RankPuts& mine);
   void direct_rank(int rank, const RankPuts& mine);
   void write_windows();
@@ -182,10 +185,19 @@ std::vector<CollectiveBuilder::Entry> CollectiveBuilder::windows_of(const RankPu
     }
     out.push_back(Entry{r, a, bytes, pieces, segments});
   };
+  // The window holding a byte: the last one found, usually (groups come in file order), else
+  // the owner's domain by binary search.
+  plan::Extent last{0, 0};
+  int last_agg = 0;
+  uint32_t last_round = 0;
   const auto window_of = [&](uint64_t offset, uint32_t* r) {
-    const int a = plan::owner_of(offset, L.domains);
-    *r = static_cast<uint32_t>((offset - L.domains[a].offset) / L.round_bytes);
-    return a;
+    if (offset < last.offset || offset >= last.end()) {
+      last_agg = owner_near(offset);
+      last_round = static_cast<uint32_t>((offset - L.domains[last_agg].offset) / L.round_bytes);
+      last = L.window(last_agg, last_round);
+    }
+    *r = last_round;
+    return last_agg;
   };
   std::vector<plan::MemSegment> straddling;
   for (const Put& put : mine.puts) {
@@ -209,12 +221,21 @@ std::vector<CollectiveBuilder::Entry> CollectiveBuilder::windows_of(const RankPu
         add(x.round, x.agg, static_cast<double>(x.seg.bytes()), static_cast<double>(x.seg.count), 1);
     }
   }
-  // By (round, aggregator), as the engine sends: one message per window.
-  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
+  // By (round, aggregator), as the engine sends: one message per window. In file order a
+  // round's windows come in aggregator order, so a stable split by round is enough unless
+  // some put went backwards (unsorted runs), which a sort then repairs.
+  std::vector<size_t> first(L.rounds + 1, 0);
+  for (const Entry& e : out) ++first[e.round + 1];
+  for (uint32_t r = 0; r < L.rounds; ++r) first[r + 1] += first[r];
+  std::vector<Entry> by_round(out.size());
+  for (const Entry& e : out) by_round[first[e.round]++] = e;
+  const auto in_order = [](const Entry& a, const Entry& b) {
     return a.round != b.round ? a.round < b.round : a.agg < b.agg;
-  });
+  };
+  if (!std::is_sorted(by_round.begin(), by_round.end(), in_order))
+    std::sort(by_round.begin(), by_round.end(), in_order);
   std::vector<Entry> merged;
-  for (const Entry& e : out) {
+  for (const Entry& e : by_round) {
     if (!merged.empty() && merged.back().round == e.round && merged.back().agg == e.agg) {
       merged.back().bytes += e.bytes;
       merged.back().pieces += e.pieces;
@@ -224,6 +245,16 @@ std::vector<CollectiveBuilder::Entry> CollectiveBuilder::windows_of(const RankPu
     }
   }
   return merged;
+}
+
+int CollectiveBuilder::owner_near(uint64_t offset) const {
+  const std::vector<plan::Extent>& d = agg_.layout.domains;
+  const uint64_t span = step_.hi - step_.lo;
+  int a = static_cast<int>(static_cast<unsigned __int128>(offset - step_.lo) * d.size() / span);
+  a = std::min<int>(a, static_cast<int>(d.size()) - 1);
+  while (a > 0 && (d[a].length == 0 || offset < d[a].offset)) --a;
+  while (a + 1 < static_cast<int>(d.size()) && d[a + 1].length && offset >= d[a + 1].offset) ++a;
+  return a;
 }
 
 void CollectiveBuilder::route_rank(int rank, const RankPuts& mine) {
@@ -269,8 +300,7 @@ void CollectiveBuilder::route_rank(int rank, const RankPuts& mine) {
       // (engine/collective/datatypes.h, worth_a_datatype).
       if (e.segments > 16 && e.bytes < 4096 * e.segments) load.agg_copy[a] += e.bytes;
       const uint32_t wave = static_cast<uint32_t>(position++ / in_flight_);
-      book_->message(r, node, to, list, wave);
-      book_->message(r, node, to, e.bytes, wave);
+      book_->message(r, node, to, list + e.bytes, wave, 2);  // the list, then the data
     }
     i = j;
   }
