@@ -1,0 +1,127 @@
+// tapio sim --calibrate: this machine's constants for the model, printed as a cluster file.
+// Under mpiexec with 2 or more ranks, ranks 0 and 1 time ping-pongs (latency: 8-byte
+// messages; bandwidth: 16 MiB); every measurement is the median of several, since the
+// machine is shared and single runs vary (docs/sim.md).
+#include <fcntl.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mpi_session.h"
+#include "sim_commands.h"
+
+namespace tapio::cli {
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// One core's memcpy of 64 MiB (beyond the caches), bytes per second.
+double memcpy_rate() {
+  const size_t n = 64u << 20;
+  std::vector<char> a(n, 1), b(n, 2);
+  std::vector<double> rates;
+  for (int i = 0; i < 7; ++i) {
+    const double t = now();
+    std::memcpy(b.data(), a.data(), n);
+    rates.push_back(n / (now() - t));
+    a[i] = b[n - 1 - i];  // keep the copies observable
+  }
+  return median(rates);
+}
+
+// Half the round trip of `bytes` between ranks 0 and 1, seconds (other ranks wait).
+double ping_pong(int bytes, int reps) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<char> buf(bytes);
+  std::vector<double> times;
+  for (int k = 0; k < 5; ++k) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t = now();
+    for (int i = 0; i < reps && rank < 2; ++i) {
+      if (rank == 0) {
+        MPI_Send(buf.data(), bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+        MPI_Recv(buf.data(), bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(buf.data(), bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(buf.data(), bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+      }
+    }
+    times.push_back((now() - t) / (2.0 * reps));
+  }
+  double t = median(times);
+  MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return t;
+}
+
+// Writing 256 MiB in 16 MiB calls to a new file in `dir` and fsyncing it, bytes per second
+// (rank 0 only; the median of three).
+double storage_rate(const std::string& dir) {
+  const size_t chunk = 16u << 20, total = 256u << 20;
+  std::vector<char> buf(chunk, 7);
+  std::vector<double> rates;
+  const std::string path = dir + "/tapio-calibrate." + std::to_string(getpid());
+  for (int k = 0; k < 3; ++k) {
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return 0;
+    const double t = now();
+    bool ok = true;
+    for (size_t at = 0; at < total && ok; at += chunk) ok = pwrite(fd, buf.data(), chunk, static_cast<off_t>(at)) == static_cast<ssize_t>(chunk);
+    ok = ok && fsync(fd) == 0;
+    const double s = now() - t;
+    close(fd);
+    unlink(path.c_str());
+    if (!ok) return 0;
+    rates.push_back(total / s);
+  }
+  return median(rates);
+}
+
+}  // namespace
+
+int run_calibrate(const SimOptions& o) {
+  start_mpi();
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const double copy = memcpy_rate();
+  double latency = 0, bandwidth = 0;
+  if (size >= 2) {
+    latency = ping_pong(8, 2000);
+    bandwidth = (16u << 20) / ping_pong(16 << 20, 5);
+  }
+  const double storage = rank == 0 ? storage_rate(o.calibrate_dir) : 0;
+  if (rank != 0) return 0;
+  if (storage == 0) return fail("--calibrate: cannot write and fsync in '" + o.calibrate_dir + "'");
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::printf("# This machine, measured by tapio sim --calibrate (%d ranks; medians).\n", size);
+  std::printf("# Every node is a virtual node of this one host: set count and ranks_per_node\n"
+              "# (or the workload's ranks_per_node) to the layout being predicted.\n");
+  std::printf("[nodes]\ncount = 1\nranks_per_node = %d\ncores = %u\nshared_host = true\n\n", size, cores);
+  if (size >= 2)
+    std::printf("[nic]  # MPI between two ranks of this host\nbandwidth = \"%.0fMiB/s\"\nlatency = \"%.2fus\"\n\n",
+                bandwidth / (1 << 20), latency * 1e6);
+  else
+    std::printf("# [nic] not measured: run under mpiexec -n 2 for message latency and bandwidth\n\n");
+  std::printf("[storage]  # writing and fsyncing 256 MiB in %s\ntargets = 1\nstripe_count = 1\n"
+              "target_bandwidth = \"%.0fMiB/s\"\nclient_bandwidth = \"%.0fMiB/s\"\n\n",
+              o.calibrate_dir.c_str(), storage / (1 << 20), storage / (1 << 20));
+  std::printf("[memory]  # one core's memcpy of 64 MiB\ncopy_bandwidth = \"%.0fMiB/s\"\n", copy / (1 << 20));
+  return 0;
+}
+
+}  // namespace tapio::cli

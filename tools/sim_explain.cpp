@@ -1,0 +1,46 @@
+#include <cstdio>
+
+#include "sim/choose.h"
+#include "sim/units.h"
+#include "sim_commands.h"
+
+namespace tapio::cli {
+
+int explain(const SimOptions& o, const sim::Cluster& c, const sim::Workload& w,
+            const sim::Pattern& p) {
+  auto choice = sim::choose(w, p, c, o.choose);
+  if (!choice.ok()) return fail(choice.status().message());
+  std::printf("choosing");
+  for (const std::string& f : choice->free) std::printf(" %s", f.c_str());
+  std::printf(" for %s at %d ranks (%s engine): %zu candidates predicted\n",
+              w.pattern.name.c_str(), w.ranks, w.engine.c_str(), choice->tried.size());
+  std::printf("  %-11s %10s %10s %10s   %s\n", "aggregators", "buffer", "stripe", "time", "bottleneck");
+  for (size_t i = 0; i < choice->tried.size(); ++i) {
+    const sim::Candidate& k = choice->tried[i];
+    if (i >= 10 && i + 1 != choice->tried.size()) continue;  // the best ten and the worst
+    std::printf("%s %-11s %10s %10s %10s   %s (%s)\n", i == 0 ? "*" : " ", k.aggregators.c_str(),
+                sim::format_bytes(static_cast<double>(k.buffer_size)).c_str(),
+                sim::format_bytes(static_cast<double>(k.stripe_size)).c_str(),
+                sim::format_duration(k.seconds).c_str(), k.bottleneck.kind.c_str(),
+                k.bottleneck.instance.c_str());
+  }
+  const sim::Candidate& best = choice->best;
+  const sim::Candidate& worst = choice->tried.back();
+  std::printf("chosen: aggregators = %s, buffer_size = %s, stripe_size = %s: %s, %.2fx faster "
+              "than the slowest candidate; what limits it: %s\n",
+              best.aggregators.c_str(), sim::format_bytes(static_cast<double>(best.buffer_size)).c_str(),
+              sim::format_bytes(static_cast<double>(best.stripe_size)).c_str(),
+              sim::format_duration(best.seconds).c_str(), worst.seconds / best.seconds,
+              best.bottleneck.kind.c_str());
+  if (w.engine == "collective") {
+    auto two = sim::compare_two_level(w, p, c);
+    if (two.ok())
+      std::printf("two-level aggregation (each node gathers first): %s instead of %s — %s\n",
+                  sim::format_duration(two->two_level.total).c_str(),
+                  sim::format_duration(two->one_level.total).c_str(),
+                  two->two_level.total < two->one_level.total ? "it would pay" : "it would not pay");
+  }
+  return 0;
+}
+
+}  // namespace tapio::cli
