@@ -109,9 +109,10 @@ int run_calibrate(const SimOptions& o) {
   if (storage == 0) return fail("--calibrate: cannot write and fsync in '" + o.calibrate_dir + "'");
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("# This machine, measured by tapio sim --calibrate (%d ranks; medians).\n", size);
-  std::printf("# Every node is a virtual node of this one host: set count and ranks_per_node\n"
-              "# (or the workload's ranks_per_node) to the layout being predicted.\n");
-  std::printf("[nodes]\ncount = 1\nranks_per_node = %d\ncores = %u\nshared_host = true\n\n", size, cores);
+  std::printf("# One host: every rank on it (a workload's ranks_per_node parameter makes virtual nodes,\n"
+              "# which share its cores and memory: shared_host).\n");
+  std::printf("[nodes]\ncount = 1\nranks_per_node = 4096  # every rank on this host\ncores = %u\n"
+              "shared_host = true\n\n", cores);
   if (size >= 2)
     std::printf("[nic]  # MPI between two ranks of this host\nbandwidth = \"%.0fMiB/s\"\nlatency = \"%.2fus\"\n\n",
                 bandwidth / (1 << 20), latency * 1e6);

@@ -43,6 +43,7 @@ std::vector<Field> cluster_fields(Cluster* c) {
       {"storage", "targets", K::kInteger, "storage targets (OSTs)", 1, {}, into(&c->targets)},
       {"storage", "target_bandwidth", K::kRate, "each target", 1, {}, into(&c->target_bandwidth)},
       {"storage", "request_cost", K::kDuration, "per request", 0, {}, into(&c->request_cost)},
+      {"storage", "request_size", K::kSize, "largest request", 1, {}, into(&c->request_size)},
       {"storage", "lock_cost", K::kDuration, "per extent conflict", 0, {}, into(&c->lock_cost)},
       {"storage", "create_cost", K::kDuration, "per file and stripe", 0, {}, into(&c->create_cost)},
       {"storage", "stripe_size", K::kSize, "file system stripe", 1, {}, into(&c->stripe_size)},

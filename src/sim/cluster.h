@@ -5,8 +5,8 @@
 //   [nic]      bandwidth, latency, message_rate, in_flight
 //   [network]  topology = "switch" | "fat-tree" | "dragonfly", bisection, nodes_per_switch,
 //              uplink_bandwidth, groups, global_bandwidth
-//   [storage]  targets, target_bandwidth, request_cost, lock_cost, create_cost, stripe_size,
-//              stripe_count, client_bandwidth
+//   [storage]  targets, target_bandwidth, request_cost, request_size, lock_cost, create_cost,
+//              stripe_size, stripe_count, client_bandwidth
 //   [memory]   copy_bandwidth, node_bandwidth
 #pragma once
 #include <cstdint>
@@ -42,6 +42,7 @@ struct Cluster {
   int targets = 1;                // storage targets (Lustre OSTs)
   double target_bandwidth = 1e9;  // each
   double request_cost = 0;        // per request an OST serves (seek, RPC)
+  uint64_t request_size = 1 << 20;  // the most one request carries (Lustre's RPC size)
   double lock_cost = 0;           // per extra client writing one stripe in a round
   double create_cost = 0;         // per file and stripe at creation (the metadata server)
   uint64_t stripe_size = 1 << 20;

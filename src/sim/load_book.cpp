@@ -1,6 +1,7 @@
 #include "sim/load_book.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tapio::sim {
 
@@ -64,35 +65,22 @@ void LoadBook::write(uint32_t r, int node, uint64_t file, uint64_t offset, uint6
   if (length == 0) return;
   RoundLoad& l = round(r);
   l.node_write[node] += static_cast<double>(length);
-  const uint64_t S = c_.stripe_size;
-  const uint64_t first = offset / S, last = (offset + length - 1) / S;
-  const uint64_t per_file = static_cast<uint64_t>(c_.stripes_per_file());
-  // Whole turns over the file's targets give each target the same share.
-  const uint64_t stripes = last - first + 1;
-  if (stripes > 2 * per_file) {
-    const uint64_t turns = (stripes - 2) / per_file;
-    for (uint64_t k = 0; k < per_file; ++k) {
-      const int t = target_of(file, first + 1 + k);
-      l.ost_bytes[t] += static_cast<double>(turns * S);
-      l.ost_requests[t] += static_cast<double>(turns);
-    }
-    for (uint64_t s = first + 1 + turns * per_file; s < last; ++s) {
-      l.ost_bytes[target_of(file, s)] += static_cast<double>(S);
-      l.ost_requests[target_of(file, s)] += 1;
-    }
-  } else {
-    for (uint64_t s = first + 1; s < last; ++s) {
-      l.ost_bytes[target_of(file, s)] += static_cast<double>(S);
-      l.ost_requests[target_of(file, s)] += 1;
-    }
-  }
-  const uint64_t end = offset + length;
-  const uint64_t head_end = std::min(end, (first + 1) * S);
-  l.ost_bytes[target_of(file, first)] += static_cast<double>(head_end - offset);
-  l.ost_requests[target_of(file, first)] += 1;
-  if (last != first) {
-    l.ost_bytes[target_of(file, last)] += static_cast<double>(end - last * S);
-    l.ost_requests[target_of(file, last)] += 1;
+  // The stripes of a contiguous range that land on one target are contiguous in its object:
+  // add up each target's bytes, then cut them into requests of at most request_size.
+  const uint64_t S = c_.stripe_size, per = static_cast<uint64_t>(c_.stripes_per_file());
+  const uint64_t end = offset + length, first = offset / S, last = (end - 1) / S;
+  share_.assign(per, 0);
+  const auto add = [&](uint64_t stripe, uint64_t bytes) { share_[stripe % per] += static_cast<double>(bytes); };
+  add(first, std::min(end, (first + 1) * S) - offset);
+  if (last != first) add(last, end - last * S);
+  const uint64_t inner = last > first + 1 ? last - first - 1 : 0;  // whole stripes between
+  for (uint64_t k = 0; k < std::min(inner, per); ++k)
+    add(first + 1 + k, S * (inner / per + (k < inner % per ? 1 : 0)));
+  for (uint64_t k = 0; k < per; ++k) {
+    if (share_[k] == 0) continue;
+    const int t = target_of(file, k);
+    l.ost_bytes[t] += share_[k];
+    l.ost_requests[t] += std::ceil(share_[k] / static_cast<double>(c_.request_size));
   }
 }
 

@@ -20,7 +20,8 @@ class LoadBook {
   // those bytes together (DDIO's one per piece).
   void message(uint32_t r, int from, int to, double bytes, uint32_t wave, double count = 1);
   // `length` bytes written at `offset` of file `file` (striped from target
-  // file * stripes mod targets) by node `node`, as one call: one request per stripe it touches.
+  // file * stripes mod targets) by node `node`, as one call: on each target it touches, its
+  // bytes in requests of at most storage.request_size.
   void write(uint32_t r, int node, uint64_t file, uint64_t offset, uint64_t length);
   // Counts a lock conflict on every stripe that a node other than the last writer of that
   // stripe writes; the write's first and last stripes are the only ones two writers of
@@ -37,6 +38,7 @@ class LoadBook {
   std::vector<int> leaf_;  // per node: its leaf switch (fat-tree) or group (dragonfly)
   Traffic* t_;
   std::unordered_map<uint64_t, int> stripe_owner_;  // (file, stripe) -> node
+  std::vector<double> share_;  // write(): bytes per stripe of the file's turn
 };
 
 }  // namespace tapio::sim

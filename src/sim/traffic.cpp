@@ -296,9 +296,9 @@ void CollectiveBuilder::route_rank(int rank, const RankPuts& mine) {
         continue;
       }
       load.agg_bytes_in[a] += e.bytes + list;
-      // Many small entries arrive in scratch and are copied piece by piece
-      // (engine/collective/datatypes.h, worth_a_datatype).
-      if (e.segments > 16 && e.bytes < 4096 * e.segments) load.agg_copy[a] += e.bytes;
+      // Scattered pieces are copied into place at the aggregator: by MPI through a datatype,
+      // or, for many small entries, from scratch piece by piece (collective/datatypes.h).
+      if (e.pieces > 1) load.agg_copy[a] += e.bytes;
       const uint32_t wave = static_cast<uint32_t>(position++ / in_flight_);
       book_->message(r, node, to, list + e.bytes, wave, 2);  // the list, then the data
     }
