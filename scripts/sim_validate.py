@@ -61,8 +61,7 @@ def measure(build, pattern, ranks, params, reps):
         subprocess.run(cmd, check=True, env=env, capture_output=True, cwd=ROOT)
         with open(out) as f:
             j = json.load(f)
-    m = [r for r in j["results"] if r["method"] == "collective"][0]
-    return m["write_mib_s"]["median"]
+    return j["results"]["collective"]["write_mib_s"]
 
 
 def predict(build, cluster, pattern, ranks, params):
@@ -78,15 +77,15 @@ def predict(build, cluster, pattern, ranks, params):
 def main():
     build, cluster = sys.argv[1], sys.argv[2]
     reps = 3 if "--quick" in sys.argv else 5
-    print("| pattern | ranks | parameters | measured MiB/s | predicted MiB/s | error | model's bottleneck |")
+    print("| pattern | ranks | parameters | measured MiB/s (min-max) | predicted MiB/s | error | model's bottleneck |")
     print("|---|---|---|---|---|---|---|")
     for pattern, ranks, params in CASES:
         got = measure(build, pattern, ranks, params, reps)
         want, neck = predict(build, cluster, pattern, ranks, params)
-        err = (want - got) / got
+        err = (want - got["median"]) / got["median"]
         ptext = ", ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
-        print(f"| {pattern} | {ranks} | {ptext} | {got:.0f} | {want:.0f} | {err:+.0%} | {neck} |",
-              flush=True)
+        print(f"| {pattern} | {ranks} | {ptext} | {got['median']:.0f} ({got['min']:.0f}-{got['max']:.0f}) "
+              f"| {want:.0f} | {err:+.0%} | {neck} |", flush=True)
 
 
 if __name__ == "__main__":

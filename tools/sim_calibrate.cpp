@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mpi_session.h"
+#include "tapio/tapio.hpp"
 #include "sim_commands.h"
 
 namespace tapio::cli {
@@ -91,6 +92,55 @@ double storage_rate(const std::string& dir) {
   return median(rates);
 }
 
+// An fsync right after a 4 KiB write, seconds (the median of nine): what closing a file that
+// has had its data written back already still costs.
+double sync_latency(const std::string& dir) {
+  const std::string path = dir + "/tapio-calibrate-sync." + std::to_string(getpid());
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return 0;
+  std::vector<char> buf(4096, 3);
+  std::vector<double> times;
+  for (int k = 0; k < 9; ++k) {
+    if (pwrite(fd, buf.data(), buf.size(), static_cast<off_t>(k) * 4096) != 4096) break;
+    const double t = now();
+    if (fsync(fd) != 0) break;
+    times.push_back(now() - t);
+  }
+  close(fd);
+  unlink(path.c_str());
+  return times.empty() ? 0 : median(times);
+}
+
+// A file's fixed cost with the collective engine at this rank count, seconds (the median of
+// five): open (create, header), one step of one double per rank, close, without its fsync,
+// which sync_cost counts. What a small file costs beyond its bytes.
+double file_cost(const std::string& dir, double sync) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tapio::Context ctx(MPI_COMM_WORLD);
+  std::vector<double> times;
+  const std::string path = dir + "/tapio-calibrate-file." + std::to_string(getpid()) + ".nc";
+  for (int k = 0; k < 5; ++k) {
+    tapio::IO io = ctx.declare_io("calibrate" + std::to_string(k));
+    io.set_engine("collective");
+    tapio::Variable v = io.define_variable<double>("x", {static_cast<uint64_t>(size)}, {"n"});
+    const double one = rank;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t = now();
+    tapio::Engine e = io.open(path, TAPIO_MODE_WRITE);
+    e.begin_step();
+    v.set_selection({static_cast<uint64_t>(rank)}, {1});
+    e.put(v, &one);
+    e.end_step();
+    e.close();
+    MPI_Barrier(MPI_COMM_WORLD);
+    times.push_back(now() - t);
+  }
+  if (rank == 0) unlink(path.c_str());
+  return std::max(0.0, median(times) - sync);
+}
+
 }  // namespace
 
 int run_calibrate(const SimOptions& o) {
@@ -105,6 +155,9 @@ int run_calibrate(const SimOptions& o) {
     bandwidth = (16u << 20) / ping_pong(16 << 20, 5);
   }
   const double storage = rank == 0 ? storage_rate(o.calibrate_dir) : 0;
+  double sync = rank == 0 ? sync_latency(o.calibrate_dir) : 0;
+  MPI_Bcast(&sync, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  const double file = file_cost(o.calibrate_dir, sync);
   if (rank != 0) return 0;
   if (storage == 0) return fail("--calibrate: cannot write and fsync in '" + o.calibrate_dir + "'");
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -118,9 +171,12 @@ int run_calibrate(const SimOptions& o) {
                 bandwidth / (1 << 20), latency * 1e6);
   else
     std::printf("# [nic] not measured: run under mpiexec -n 2 for message latency and bandwidth\n\n");
-  std::printf("[storage]  # writing and fsyncing 256 MiB in %s\ntargets = 1\nstripe_count = 1\n"
-              "target_bandwidth = \"%.0fMiB/s\"\nclient_bandwidth = \"%.0fMiB/s\"\n\n",
-              o.calibrate_dir.c_str(), storage / (1 << 20), storage / (1 << 20));
+  std::printf("[storage]  # writing and fsyncing 256 MiB in %s; an fsync after 4 KiB\ntargets = 1\n"
+              "stripe_count = 1\ntarget_bandwidth = \"%.0fMiB/s\"\nclient_bandwidth = \"%.0fMiB/s\"\n"
+              "sync_cost = \"%.0fus\"\nfile_cost = \"%.0fus\"  # open, header and close of a small "
+              "file at %d ranks\n\n",
+              o.calibrate_dir.c_str(), storage / (1 << 20), storage / (1 << 20), sync * 1e6,
+              file * 1e6, size);
   std::printf("[memory]  # one core's memcpy of 64 MiB\ncopy_bandwidth = \"%.0fMiB/s\"\n", copy / (1 << 20));
   return 0;
 }

@@ -46,6 +46,8 @@ std::vector<Field> cluster_fields(Cluster* c) {
       {"storage", "request_size", K::kSize, "largest request", 1, {}, into(&c->request_size)},
       {"storage", "lock_cost", K::kDuration, "per extent conflict", 0, {}, into(&c->lock_cost)},
       {"storage", "create_cost", K::kDuration, "per file and stripe", 0, {}, into(&c->create_cost)},
+      {"storage", "sync_cost", K::kDuration, "per fsync", 0, {}, into(&c->sync_cost)},
+      {"storage", "file_cost", K::kDuration, "per file opened and closed", 0, {}, into(&c->file_cost)},
       {"storage", "stripe_size", K::kSize, "file system stripe", 1, {}, into(&c->stripe_size)},
       {"storage", "stripe_count", K::kInteger, "targets per file; -1 all", -1, {},
        into(&c->stripe_count)},

@@ -6,7 +6,7 @@
 //   [network]  topology = "switch" | "fat-tree" | "dragonfly", bisection, nodes_per_switch,
 //              uplink_bandwidth, groups, global_bandwidth
 //   [storage]  targets, target_bandwidth, request_cost, request_size, lock_cost, create_cost,
-//              stripe_size, stripe_count, client_bandwidth
+//              sync_cost, file_cost, stripe_size, stripe_count, client_bandwidth
 //   [memory]   copy_bandwidth, node_bandwidth
 #pragma once
 #include <cstdint>
@@ -45,6 +45,8 @@ struct Cluster {
   uint64_t request_size = 1 << 20;  // the most one request carries (Lustre's RPC size)
   double lock_cost = 0;           // per extra client writing one stripe in a round
   double create_cost = 0;         // per file and stripe at creation (the metadata server)
+  double sync_cost = 0;           // a writer's fsync of its file, beyond writing its bytes
+  double file_cost = 0;           // opening, describing and closing a file, beyond its data
   uint64_t stripe_size = 1 << 20;
   int stripe_count = 1;           // OSTs per file; -1: all
   double client_bandwidth = 0;    // one node's file-system client; 0: the NIC's

@@ -201,19 +201,23 @@ Prediction predict(const Traffic& t, const Cluster& c) {
                        static_cast<double>(t.reduce_scatter_bytes) / c.nic_bandwidth;
   const double metadata = t.metadata_bytes / c.nic_bandwidth + t.metadata_bytes / c.client_rate() +
                           t.metadata_requests * c.request_cost;
-  const double create = static_cast<double>(t.files) * c.stripes_per_file() * c.create_cost;
+  const double create = static_cast<double>(t.files) * c.stripes_per_file() * c.create_cost + c.file_cost;
+  // Every writer syncs its file at close: at once on their own nodes, in turn on one host.
+  const double sync = c.sync_cost * (c.shared_host ? std::max(1, t.writers) : 1);
   ledger.add({"planning", "every rank", 0}, steps * plan);
   ledger.add(swap, steps * swap.seconds);
   ledger.add({"collective latency", fmt::format("{} collectives per step", t.collectives), 0}, steps * agree);
   ledger.add({"metadata", "rank 0", 0}, steps * metadata);
-  ledger.add({"file creation", fmt::format("{} files", t.files), 0}, create);
+  ledger.add({"creating, opening and closing files", fmt::format("{} files", t.files), 0}, create);
+  ledger.add({"fsync at close", fmt::format("{} writers", t.writers), 0}, sync);
   p.phases = {{"plan", steps * plan},
               {"swap", steps * swap.seconds},
               {"agree", steps * agree},
               {"exchange", steps * exchange},
               {"write", steps * (path - exchange)},
               {"metadata", steps * metadata},
-              {"create", create}};
+              {"create", create},
+              {"sync", sync}};
   for (const auto& [name, s] : p.phases) p.total += s;
   p.bandwidth = p.total > 0 ? static_cast<double>(t.bytes) * steps / p.total : 0;
   p.by_resource = ledger.sorted();

@@ -31,7 +31,7 @@ struct RoundTime {
 
 struct Prediction {
   // Seconds for the whole run (every step), by phase: plan, swap, agree, exchange, write,
-  // metadata, create. "write" is the part of the writes the exchange did not hide.
+  // metadata, create, sync. "write" is the part of the writes the exchange did not hide.
   std::vector<std::pair<std::string, double>> phases;
   double total = 0;      // seconds
   double bandwidth = 0;  // bytes written / total

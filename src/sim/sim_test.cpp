@@ -3,6 +3,8 @@
 // a bad cluster file.
 #include <gtest/gtest.h>
 
+#include "sim/auto_params.h"
+#include "sim/choose.h"
 #include "sim/cluster.h"
 #include "sim/model.h"
 #include "sim/patterns.h"
@@ -241,6 +243,46 @@ TEST(SimWorkload, ParamsGoThroughTheRegistry) {
   ASSERT_TRUE(w.ok()) << w.status().message();
   EXPECT_EQ(w->params.get("aggregators"), "1/2");
   EXPECT_EQ(w->pattern.count, 16u);
+}
+
+TEST(SimChoose, AutoSizesBecomeNumbersTheModelPrefers) {
+  IoDef io;
+  for (const char* name : {"a", "b"}) {
+    VariableDef v;
+    v.name = name;
+    v.shape = {name[0] == 'a' ? 1u << 20 : 3u << 16};  // 8 MiB and 1.5 MiB of doubles
+    v.dim_names = {"n"};
+    io.vars.push_back(v);
+  }
+  Params params;
+  ASSERT_TRUE(params.set("buffer_size", "auto").ok());
+  ASSERT_TRUE(params.set("stripe_size", "auto").ok());
+  ASSERT_TRUE(resolve_auto(&params, "collective", io, {0, 0, 1, 1}, 2).ok());
+  const uint64_t buffer = params.get_size("buffer_size"), stripe = params.get_size("stripe_size");
+  EXPECT_GE(buffer, 1u << 20);
+  EXPECT_GE(stripe, 1u << 20);
+  EXPECT_EQ(params.get("aggregators"), "auto");  // no cluster file: one per node, as ever
+  // Opening for reading (no variables yet) takes the registry's defaults.
+  Params reading;
+  ASSERT_TRUE(reading.set("buffer_size", "auto").ok());
+  ASSERT_TRUE(resolve_auto(&reading, "collective", IoDef{}, {0, 1}, 2).ok());
+  EXPECT_EQ(reading.get("buffer_size"), std::to_string(16u << 20));
+}
+
+TEST(SimChoose, ExplainRanksEveryCandidate) {
+  Cluster c = two_nodes();
+  c.ranks_per_node = 2;
+  c.nic_latency = 1e-6;
+  const Workload w = hpio(4, "auto");
+  auto p = make_pattern(w.pattern, w.ranks);
+  ASSERT_TRUE(p.ok());
+  auto choice = choose(w, **p, c, {"aggregators", "buffer_size"});
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->tried.size(), 7u * 4u);  // 7 aggregator counts x 4 buffer sizes
+  for (size_t i = 1; i < choice->tried.size(); ++i)
+    EXPECT_LE(choice->tried[i - 1].seconds, choice->tried[i].seconds);
+  EXPECT_EQ(choice->best.seconds, choice->tried.front().seconds);
+  EXPECT_EQ(choice->best.stripe_size, 4096u);  // not free: the workload's
 }
 
 TEST(SimUnits, RatesAndDurations) {

@@ -1,0 +1,72 @@
+#include "sim/auto_params.h"
+
+#include <algorithm>
+
+#include "sim/choose.h"
+
+namespace tapio::sim {
+namespace {
+
+// What is known at open: every variable, each rank an equal contiguous share of its bytes
+// (as doubles: the model's patterns are double variables).
+class Shares final : public Pattern {
+ public:
+  Shares(const IoDef& io, int ranks) : Pattern(ranks, 1) {
+    for (const VariableDef& v : io.vars) {
+      const uint64_t doubles = std::max<uint64_t>(1, v.elements() * type_size(v.type) / 8);
+      add_var(v.name, {doubles}, {"n_" + v.name});
+    }
+  }
+  void for_each_put(int rank, const Put& put) const override {
+    const uint64_t P = static_cast<uint64_t>(ranks()), r = static_cast<uint64_t>(rank);
+    for (size_t v = 0; v < io().vars.size(); ++v) {
+      const uint64_t n = io().vars[v].shape[0], lo = n * r / P, hi = n * (r + 1) / P;
+      if (hi > lo) put(static_cast<int>(v), plan::Selection::box({lo}, {hi - lo}), -1);
+    }
+  }
+};
+
+Status take_defaults(Params* params, const std::vector<std::string>& names) {
+  for (const std::string& n : names)
+    if (params->get(n) == "auto") TAPIO_RETURN_IF_ERROR(params->set(n, find_param(n)->default_value));
+  return ok_status();
+}
+
+}  // namespace
+
+Status resolve_auto(Params* params, const std::string& engine, const IoDef& io,
+                    const std::vector<int>& node_of_rank, int nodes) {
+  const std::string cluster_file = params->get("cluster");
+  std::vector<std::string> free;
+  for (const char* n : {"buffer_size", "stripe_size"})
+    if (params->get(n) == "auto") free.push_back(n);
+  if (!cluster_file.empty() && params->get("aggregators") == "auto") free.push_back("aggregators");
+  if (free.empty()) return ok_status();
+  const int P = static_cast<int>(node_of_rank.size());
+  if (io.vars.empty() || P == 0 || (engine != "collective" && engine != "subfile"))
+    return take_defaults(params, {"buffer_size", "stripe_size"});
+  Cluster c;
+  if (!cluster_file.empty()) {
+    TAPIO_ASSIGN_OR_RETURN(c, load_cluster(cluster_file));
+  }
+  c.nodes = std::max(nodes, 1);
+  c.ranks_per_node = (P + c.nodes - 1) / c.nodes;
+  Workload w;
+  w.ranks = P;
+  w.engine = engine;
+  w.params = *params;
+  TAPIO_RETURN_IF_ERROR(w.params.set("ranks_per_node", std::to_string(c.ranks_per_node)));
+  TAPIO_RETURN_IF_ERROR(take_defaults(&w.params, {"buffer_size", "stripe_size"}));
+  const Shares pattern(io, P);
+  TAPIO_ASSIGN_OR_RETURN(Choice choice, choose(w, pattern, c, free));
+  const Candidate& best = choice.best;
+  for (const std::string& n : free) {
+    const std::string value = n == "aggregators"  ? best.aggregators
+                              : n == "buffer_size" ? std::to_string(best.buffer_size)
+                                                   : std::to_string(best.stripe_size);
+    TAPIO_RETURN_IF_ERROR(params->set(n, value));
+  }
+  return ok_status();
+}
+
+}  // namespace tapio::sim
