@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/types.h"
 #include "mpi_session.h"
 #include "tapio/tapio.hpp"
 #include "sim_commands.h"
@@ -44,6 +45,21 @@ double memcpy_rate() {
   return median(rates);
 }
 
+// One core's byte-swapping copy of 64 MiB of doubles into file order, bytes per second: the
+// copy every engine makes (staging, node-local slots), slower than memcpy.
+double swap_rate() {
+  const size_t n = 64u << 20;
+  std::vector<char> a(n, 1), b(n, 2);
+  std::vector<double> rates;
+  for (int i = 0; i < 7; ++i) {
+    const double t = now();
+    host_to_big_endian(b.data(), a.data(), n / 8, 8);
+    rates.push_back(n / (now() - t));
+    a[i] = b[n - 1 - i];
+  }
+  return median(rates);
+}
+
 // Half the round trip of `bytes` between ranks 0 and 1, seconds (other ranks wait).
 double ping_pong(int bytes, int reps) {
   int rank = 0;
@@ -69,19 +85,22 @@ double ping_pong(int bytes, int reps) {
   return t;
 }
 
-// Writing 256 MiB in 16 MiB calls to a new file in `dir` and fsyncing it, bytes per second
-// (rank 0 only; the median of three).
+// Writing 64 MiB in 4 MiB calls to a new file in `dir`, each call's writeback started at once
+// (as the engines do), and fsyncing it, bytes per second (rank 0 only; the median of five).
 double storage_rate(const std::string& dir) {
-  const size_t chunk = 16u << 20, total = 256u << 20;
+  const size_t chunk = 4u << 20, total = 64u << 20;
   std::vector<char> buf(chunk, 7);
   std::vector<double> rates;
   const std::string path = dir + "/tapio-calibrate." + std::to_string(getpid());
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 5; ++k) {
     const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return 0;
     const double t = now();
     bool ok = true;
-    for (size_t at = 0; at < total && ok; at += chunk) ok = pwrite(fd, buf.data(), chunk, static_cast<off_t>(at)) == static_cast<ssize_t>(chunk);
+    for (size_t at = 0; at < total && ok; at += chunk) {
+      ok = pwrite(fd, buf.data(), chunk, static_cast<off_t>(at)) == static_cast<ssize_t>(chunk);
+      sync_file_range(fd, static_cast<off_t>(at), static_cast<off_t>(chunk), SYNC_FILE_RANGE_WRITE);
+    }
     ok = ok && fsync(fd) == 0;
     const double s = now() - t;
     close(fd);
@@ -112,7 +131,7 @@ double sync_latency(const std::string& dir) {
 }
 
 // A file's fixed cost with the collective engine at this rank count, seconds (the median of
-// five): open (create, header), one step of one double per rank, close, without its fsync,
+// nine): open (create, header), one step of one double per rank, close, without its fsync,
 // which sync_cost counts. What a small file costs beyond its bytes.
 double file_cost(const std::string& dir, double sync) {
   int rank = 0, size = 1;
@@ -121,7 +140,7 @@ double file_cost(const std::string& dir, double sync) {
   tapio::Context ctx(MPI_COMM_WORLD);
   std::vector<double> times;
   const std::string path = dir + "/tapio-calibrate-file." + std::to_string(getpid()) + ".nc";
-  for (int k = 0; k < 5; ++k) {
+  for (int k = 0; k < 9; ++k) {
     tapio::IO io = ctx.declare_io("calibrate" + std::to_string(k));
     io.set_engine("collective");
     tapio::Variable v = io.define_variable<double>("x", {static_cast<uint64_t>(size)}, {"n"});
@@ -141,6 +160,28 @@ double file_cost(const std::string& dir, double sync) {
   return std::max(0.0, median(times) - sync);
 }
 
+// With more ranks than cores: how much of a core a rank waiting in MPI still takes. Rank 0
+// copies while the others sleep, then while they wait in a barrier; the ratio of the rates
+// is cores / (1 + share x (ranks - 1)) (cluster.h), solved for share. 0 when it cannot show.
+double wait_share(unsigned cores) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (static_cast<unsigned>(size) <= cores) return 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double alone = 0, waiting = 0;
+  if (rank == 0) alone = memcpy_rate();
+  else std::this_thread::sleep_for(std::chrono::seconds(2));  // longer than the copies
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) waiting = memcpy_rate();
+  MPI_Barrier(MPI_COMM_WORLD);
+  double share = 0;
+  if (rank == 0 && waiting > 0)
+    share = std::max(0.0, (cores * alone / std::min(alone, waiting) - 1) / (size - 1));
+  MPI_Bcast(&share, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return share;
+}
+
 }  // namespace
 
 int run_calibrate(const SimOptions& o) {
@@ -148,7 +189,7 @@ int run_calibrate(const SimOptions& o) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const double copy = memcpy_rate();
+  const double copy = swap_rate();
   double latency = 0, bandwidth = 0;
   if (size >= 2) {
     latency = ping_pong(8, 2000);
@@ -158,26 +199,30 @@ int run_calibrate(const SimOptions& o) {
   double sync = rank == 0 ? sync_latency(o.calibrate_dir) : 0;
   MPI_Bcast(&sync, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   const double file = file_cost(o.calibrate_dir, sync);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const double waiting = wait_share(cores);
   if (rank != 0) return 0;
   if (storage == 0) return fail("--calibrate: cannot write and fsync in '" + o.calibrate_dir + "'");
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("# This machine, measured by tapio sim --calibrate (%d ranks; medians).\n", size);
   std::printf("# One host: every rank on it (a workload's ranks_per_node parameter makes virtual nodes,\n"
               "# which share its cores and memory: shared_host).\n");
   std::printf("[nodes]\ncount = 1\nranks_per_node = 4096  # every rank on this host\ncores = %u\n"
-              "shared_host = true\n\n", cores);
+              "shared_host = true\n", cores);
+  if (waiting > 0) std::printf("wait_share = %.3f  # measured at %d ranks\n", waiting, size);
+  std::printf("\n");
   if (size >= 2)
     std::printf("[nic]  # MPI between two ranks of this host\nbandwidth = \"%.0fMiB/s\"\nlatency = \"%.2fus\"\n\n",
                 bandwidth / (1 << 20), latency * 1e6);
   else
     std::printf("# [nic] not measured: run under mpiexec -n 2 for message latency and bandwidth\n\n");
-  std::printf("[storage]  # writing and fsyncing 256 MiB in %s; an fsync after 4 KiB\ntargets = 1\n"
+  std::printf("[storage]  # writing and fsyncing 64 MiB in %s; an fsync after 4 KiB\ntargets = 1\n"
               "stripe_count = 1\ntarget_bandwidth = \"%.0fMiB/s\"\nclient_bandwidth = \"%.0fMiB/s\"\n"
               "sync_cost = \"%.0fus\"\nfile_cost = \"%.0fus\"  # open, header and close of a small "
               "file at %d ranks\n\n",
               o.calibrate_dir.c_str(), storage / (1 << 20), storage / (1 << 20), sync * 1e6,
               file * 1e6, size);
-  std::printf("[memory]  # one core's memcpy of 64 MiB\ncopy_bandwidth = \"%.0fMiB/s\"\n", copy / (1 << 20));
+  std::printf("[memory]  # one core's byte-swapping copy of 64 MiB (the engines' copy)\n"
+              "copy_bandwidth = \"%.0fMiB/s\"\n", copy / (1 << 20));
   return 0;
 }
 

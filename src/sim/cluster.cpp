@@ -22,6 +22,8 @@ std::vector<Field> cluster_fields(Cluster* c) {
       {"nodes", "cores", K::kInteger, "cores per node", 1, {}, into(&c->cores)},
       {"nodes", "shared_host", K::kBoolean, "all nodes are virtual nodes of one host", 0, {},
        into(&c->shared_host)},
+      {"nodes", "wait_share", K::kNumber, "core share of a rank waiting in MPI", 0, {},
+       into(&c->wait_share)},
       {"nic", "bandwidth", K::kRate, "each direction", 1, {}, into(&c->nic_bandwidth)},
       {"nic", "latency", K::kDuration, "per message", 0, {}, into(&c->nic_latency)},
       {"nic", "message_rate", K::kNumber, "messages per second; 0 unlimited", 0, {},
@@ -60,6 +62,11 @@ std::vector<Field> cluster_fields(Cluster* c) {
 }
 
 }  // namespace
+
+double Cluster::cpu_share(int ranks) const {
+  if (!shared_host) return 1;
+  return std::min(1.0, cores / (1.0 + wait_share * std::max(0, ranks - 1)));
+}
 
 double Cluster::core_share(int active) const {
   return std::min<double>(std::max(active, 1), cores);

@@ -1,7 +1,7 @@
 // The machine the model predicts for, as a plain struct read from TOML (docs/sim.md has the
 // file format). Rates are bytes per second, times seconds. Pure.
 //
-//   [nodes]    count, ranks_per_node, cores, shared_host
+//   [nodes]    count, ranks_per_node, cores, shared_host, wait_share
 //   [nic]      bandwidth, latency, message_rate, in_flight
 //   [network]  topology = "switch" | "fat-tree" | "dragonfly", bisection, nodes_per_switch,
 //              uplink_bandwidth, groups, global_bandwidth
@@ -26,6 +26,9 @@ struct Cluster {
   int ranks_per_node = 1;
   int cores = 1;             // per node: ranks beyond it share cores (copies, overheads)
   bool shared_host = false;  // every node is a virtual node of one host: one set of cores
+  // On a shared host, the part of a core a rank waiting inside MPI still takes (Open MPI
+  // yields when oversubscribed, but each waiting rank is scheduled in turn).
+  double wait_share = 0;
   // [nic] (LogGP: latency L, 1/message_rate the gap g, 1/bandwidth the gap per byte G)
   double nic_bandwidth = 10e9;  // each direction
   double nic_latency = 2e-6;    // a message's latency and overhead
@@ -57,6 +60,9 @@ struct Cluster {
   int ranks() const { return nodes * ranks_per_node; }
   int stripes_per_file() const { return stripe_count < 0 || stripe_count > targets ? targets : stripe_count; }
   double client_rate() const { return client_bandwidth > 0 ? client_bandwidth : nic_bandwidth; }
+  // The part of a core one rank's work gets while `ranks` - 1 others wait inside MPI: all of
+  // it, unless on a shared host the waiting outnumber the cores.
+  double cpu_share(int ranks) const;
   // Cores that `active` busy ranks of one node (of the host, when shared) run on at once.
   double core_share(int active) const;
 };

@@ -20,9 +20,11 @@ LoadBook::LoadBook(const Cluster& c, int nodes, int aggregators, Traffic* t)
 RoundLoad& LoadBook::round(uint32_t r) {
   while (t_->rounds.size() <= r) {
     RoundLoad l;
-    for (auto* v : {&l.nic_out, &l.nic_in, &l.msgs_out, &l.msgs_in, &l.shm_copy, &l.node_write})
+    for (auto* v : {&l.nic_out, &l.nic_in, &l.msgs_out, &l.msgs_in, &l.shm_copy, &l.shm_pieces,
+                    &l.node_write})
       v->assign(nodes_, 0);
-    for (auto* v : {&l.agg_copy, &l.agg_bytes_in, &l.agg_msgs}) v->assign(aggregators_, 0);
+    for (auto* v : {&l.agg_copy, &l.agg_pieces, &l.agg_bytes_in, &l.agg_msgs})
+      v->assign(aggregators_, 0);
     for (auto* v : {&l.ost_bytes, &l.ost_requests, &l.ost_conflicts}) v->assign(c_.targets, 0);
     l.up_out.assign(leaves_, 0);
     l.up_in.assign(leaves_, 0);

@@ -24,7 +24,7 @@ double sum(const std::vector<double>& v) {
 
 class RoundModel {
  public:
-  RoundModel(const Traffic& t, const Cluster& c) : t_(t), c_(c) {}
+  RoundModel(const Traffic& t, const Cluster& c) : t_(t), c_(c), share_(c.cpu_share(t.ranks)) {}
 
   // Bytes copied by `active` ranks at once on one node (or on the shared host).
   double copy_time(double bytes, int active) const {
@@ -51,7 +51,8 @@ class RoundModel {
       // Messages between virtual nodes are copies by the receivers (single-copy transfers),
       // as many at once as there are cores for the aggregators.
       const int receivers = std::max(1, std::min<int>(t_.writers, c_.cores));
-      terms.push_back({"message copies", "the host", sum(l.nic_in) / (c_.nic_bandwidth * receivers)});
+      terms.push_back({"message copies", "the host",
+                       sum(l.nic_in) / (c_.nic_bandwidth * receivers * share_)});
     } else {
       // Waves: the messages in flight together cross the NICs together; a wave lasts as
       // long as its busiest NIC, sending or receiving (receiving named first on a tie).
@@ -78,7 +79,8 @@ class RoundModel {
     size_t at = 0;
     std::vector<double> serial(l.agg_msgs.size());
     for (size_t a = 0; a < serial.size(); ++a)
-      serial[a] = l.agg_msgs[a] * c_.nic_latency + l.agg_copy[a] / c_.copy_bandwidth;
+      serial[a] = (l.agg_msgs[a] * c_.nic_latency + l.agg_copy[a] / c_.copy_bandwidth +
+                   l.agg_pieces[a] * kPieceCost) / share_;
     const double worst = top(serial, &at);
     terms.push_back({"aggregator messages and copies", writer(at), worst});
     // Senders post their messages one by one too, the ranks of a node on its cores.
@@ -94,7 +96,11 @@ class RoundModel {
       const double m = top(msgs, &at);
       terms.push_back({"NIC message rate", fmt::format("node {}", at), m / c_.message_rate});
     }
-    terms.push_back(per_node("node-local copies", l.shm_copy, t_.ranks_per_node, true));
+    Term local = per_node("node-local copies", l.shm_copy, t_.ranks_per_node, true);
+    size_t most = 0;
+    const double pieces = c_.shared_host ? sum(l.shm_pieces) : top(l.shm_pieces, &most);
+    local.seconds += pieces * kPieceCost / c_.core_share(c_.shared_host ? t_.ranks : t_.ranks_per_node);
+    terms.push_back(local);
     if (c_.topology == Topology::kSwitch && c_.bisection > 0)
       terms.push_back({"switch bisection", "", l.bisection / c_.bisection});
     const double link = c_.topology == Topology::kFatTree ? c_.uplink_bandwidth : c_.global_bandwidth;
@@ -122,7 +128,7 @@ class RoundModel {
     best.instance = fmt::format("target {}", at);
     const double clients = c_.shared_host ? sum(l.node_write) : top(l.node_write, &at);
     const Term client{"file-system client", c_.shared_host ? "the host" : fmt::format("node {}", at),
-                      clients / c_.client_rate()};
+                      clients / (c_.client_rate() * share_)};
     return client.seconds > best.seconds ? client : best;
   }
 
@@ -133,6 +139,7 @@ class RoundModel {
   }
   const Traffic& t_;
   const Cluster& c_;
+  double share_;  // of a core, for one rank's work while the others wait (cluster.h)
 };
 
 // Adds a term's seconds to its kind, remembering the instance that contributed most.

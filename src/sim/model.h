@@ -45,5 +45,8 @@ Prediction predict(const Traffic& t, const Cluster& c);
 // Seconds the planner spends per segment (describing and routing it), a constant of the
 // model measured on this machine (docs/sim.md).
 inline constexpr double kSegmentCost = 60e-9;
+// Seconds a copy spends per piece beyond its bytes (finding the piece's source, swapping the
+// elements cut at its ends): E3SM's 8-byte pieces cost far more than their bytes.
+inline constexpr double kPieceCost = 100e-9;
 
 }  // namespace tapio::sim

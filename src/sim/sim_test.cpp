@@ -39,9 +39,10 @@ Traffic one_round(const Cluster& c) {
   t.writer_ranks = {1};
   t.swap_bytes.assign(2, 0);
   RoundLoad l;
-  for (auto* v : {&l.nic_out, &l.nic_in, &l.msgs_out, &l.msgs_in, &l.shm_copy, &l.node_write})
+  for (auto* v : {&l.nic_out, &l.nic_in, &l.msgs_out, &l.msgs_in, &l.shm_copy, &l.shm_pieces,
+                  &l.node_write})
     v->assign(2, 0);
-  for (auto* v : {&l.agg_copy, &l.agg_bytes_in, &l.agg_msgs}) v->assign(1, 0);
+  for (auto* v : {&l.agg_copy, &l.agg_pieces, &l.agg_bytes_in, &l.agg_msgs}) v->assign(1, 0);
   for (auto* v : {&l.ost_bytes, &l.ost_requests, &l.ost_conflicts}) v->assign(c.targets, 0);
   t.rounds.push_back(l);
   return t;

@@ -276,10 +276,12 @@ void CollectiveBuilder::route_rank(int rank, const RankPuts& mine) {
       const int to = agg_.node[a];
       if (agg_.ranks[a] == rank) {  // its own pieces: copied into its window
         load.agg_copy[a] += e.bytes;
+        load.agg_pieces[a] += e.pieces;
         continue;
       }
       if (to == node && shm_) {  // swapped straight into the shared slot; the list follows
         load.shm_copy[node] += e.bytes;
+        load.shm_pieces[node] += e.pieces;
         load.agg_msgs[a] += 1;
         continue;
       }
@@ -293,12 +295,16 @@ void CollectiveBuilder::route_rank(int rank, const RankPuts& mine) {
       load.agg_msgs[a] += 2;
       if (to == node) {  // a message inside the node: the receiver's one copy
         load.agg_copy[a] += e.bytes;
+        load.agg_pieces[a] += e.pieces;
         continue;
       }
       load.agg_bytes_in[a] += e.bytes + list;
       // Scattered pieces are copied into place at the aggregator: by MPI through a datatype,
       // or, for many small entries, from scratch piece by piece (collective/datatypes.h).
-      if (e.pieces > 1) load.agg_copy[a] += e.bytes;
+      if (e.pieces > 1) {
+        load.agg_copy[a] += e.bytes;
+        load.agg_pieces[a] += e.pieces;
+      }
       const uint32_t wave = static_cast<uint32_t>(position++ / in_flight_);
       book_->message(r, node, to, list + e.bytes, wave, 2);  // the list, then the data
     }

@@ -21,7 +21,9 @@ struct RoundLoad {
   std::vector<double> nic_out, nic_in;    // remote bytes (data and segment lists)
   std::vector<double> msgs_out, msgs_in;  // remote messages
   std::vector<double> shm_copy;           // bytes the node's ranks copy into node-local slots
+  std::vector<double> shm_pieces;         // and the pieces they come in
   std::vector<double> agg_copy;           // per aggregator: bytes it copies itself
+  std::vector<double> agg_pieces;         // and the pieces they come in
   std::vector<double> agg_bytes_in;       // per aggregator: bytes it receives over the network
   std::vector<double> agg_msgs;           // per aggregator: messages it takes one by one
   std::vector<double> node_write;         // bytes the node's writers hand to the file system

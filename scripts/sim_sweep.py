@@ -1,0 +1,72 @@
+"""auto against a parameter sweep on this machine (make bench; docs/sim.md, "Choosing"):
+tapio-bench writes each pattern with the collective engine under every swept buffer_size x
+stripe_size and under buffer_size = stripe_size = auto (parameters through a TAPIO_CONFIG
+rule), the configurations interleaved, CYCLES times; the median of each is compared. Writes
+JSON to OUT_DIR/sim_sweep.json and prints a markdown table.
+
+usage: sim_sweep.py BUILD_DIR OUT_DIR [NP]
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.openmpi")
+CYCLES = int(os.environ.get("SWEEP_CYCLES", "3"))
+PATTERNS = {
+    "licom": ["licom", "--grid", "144x96x30", "--vars3d", "4", "--vars2d", "2", "--steps", "5"],
+    "hpio": ["hpio", "--count", "8192", "--size", "256", "--spacing", "256", "--file", "noncontig"],
+    "matrix": ["matrix", "--rows", "70400", "--cols", "200", "--dist", "block"],
+}
+SWEEP = [{"buffer_size": b, "stripe_size": s} for b in ("1MiB", "4MiB", "16MiB", "64MiB")
+         for s in ("1MiB", "4MiB")]
+AUTO = {"buffer_size": "auto", "stripe_size": "auto"}
+
+
+def run(build, np, pattern, params):
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = os.path.join(tmp, "tapio.toml")
+        with open(cfg, "w") as f:
+            f.write("[[rule]]\n" + "".join(f'{k} = "{v}"\n' for k, v in params.items()))
+        out = os.path.join(tmp, "out.json")
+        env = dict(os.environ, TAPIO_CONFIG=cfg, OMPI_ALLOW_RUN_AS_ROOT="1",
+                   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+        subprocess.run([MPIEXEC, "-n", str(np), os.path.join(build, "bench", "tapio-bench"),
+                        *PATTERNS[pattern], "--methods", "collective", "--reps", "1", "--dir",
+                        "/tmp", "--json", out], check=True, env=env, capture_output=True, cwd=ROOT)
+        with open(out) as f:
+            return json.load(f)["results"]["collective"]["write_mib_s"]["median"]
+
+
+def label(params):
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def main():
+    build, out_dir = sys.argv[1], sys.argv[2]
+    np = int(sys.argv[3]) if len(sys.argv) > 3 else 4
+    results = {}
+    print("| pattern | best of the sweep | its MiB/s | auto MiB/s | auto / best |")
+    print("|---|---|---|---|---|")
+    for pattern in PATTERNS:
+        configs = SWEEP + [AUTO]
+        got = {label(c): [] for c in configs}
+        for _ in range(CYCLES):  # interleaved: every configuration once per cycle
+            for c in configs:
+                got[label(c)].append(run(build, np, pattern, c))
+        med = {k: statistics.median(v) for k, v in got.items()}
+        best = max((k for k in med if "auto" not in k), key=med.get)
+        auto = med[label(AUTO)]
+        results[pattern] = {"ranks": np, "cycles": CYCLES, "mib_s": got, "best": best,
+                            "auto_over_best": auto / med[best]}
+        print(f"| {pattern} | {best} | {med[best]:.0f} | {auto:.0f} | {auto / med[best]:.2f} |",
+              flush=True)
+    with open(os.path.join(out_dir, "sim_sweep.json"), "w") as f:
+        json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
