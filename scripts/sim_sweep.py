@@ -1,7 +1,8 @@
 """auto against a parameter sweep on this machine (make bench; docs/sim.md, "Choosing"):
 tapio-bench writes each pattern with the collective engine under every swept buffer_size x
-stripe_size and under buffer_size = stripe_size = auto (parameters through a TAPIO_CONFIG
-rule), the configurations interleaved, CYCLES times; the median of each is compared. Writes
+stripe_size and under buffer_size = stripe_size = auto with cluster = examples/sim/local.toml
+(parameters through a TAPIO_CONFIG rule), the configurations interleaved, CYCLES times; the
+median of each is compared. Writes
 JSON to OUT_DIR/sim_sweep.json and prints a markdown table.
 
 usage: sim_sweep.py BUILD_DIR OUT_DIR [NP]
@@ -9,12 +10,10 @@ usage: sim_sweep.py BUILD_DIR OUT_DIR [NP]
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.openmpi")
+from sim_bench import ROOT, write_mib_s
+
 CYCLES = int(os.environ.get("SWEEP_CYCLES", "3"))
 PATTERNS = {
     "licom": ["licom", "--grid", "144x96x30", "--vars3d", "4", "--vars2d", "2", "--steps", "5"],
@@ -23,22 +22,13 @@ PATTERNS = {
 }
 SWEEP = [{"buffer_size": b, "stripe_size": s} for b in ("1MiB", "4MiB", "16MiB", "64MiB")
          for s in ("1MiB", "4MiB")]
-AUTO = {"buffer_size": "auto", "stripe_size": "auto"}
+# auto for this machine as calibrated: with a cluster file the aggregator count is chosen too.
+AUTO = {"buffer_size": "auto", "stripe_size": "auto", "aggregators": "auto",
+        "cluster": os.path.join(ROOT, "examples", "sim", "local.toml")}
 
 
 def run(build, np, pattern, params):
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = os.path.join(tmp, "tapio.toml")
-        with open(cfg, "w") as f:
-            f.write("[[rule]]\n" + "".join(f'{k} = "{v}"\n' for k, v in params.items()))
-        out = os.path.join(tmp, "out.json")
-        env = dict(os.environ, TAPIO_CONFIG=cfg, OMPI_ALLOW_RUN_AS_ROOT="1",
-                   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
-        subprocess.run([MPIEXEC, "-n", str(np), os.path.join(build, "bench", "tapio-bench"),
-                        *PATTERNS[pattern], "--methods", "collective", "--reps", "1", "--dir",
-                        "/tmp", "--json", out], check=True, env=env, capture_output=True, cwd=ROOT)
-        with open(out) as f:
-            return json.load(f)["results"]["collective"]["write_mib_s"]["median"]
+    return write_mib_s(build, np, PATTERNS[pattern], params, 1)["median"]
 
 
 def label(params):

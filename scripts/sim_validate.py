@@ -9,10 +9,8 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.openmpi")
+from sim_bench import ROOT, write_mib_s
 
 # name, ranks, bench pattern args, sim pattern keys, tapio parameters
 PATTERNS = {
@@ -48,20 +46,7 @@ CASES = [
 
 
 def measure(build, pattern, ranks, params, reps):
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = os.path.join(tmp, "tapio.toml")
-        with open(cfg, "w") as f:
-            f.write("[[rule]]\n" + "".join(f'{k} = "{v}"\n' for k, v in params.items()))
-        out = os.path.join(tmp, "out.json")
-        env = dict(os.environ, TAPIO_CONFIG=cfg, OMPI_ALLOW_RUN_AS_ROOT="1",
-                   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
-        cmd = [MPIEXEC, "-n", str(ranks), os.path.join(build, "bench", "tapio-bench"),
-               *PATTERNS[pattern][0], "--methods", "collective", "--reps", str(reps),
-               "--dir", "/tmp", "--json", out]
-        subprocess.run(cmd, check=True, env=env, capture_output=True, cwd=ROOT)
-        with open(out) as f:
-            j = json.load(f)
-    return j["results"]["collective"]["write_mib_s"]
+    return write_mib_s(build, ranks, PATTERNS[pattern][0], params, reps)
 
 
 def predict(build, cluster, pattern, ranks, params):

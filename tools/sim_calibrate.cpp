@@ -31,33 +31,29 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// One core's memcpy of 64 MiB (beyond the caches), bytes per second.
-double memcpy_rate() {
+// One core copying 64 MiB (beyond the caches) with `copy`, bytes per second.
+template <typename Copy>
+double copy_rate(Copy copy) {
   const size_t n = 64u << 20;
   std::vector<char> a(n, 1), b(n, 2);
   std::vector<double> rates;
   for (int i = 0; i < 7; ++i) {
     const double t = now();
-    std::memcpy(b.data(), a.data(), n);
+    copy(b.data(), a.data(), n);
     rates.push_back(n / (now() - t));
     a[i] = b[n - 1 - i];  // keep the copies observable
   }
   return median(rates);
 }
 
-// One core's byte-swapping copy of 64 MiB of doubles into file order, bytes per second: the
-// copy every engine makes (staging, node-local slots), slower than memcpy.
+double memcpy_rate() {
+  return copy_rate([](char* to, const char* from, size_t n) { std::memcpy(to, from, n); });
+}
+
+// The byte-swapping copy of doubles into file order that every engine makes (staging,
+// node-local slots), slower than memcpy.
 double swap_rate() {
-  const size_t n = 64u << 20;
-  std::vector<char> a(n, 1), b(n, 2);
-  std::vector<double> rates;
-  for (int i = 0; i < 7; ++i) {
-    const double t = now();
-    host_to_big_endian(b.data(), a.data(), n / 8, 8);
-    rates.push_back(n / (now() - t));
-    a[i] = b[n - 1 - i];
-  }
-  return median(rates);
+  return copy_rate([](char* to, const char* from, size_t n) { host_to_big_endian(to, from, n / 8, 8); });
 }
 
 // Half the round trip of `bytes` between ranks 0 and 1, seconds (other ranks wait).

@@ -33,9 +33,15 @@ int explain(const SimOptions& o, const sim::Cluster& c, const sim::Workload& w,
               sim::format_duration(best.seconds).c_str(), worst.seconds / best.seconds,
               best.bottleneck.kind.c_str());
   if (w.engine == "collective") {
-    auto two = sim::compare_two_level(w, p, c);
+    sim::Workload chosen = w;  // the chosen plan, gathered per node first or not
+    if (!chosen.params.set("aggregators", best.aggregators).ok() ||
+        !chosen.params.set("buffer_size", std::to_string(best.buffer_size)).ok() ||
+        !chosen.params.set("stripe_size", std::to_string(best.stripe_size)).ok())
+      return fail("--explain: the chosen plan's parameters do not validate");
+    auto two = sim::compare_two_level(chosen, p, c);
     if (two.ok())
-      std::printf("two-level aggregation (each node gathers first): %s instead of %s — %s\n",
+      std::printf("two-level aggregation of that plan (each node gathers first): %s instead of "
+                  "%s — %s\n",
                   sim::format_duration(two->two_level.total).c_str(),
                   sim::format_duration(two->one_level.total).c_str(),
                   two->two_level.total < two->one_level.total ? "it would pay" : "it would not pay");

@@ -7,21 +7,28 @@
 namespace tapio::sim {
 namespace {
 
-// What is known at open: every variable, each rank an equal contiguous share of its bytes
-// (as doubles: the model's patterns are double variables).
-class Shares final : public Pattern {
+// What is known at open: every variable. Its decomposition is not, so each is taken as the
+// usual kind, interleaved: every rank a band of columns of each row (a 2-D block
+// decomposition's rows, a matrix's column bands, HPIO's regions, E3SM's scattered columns all
+// interleave ranks in the file), rows being the last dimension, or 512 elements a rank for a
+// 1-D variable. (Contiguous shares would make every plan direct and every candidate equal.)
+class Bands final : public Pattern {
  public:
-  Shares(const IoDef& io, int ranks) : Pattern(ranks, 1) {
+  Bands(const IoDef& io, int ranks) : Pattern(ranks, 1) {
+    const uint64_t P = static_cast<uint64_t>(ranks);
     for (const VariableDef& v : io.vars) {
       const uint64_t doubles = std::max<uint64_t>(1, v.elements() * type_size(v.type) / 8);
-      add_var(v.name, {doubles}, {"n_" + v.name});
+      const uint64_t last = v.shape.size() >= 2 ? v.shape.back() * type_size(v.type) / 8 : 0;
+      const uint64_t cols = std::max<uint64_t>(1, last ? last : std::min(doubles, 512 * P));
+      add_var(v.name, {(doubles + cols - 1) / cols, cols}, {"r_" + v.name, "c_" + v.name});
     }
   }
   void for_each_put(int rank, const Put& put) const override {
     const uint64_t P = static_cast<uint64_t>(ranks()), r = static_cast<uint64_t>(rank);
     for (size_t v = 0; v < io().vars.size(); ++v) {
-      const uint64_t n = io().vars[v].shape[0], lo = n * r / P, hi = n * (r + 1) / P;
-      if (hi > lo) put(static_cast<int>(v), plan::Selection::box({lo}, {hi - lo}), -1);
+      const std::vector<uint64_t>& shape = io().vars[v].shape;
+      const uint64_t lo = shape[1] * r / P, hi = shape[1] * (r + 1) / P;
+      if (hi > lo) put(static_cast<int>(v), plan::Selection::box({0, lo}, {shape[0], hi - lo}), -1);
     }
   }
 };
@@ -57,7 +64,7 @@ Status resolve_auto(Params* params, const std::string& engine, const IoDef& io,
   w.params = *params;
   TAPIO_RETURN_IF_ERROR(w.params.set("ranks_per_node", std::to_string(c.ranks_per_node)));
   TAPIO_RETURN_IF_ERROR(take_defaults(&w.params, {"buffer_size", "stripe_size"}));
-  const Shares pattern(io, P);
+  const Bands pattern(io, P);
   TAPIO_ASSIGN_OR_RETURN(Choice choice, choose(w, pattern, c, free));
   const Candidate& best = choice.best;
   for (const std::string& n : free) {

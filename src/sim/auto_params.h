@@ -3,9 +3,9 @@
 // file is named (`cluster` parameter), since without one "auto" keeps its meaning of one
 // aggregator per node. The machine is the cluster file's, or else the detected node layout
 // with the model's default constants; the workload is what is known at open: the variables,
-// each rank assumed to hold an equal contiguous share of each (the decomposition comes later,
-// with the puts). Pure but for reading the cluster file; the same inputs give every rank the
-// same choice, so no agreement is needed.
+// each assumed decomposed in bands of columns (the decomposition comes later, with the puts).
+// Pure but for reading the cluster file; the same inputs give every rank the same choice, so
+// no agreement is needed.
 #pragma once
 #include <vector>
 

@@ -9,10 +9,6 @@ namespace {
 
 using K = FieldKind;
 
-template <typename T>
-std::function<void(double)> into(T* target) {
-  return [target](double v) { *target = static_cast<T>(v); };
-}
 
 // The schema of a cluster file: every key, its kind and its lower bound.
 std::vector<Field> cluster_fields(Cluster* c) {

@@ -11,37 +11,16 @@
 #include <toml++/toml.h>
 
 #include "core/params.h"
+#include "core/toml_nodes.h"
 #include "sim/units.h"
 
 namespace tapio::sim {
 namespace {
 
-using Entry = std::pair<std::string, const toml::node*>;
-
-int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
-
-// A table's entries in file order, so the first error reported is the first in the file.
-std::vector<Entry> in_file_order(const toml::table& table) {
-  std::vector<Entry> out;
-  for (auto&& [key, node] : table) out.emplace_back(std::string(key.str()), &node);
-  std::stable_sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
-    const auto &pa = a.second->source().begin, &pb = b.second->source().begin;
-    return std::make_pair(pa.line, pa.column) < std::make_pair(pb.line, pb.column);
-  });
-  return out;
-}
-
-std::string describe(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::string: return fmt::format("'{}'", node.as_string()->get());
-    case toml::node_type::integer: return fmt::format("{}", node.as_integer()->get());
-    case toml::node_type::floating_point: return fmt::format("{}", node.as_floating_point()->get());
-    case toml::node_type::boolean: return node.as_boolean()->get() ? "true" : "false";
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    default: return "a date or time";
-  }
-}
+using toml_nodes::describe;
+using toml_nodes::Entry;
+using toml_nodes::in_file_order;
+using toml_nodes::line_of;
 
 std::string expected(const Field& f) {
   switch (f.kind) {
@@ -203,23 +182,7 @@ Status at_line(const Source& source, int line, const std::string& message) {
 
 Status read_fields(std::string_view text, const Source& source, const std::vector<Field>& fields,
                    const std::vector<std::string_view>& open_sections, const Extra& extra) {
-  toml::table root;
-#if TOML_EXCEPTIONS
-  try {
-    root = toml::parse(text, std::string_view(source.name));
-  } catch (const toml::parse_error& e) {
-    return error(TAPIO_ERR_CONFIG, "{} '{}', line {}, column {}: TOML syntax error: {}",
-                 source.what, source.name, e.source().begin.line, e.source().begin.column,
-                 e.description());
-  }
-#else
-  toml::parse_result result = toml::parse(text, std::string_view(source.name));
-  if (!result)
-    return error(TAPIO_ERR_CONFIG, "{} '{}', line {}, column {}: TOML syntax error: {}",
-                 source.what, source.name, result.error().source().begin.line,
-                 result.error().source().begin.column, result.error().description());
-  root = std::move(result).table();
-#endif
+  TAPIO_ASSIGN_OR_RETURN(toml::table root, toml_nodes::parse(text, source.what, source.name));
   return read_table(root, "", source, fields, open_sections, extra);
 }
 

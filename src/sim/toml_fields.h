@@ -41,6 +41,15 @@ struct Field {
   std::function<void(const std::string&)> set_text = nullptr;
 };
 
+// Setters for Field: a number into a member of any arithmetic type, text into a string.
+template <typename T>
+std::function<void(double)> into(T* target) {
+  return [target](double v) { *target = static_cast<T>(v); };
+}
+inline std::function<void(const std::string&)> text_into(std::string* target) {
+  return [target](const std::string& v) { *target = v; };
+}
+
 // What kind of file this is and what it is called, for messages: {"cluster file", "a.toml"}.
 struct Source {
   std::string what;

@@ -9,44 +9,37 @@ namespace {
 
 using K = FieldKind;
 
-template <typename T>
-std::function<void(double)> into(T* target) {
-  return [target](double v) { *target = static_cast<T>(v); };
-}
-std::function<void(const std::string&)> text(std::string* target) {
-  return [target](const std::string& v) { *target = v; };
-}
 
 std::vector<Field> workload_fields(Workload* w) {
   PatternOptions* p = &w->pattern;
   return {
       {"", "ranks", K::kInteger, "MPI ranks", 1, {}, into(&w->ranks)},
       {"", "engine", K::kText, "engine", 0, {"collective", "subfile", "serial"}, nullptr,
-       text(&w->engine)},
+       text_into(&w->engine)},
       {"", "messages", K::kText, "message packing", 0, {"packed", "per-piece"}, nullptr,
-       text(&w->messages)},
+       text_into(&w->messages)},
       {"pattern", "name", K::kText, "pattern", 0, {"licom", "hpio", "matrix", "e3sm", "metadata"},
-       nullptr, text(&p->name)},
+       nullptr, text_into(&p->name)},
       {"pattern", "steps", K::kInteger, "steps", 1, {}, into(&p->steps)},
-      {"pattern", "grid", K::kText, "licom NXxNYxNZ", 0, {}, nullptr, text(&p->grid)},
+      {"pattern", "grid", K::kText, "licom NXxNYxNZ", 0, {}, nullptr, text_into(&p->grid)},
       {"pattern", "vars3d", K::kInteger, "licom 3-D variables", 0, {}, into(&p->vars3d)},
       {"pattern", "vars2d", K::kInteger, "licom 2-D variables", 0, {}, into(&p->vars2d)},
       {"pattern", "count", K::kInteger, "hpio regions per rank", 1, {}, into(&p->count)},
       {"pattern", "size", K::kInteger, "hpio bytes per region", 8, {}, into(&p->size)},
       {"pattern", "spacing", K::kInteger, "hpio bytes between regions", 0, {}, into(&p->spacing)},
       {"pattern", "mem", K::kText, "hpio memory side", 0, {"contig", "noncontig"}, nullptr,
-       text(&p->mem)},
+       text_into(&p->mem)},
       {"pattern", "file", K::kText, "hpio file side", 0, {"contig", "noncontig"}, nullptr,
-       text(&p->file)},
+       text_into(&p->file)},
       {"pattern", "rows", K::kInteger, "matrix rows", 1, {}, into(&p->rows)},
       {"pattern", "cols", K::kInteger, "matrix columns", 1, {}, into(&p->cols)},
       {"pattern", "dist", K::kText, "matrix distribution", 0, {"block", "cyclic"}, nullptr,
-       text(&p->dist)},
+       text_into(&p->dist)},
       {"pattern", "nb", K::kInteger, "matrix cyclic block", 1, {}, into(&p->nb)},
-      {"pattern", "case", K::kText, "e3sm case", 0, {"f", "g", "i"}, nullptr, text(&p->kase)},
-      {"pattern", "map", K::kText, "e3sm map file", 0, {}, nullptr, text(&p->map)},
-      {"pattern", "header", K::kText, "e3sm header text", 0, {}, nullptr, text(&p->header)},
-      {"pattern", "data_dir", K::kText, "e3sm data directory", 0, {}, nullptr, text(&p->data_dir)},
+      {"pattern", "case", K::kText, "e3sm case", 0, {"f", "g", "i"}, nullptr, text_into(&p->kase)},
+      {"pattern", "map", K::kText, "e3sm map file", 0, {}, nullptr, text_into(&p->map)},
+      {"pattern", "header", K::kText, "e3sm header text", 0, {}, nullptr, text_into(&p->header)},
+      {"pattern", "data_dir", K::kText, "e3sm data directory", 0, {}, nullptr, text_into(&p->data_dir)},
       {"pattern", "vars_per_decomp", K::kInteger, "e3sm variables per decomposition", 0, {},
        into(&p->vars_per_decomp)},
       {"pattern", "vars", K::kInteger, "metadata variables", 1, {}, into(&p->vars)},
