@@ -101,7 +101,7 @@ for c in "${MD_CASES[@]}"; do
     --json "$OUT/$label.disk.json" || echo "tapio-bench $label failed (exit $?)"
 done
 # auto against a sweep (docs/sim.md, "Choosing"): licom, hpio and matrix at NP ranks under every
-# buffer_size x stripe_size candidate and under auto, interleaved, 3 cycles (a few minutes).
+# buffer_size x stripe_size candidate and under auto, interleaved, 5 cycles (about 8 minutes).
 echo "== auto against the buffer_size x stripe_size sweep"
 MPIEXEC="$MPIEXEC" .venv/bin/python scripts/sim_sweep.py "$BUILD" "$OUT" "$NP" \
   | tee "$OUT/sim_sweep.md" || echo "the auto sweep failed"

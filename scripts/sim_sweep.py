@@ -1,7 +1,7 @@
 """auto against a parameter sweep on this machine (make bench; docs/sim.md, "Choosing"):
 tapio-bench writes each pattern with the collective engine under every swept buffer_size x
 stripe_size and under buffer_size = stripe_size = auto with cluster = examples/sim/local.toml
-(parameters through a TAPIO_CONFIG rule), the configurations interleaved, CYCLES times; the
+(parameters through a TAPIO_CONFIG rule), the configurations interleaved in a shuffled order, CYCLES times; the
 median of each is compared. Writes
 JSON to OUT_DIR/sim_sweep.json and prints a markdown table.
 
@@ -9,12 +9,13 @@ usage: sim_sweep.py BUILD_DIR OUT_DIR [NP]
 """
 import json
 import os
+import random
 import statistics
 import sys
 
 from sim_bench import ROOT, write_mib_s
 
-CYCLES = int(os.environ.get("SWEEP_CYCLES", "3"))
+CYCLES = int(os.environ.get("SWEEP_CYCLES", "5"))
 PATTERNS = {
     "licom": ["licom", "--grid", "144x96x30", "--vars3d", "4", "--vars2d", "2", "--steps", "5"],
     "hpio": ["hpio", "--count", "8192", "--size", "256", "--spacing", "256", "--file", "noncontig"],
@@ -44,8 +45,10 @@ def main():
     for pattern in PATTERNS:
         configs = SWEEP + [AUTO]
         got = {label(c): [] for c in configs}
-        for _ in range(CYCLES):  # interleaved: every configuration once per cycle
-            for c in configs:
+        order = random.Random(len(pattern))
+        for _ in range(CYCLES):  # interleaved: every configuration once per cycle, in a new
+            # order each time (a run after one that left much dirty page cache is slower)
+            for c in order.sample(configs, len(configs)):
                 got[label(c)].append(run(build, np, pattern, c))
         med = {k: statistics.median(v) for k, v in got.items()}
         best = max((k for k in med if "auto" not in k), key=med.get)

@@ -1,7 +1,6 @@
 // Engine calls: open, steps, put/get, close.
 #include "api/errors.h"
 #include "api/handles.h"
-#include "sim/auto_params.h"
 
 using namespace tapio;
 using api::EngineState;
@@ -74,9 +73,9 @@ Status open(tapio_io* io_handle, const char* path, tapio_mode mode, tapio_engine
     if (ranks_per_node == 0) ctx->detected = env.topology;
   }
   // "auto" sizes (and, with a cluster file, the aggregator count) chosen by the cluster model.
-  TAPIO_RETURN_IF_ERROR(sim::resolve_auto(&env.params, env.engine,
-                                          env.mode == OpenMode::kWrite ? *env.io : IoDef{},
-                                          env.topology.node_of_rank, env.topology.nodes));
+  TAPIO_RETURN_IF_ERROR(ctx->auto_choices.resolve(&env.params, env.engine,
+                                                  env.mode == OpenMode::kWrite ? *env.io : IoDef{},
+                                                  env.topology.node_of_rank, env.topology.nodes));
   TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, open_engine(std::move(env)));
   auto state = std::make_unique<EngineState>();
   state->ctx = ctx;

@@ -12,14 +12,19 @@ namespace {
 // decomposition's rows, a matrix's column bands, HPIO's regions, E3SM's scattered columns all
 // interleave ranks in the file), rows being the last dimension, or 512 elements a rank for a
 // 1-D variable. (Contiguous shares would make every plan direct and every candidate equal.)
+// At most kRows rows a variable, longer if need be: the choice turns on rounds, aggregators
+// and bytes, not on the exact piece count, and predicting 70,400 rows for each of dozens of
+// candidates on every rank made the choice cost more than a small file's write.
 class Bands final : public Pattern {
  public:
+  static constexpr uint64_t kRows = 256;
   Bands(const IoDef& io, int ranks) : Pattern(ranks, 1) {
     const uint64_t P = static_cast<uint64_t>(ranks);
     for (const VariableDef& v : io.vars) {
       const uint64_t doubles = std::max<uint64_t>(1, v.elements() * type_size(v.type) / 8);
       const uint64_t last = v.shape.size() >= 2 ? v.shape.back() * type_size(v.type) / 8 : 0;
-      const uint64_t cols = std::max<uint64_t>(1, last ? last : std::min(doubles, 512 * P));
+      uint64_t cols = std::max<uint64_t>(1, last ? last : std::min(doubles, 512 * P));
+      cols = std::max(cols, (doubles + kRows - 1) / kRows);
       add_var(v.name, {(doubles + cols - 1) / cols, cols}, {"r_" + v.name, "c_" + v.name});
     }
   }
@@ -73,6 +78,25 @@ Status resolve_auto(Params* params, const std::string& engine, const IoDef& io,
                                                    : std::to_string(best.stripe_size);
     TAPIO_RETURN_IF_ERROR(params->set(n, value));
   }
+  return ok_status();
+}
+
+Status AutoChoices::resolve(Params* params, const std::string& engine, const IoDef& io,
+                            const std::vector<int>& node_of_rank, int nodes) {
+  std::string key = engine + "|" + std::to_string(nodes) + "|";
+  for (int n : node_of_rank) key += std::to_string(n) + ",";
+  for (const VariableDef& v : io.vars) {
+    key += "|" + std::to_string(v.type) + ":";
+    for (uint64_t d : v.shape) key += std::to_string(d) + "x";
+  }
+  for (const auto& [name, value] : params->values()) key += "|" + name + "=" + value;
+  const auto hit = made_.find(key);
+  if (hit != made_.end()) {
+    *params = hit->second;
+    return ok_status();
+  }
+  TAPIO_RETURN_IF_ERROR(resolve_auto(params, engine, io, node_of_rank, nodes));
+  made_.emplace(std::move(key), *params);
   return ok_status();
 }
 

@@ -7,6 +7,8 @@
 // Pure but for reading the cluster file; the same inputs give every rank the same choice, so
 // no agreement is needed.
 #pragma once
+#include <map>
+#include <string>
 #include <vector>
 
 #include "core/model.h"
@@ -21,5 +23,17 @@ namespace tapio::sim {
 // (TAPIO_ERR_CONFIG, naming the file, line and key).
 Status resolve_auto(Params* params, const std::string& engine, const IoDef& io,
                     const std::vector<int>& node_of_rank, int nodes);
+
+// resolve_auto, remembered: the same variables, layout and parameters get the same choice
+// without predicting again (a context keeps one, so a program writing a file per step, or
+// probing before writing, pays for the choice once).
+class AutoChoices {
+ public:
+  Status resolve(Params* params, const std::string& engine, const IoDef& io,
+                 const std::vector<int>& node_of_rank, int nodes);
+
+ private:
+  std::map<std::string, Params> made_;  // by the inputs' description
+};
 
 }  // namespace tapio::sim

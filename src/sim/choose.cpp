@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "plan/domains.h"
 #include "sim/traffic.h"
 
 namespace tapio::sim {
@@ -44,9 +45,15 @@ Result<Choice> choose(const Workload& w, const Pattern& p, const Cluster& c,
     std::set<uint64_t> s = {c.stripe_size, 1u << 20, 4u << 20};
     stripes.assign(s.begin(), s.end());
   }
+  // Texts that name the same aggregator count plan alike: predict one of them.
+  const int per_node = static_cast<int>(w.params.get_int("aggregators_per_node"));
+  std::set<int> counts;
+  std::vector<std::string> distinct;
+  for (const std::string& a : aggs)
+    if (counts.insert(plan::aggregator_count(w.ranks, nodes, a, per_node)).second) distinct.push_back(a);
   Choice choice;
   choice.free = free;
-  for (const std::string& a : aggs)
+  for (const std::string& a : distinct)
     for (uint64_t b : buffers)
       for (uint64_t s : stripes) {
         TAPIO_ASSIGN_OR_RETURN(Candidate got, try_one(w, p, c, Candidate{a, b, s, 0, {}}));

@@ -28,7 +28,8 @@ struct Choice {
 
 // Which of aggregators, buffer_size and stripe_size are free: those in `free` (an engine
 // passes the ones its user set to "auto"); the others keep the workload's values. Candidates:
-// aggregators one per node, 2 and 4 per node, and 1/8, 1/4, 1/2 of the ranks and all;
+// aggregators one per node, 2 and 4 per node, and 1/8, 1/4, 1/2 of the ranks and all (each
+// count once: on few nodes several name the same);
 // buffer_size 1, 4, 16 and 64 MiB (not above the step); stripe_size the file system's stripe
 // and 1 and 4 MiB.
 Result<Choice> choose(const Workload& w, const Pattern& p, const Cluster& c,

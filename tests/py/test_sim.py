@@ -48,7 +48,11 @@ def test_topology_order_beats_rank_order_when_the_nics_limit():
     rank = predict("tsubame25.toml", "hpio.toml", "params.aggregators=1/2",
                    "params.collect_order=rank", "params.placement=rank-order")
     assert topo["bandwidth"] > 1.2 * rank["bandwidth"]
-    assert rank["bottleneck"]["resource"] == "NIC"
+
+    def nic_share(p):
+        return sum(r["seconds"] for r in p["resources"] if r["resource"] == "NIC") / p["seconds"]
+    # ROMIO's order piles the first waves onto a few NICs: a third of the run is theirs.
+    assert nic_share(rank) > 0.3 > nic_share(topo)
 
 
 def test_explain_ranks_candidates():
