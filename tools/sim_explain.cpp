@@ -18,7 +18,10 @@ int explain(const SimOptions& o, const sim::Cluster& c, const sim::Workload& w,
   for (size_t i = 0; i < choice->tried.size(); ++i) {
     const sim::Candidate& k = choice->tried[i];
     if (i >= 10 && i + 1 != choice->tried.size()) continue;  // the best ten and the worst
-    std::printf("%s %-11s %10s %10s %10s   %s (%s)\n", i == 0 ? "*" : " ", k.aggregators.c_str(),
+    const bool chosen = k.aggregators == choice->best.aggregators &&
+                        k.buffer_size == choice->best.buffer_size &&
+                        k.stripe_size == choice->best.stripe_size;
+    std::printf("%s %-11s %10s %10s %10s   %s (%s)\n", chosen ? "*" : " ", k.aggregators.c_str(),
                 sim::format_bytes(static_cast<double>(k.buffer_size)).c_str(),
                 sim::format_bytes(static_cast<double>(k.stripe_size)).c_str(),
                 sim::format_duration(k.seconds).c_str(), k.bottleneck.kind.c_str(),

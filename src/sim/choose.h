@@ -21,7 +21,7 @@ struct Candidate {
 };
 
 struct Choice {
-  Candidate best;
+  Candidate best;  // one of tried, not always the first (a near tie takes less memory)
   std::vector<Candidate> tried;  // fastest first
   std::vector<std::string> free;  // the parameters that were chosen
 };
@@ -31,9 +31,13 @@ struct Choice {
 // aggregators one per node, 2 and 4 per node, and 1/8, 1/4, 1/2 of the ranks and all (each
 // count once: on few nodes several name the same);
 // buffer_size 1, 4, 16 and 64 MiB (not above the step); stripe_size the file system's stripe
-// and 1 and 4 MiB.
+// and 1 and 4 MiB. The best is least_memory_near_fastest(tried).
 Result<Choice> choose(const Workload& w, const Pattern& p, const Cluster& c,
                       const std::vector<std::string>& free);
+
+// Of candidates sorted fastest first (not empty): among those predicted within 1% of the
+// fastest, the one with the smallest buffer (the first such); else the fastest.
+Candidate least_memory_near_fastest(const std::vector<Candidate>& fastest_first);
 
 // Two-level aggregation (TAM, ADIOS2's TwoLevelShm): each node first gathers its ranks' data
 // into one rank, then only those exchange. Predicted as the same step with one rank per node

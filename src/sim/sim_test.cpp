@@ -283,8 +283,23 @@ TEST(SimChoose, ExplainRanksEveryCandidate) {
   EXPECT_EQ(choice->tried.size(), 3u * 4u);
   for (size_t i = 1; i < choice->tried.size(); ++i)
     EXPECT_LE(choice->tried[i - 1].seconds, choice->tried[i].seconds);
-  EXPECT_EQ(choice->best.seconds, choice->tried.front().seconds);
+  EXPECT_LE(choice->best.seconds, choice->tried.front().seconds * 1.01);
   EXPECT_EQ(choice->best.stripe_size, 4096u);  // not free: the workload's
+}
+
+TEST(SimChoose, ANearTieTakesTheSmallerBuffer) {
+  const uint64_t MiB = 1u << 20;
+  // 4 MiB predicted 0.5% faster than 1 MiB: the model cannot tell them apart, take less memory.
+  std::vector<Candidate> tried = {{"auto", 4 * MiB, MiB, 1.000, {}},
+                                  {"auto", MiB, MiB, 1.005, {}},
+                                  {"auto", 16 * MiB, MiB, 1.006, {}}};
+  EXPECT_EQ(least_memory_near_fastest(tried).buffer_size, MiB);
+  // 2% faster is a difference the model sees: the fastest stays.
+  tried[1].seconds = tried[2].seconds = 1.02;
+  EXPECT_EQ(least_memory_near_fastest(tried).buffer_size, 4 * MiB);
+  // Among equal buffers, the faster (earlier) one.
+  tried = {{"auto", MiB, 4 * MiB, 1.000, {}}, {"2", MiB, MiB, 1.001, {}}};
+  EXPECT_EQ(least_memory_near_fastest(tried).aggregators, "auto");
 }
 
 TEST(SimUnits, RatesAndDurations) {
