@@ -101,9 +101,9 @@ for c in "${MD_CASES[@]}"; do
     --json "$OUT/$label.disk.json" || echo "tapio-bench $label failed (exit $?)"
 done
 # auto against a sweep (docs/sim.md, "Choosing"): licom, hpio and matrix at NP ranks under every
-# buffer_size x stripe_size candidate and under auto, interleaved, 5 cycles (about 8 minutes).
+# buffer_size x stripe_size candidate and under auto, interleaved, 5 cycles (2-3 minutes).
 echo "== auto against the buffer_size x stripe_size sweep"
-MPIEXEC="$MPIEXEC" .venv/bin/python scripts/sim_sweep.py "$BUILD" "$OUT" "$NP" \
+MPIEXEC="$MPIEXEC" .venv/bin/python scripts/sim_sweep.py "$BUILD" "$OUT" "$NP" docs/sim.md \
   | tee "$OUT/sim_sweep.md" || echo "the auto sweep failed"
 echo "bench.sh: all runs took $SECONDS s"
 .venv/bin/python bench/bench_report.py "$OUT" docs/benchmarks.md docs/img

@@ -3,13 +3,15 @@ tapio-bench writes each pattern with the collective engine under every swept buf
 stripe_size and under buffer_size = stripe_size = auto with cluster = examples/sim/local.toml
 (parameters through a TAPIO_CONFIG rule), the configurations interleaved in a shuffled order, CYCLES times; the
 median of each is compared. Writes
-JSON to OUT_DIR/sim_sweep.json and prints a markdown table.
+JSON to OUT_DIR/sim_sweep.json and prints a markdown table; with DOC, also puts the table in
+DOC between its sweep markers (make bench: docs/sim.md).
 
-usage: sim_sweep.py BUILD_DIR OUT_DIR [NP]
+usage: sim_sweep.py BUILD_DIR OUT_DIR [NP [DOC]]
 """
 import json
 import os
 import random
+import re
 import statistics
 import sys
 
@@ -36,12 +38,32 @@ def label(params):
     return ", ".join(f"{k}={v}" for k, v in params.items())
 
 
+BEGIN, END = "<!-- sim_sweep.py: begin -->", "<!-- sim_sweep.py: end -->"
+
+
+def fill_doc(doc, lines):
+    with open(doc) as f:
+        text = f.read()
+    region = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+    if not region.search(text):
+        sys.exit(f"{doc}: no {BEGIN} ... {END} region for the sweep table")
+    with open(doc, "w") as f:
+        f.write(region.sub(lambda _: "\n".join([BEGIN, *lines, END]), text))
+
+
+def emit(lines, line):
+    print(line, flush=True)
+    lines.append(line)
+
+
 def main():
     build, out_dir = sys.argv[1], sys.argv[2]
     np = int(sys.argv[3]) if len(sys.argv) > 3 else 4
+    doc = sys.argv[4] if len(sys.argv) > 4 else None
     results = {}
-    print("| pattern | best of the sweep | its MiB/s | auto MiB/s | auto / best |")
-    print("|---|---|---|---|---|")
+    lines = []
+    emit(lines, "| pattern | best of the sweep | its MiB/s | auto MiB/s | auto / best |")
+    emit(lines, "|---|---|---|---|---|")
     for pattern in PATTERNS:
         configs = SWEEP + [AUTO]
         got = {label(c): [] for c in configs}
@@ -55,10 +77,13 @@ def main():
         auto = med[label(AUTO)]
         results[pattern] = {"ranks": np, "cycles": CYCLES, "mib_s": got, "best": best,
                             "auto_over_best": auto / med[best]}
-        print(f"| {pattern} | {best} | {med[best]:.0f} | {auto:.0f} | {auto / med[best]:.2f} |",
-              flush=True)
+        emit(lines, f"| {pattern} | {best} | {med[best]:.0f} | {auto:.0f} | {auto / med[best]:.2f} |")
+    emit(lines, "")
+    emit(lines, f"({np} ranks, write MiB/s, the median of {CYCLES} cycles.)")
     with open(os.path.join(out_dir, "sim_sweep.json"), "w") as f:
         json.dump(results, f, indent=1)
+    if doc:
+        fill_doc(doc, lines)
 
 
 if __name__ == "__main__":
