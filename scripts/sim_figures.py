@@ -46,6 +46,9 @@ def seed000(build, out):
               for p in procs]
         ax.plot(procs, ys, marker="o", label=label)
     ax.set_xscale("log")
+    # the process counts themselves as ticks: log-scale minor labels overlap at this width
+    ax.set_xticks(procs, [str(p) for p in procs], fontsize=8)
+    ax.minorticks_off()
     ax.set_xlabel("processes (12 per node)")
     ax.set_ylabel("predicted output bandwidth (GiB/s)")
     ax.set_title("seed 000: LICOM3 0.1 deg (15 GB); shared file on 16 OSTs, files on 1 each", fontsize=9)
