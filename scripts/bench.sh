@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: the standard set of tapio-bench runs at NP ranks, on disk (/tmp) and in memory
-# (/dev/shm), JSON into $BUILD/bench/, then docs/benchmarks.md and docs/img/*.png regenerated.
+# (/dev/shm), JSON into $BUILD/bench/, then docs/benchmarks.md and docs/img/*.png regenerated;
+# last, buffer_size = stripe_size = auto against a sweep of their candidates (sim_sweep.md).
 # Open MPI picks its MPI-IO component once per process (OMPI_MCA_io, read at MPI_Init), so each
 # case runs twice: every method under the default component (ompio), then raw + collective +
 # mpiio-romio under OMPI_MCA_io=romio321 with ROMIO_REPS repetitions; the report merges the
@@ -99,6 +100,11 @@ for c in "${MD_CASES[@]}"; do
   "$MPIEXEC" -n "$np" "$BIN" $args ${reps:+--reps $reps} --dir /tmp \
     --json "$OUT/$label.disk.json" || echo "tapio-bench $label failed (exit $?)"
 done
+# auto against a sweep (docs/sim.md, "Choosing"): licom, hpio and matrix at NP ranks under every
+# buffer_size x stripe_size candidate and under auto, interleaved, 5 cycles (2-3 minutes).
+echo "== auto against the buffer_size x stripe_size sweep"
+MPIEXEC="$MPIEXEC" .venv/bin/python scripts/sim_sweep.py "$BUILD" "$OUT" "$NP" docs/sim.md \
+  | tee "$OUT/sim_sweep.md" || echo "the auto sweep failed"
 echo "bench.sh: all runs took $SECONDS s"
 .venv/bin/python bench/bench_report.py "$OUT" docs/benchmarks.md docs/img
 echo "wrote docs/benchmarks.md and docs/img/bench_*.png from $OUT"

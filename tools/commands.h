@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tapio::cli {
 
@@ -26,9 +27,21 @@ struct ConvertOptions {
   std::string engine = "collective";  // config rules still override it
 };
 
+struct SimOptions {
+  std::string cluster, workload;  // TOML files
+  std::vector<std::string> sets;  // KEY=VALUE overrides: cluster keys by section, else workload
+  bool json = false;
+  std::string plot;               // PNG to draw, "" none
+  bool explain = false;
+  std::vector<std::string> choose = {"aggregators", "buffer_size", "stripe_size"};  // --explain
+  bool calibrate = false;
+  std::string calibrate_dir = "/tmp";  // where --calibrate measures storage
+};
+
 int run_ls(const LsOptions& options);
 int run_dump(const DumpOptions& options);
 int run_convert(const ConvertOptions& options);  // calls MPI; run it under mpiexec or alone
+int run_sim(const SimOptions& options);          // no MPI, unless --calibrate
 
 // Print "tapio: message" to stderr (on rank 0 only once MPI is started) and return 1.
 int fail(const std::string& message);

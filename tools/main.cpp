@@ -3,6 +3,8 @@
 //   tapio ls PATH [--json]
 //   tapio dump PATH VAR [--step S] [--start a,b,..] [--count a,b,..] [--json]
 //   [mpiexec -n N] tapio convert DATASET OUT.nc [--engine E]
+//   tapio sim CLUSTER.toml WORKLOAD.toml [--set K=V] [--json] [--plot PNG] [--explain]
+//   [mpiexec -n 2] tapio sim --calibrate [--dir DIR]
 //   tapio --version
 // NetCDF files are read directly, without MPI; datasets and convert go through the tapio API
 // (MPI is started on demand, so one rank needs no mpiexec).
@@ -52,6 +54,26 @@ void add_convert(CLI::App& app, ConvertOptions& o) {
                       "it)")->capture_default_str();
 }
 
+void add_sim(CLI::App& app, SimOptions& o) {
+  CLI::App* sim = app.add_subcommand(
+      "sim", "Predict a workload's write time on a cluster (the cluster model, docs/sim.md)");
+  sim->add_option("CLUSTER", o.cluster, "cluster file (TOML)");
+  sim->add_option("WORKLOAD", o.workload, "workload file (TOML)");
+  sim->add_option("--set", o.sets, "KEY=VALUE override: a cluster key by section "
+                  "(storage.targets=8), else a workload key (ranks=768, pattern.count=8, "
+                  "params.aggregators=1/2); repeatable");
+  sim->add_flag("--json", o.json, "Print as JSON");
+  sim->add_option("--plot", o.plot, "Draw the rounds and phases into this PNG (matplotlib)");
+  sim->add_flag("--explain", o.explain, "Predict every candidate plan and say which the model "
+                "chooses and why");
+  sim->add_option("--choose", o.choose, "with --explain: the parameters left to the model")
+      ->capture_default_str();
+  sim->add_flag("--calibrate", o.calibrate, "Measure this machine and print a cluster file "
+                "(under mpiexec -n 2 for messages)");
+  sim->add_option("--dir", o.calibrate_dir, "with --calibrate: where storage is measured")
+      ->capture_default_str();
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"Inspect NetCDF classic files (CDF-1, CDF-2, CDF-5) and tapio datasets; convert "
                "datasets to NetCDF", "tapio"};
@@ -60,9 +82,11 @@ int run(int argc, char** argv) {
   LsOptions ls;
   DumpOptions dump;
   ConvertOptions convert;
+  SimOptions sim;
   add_ls(app, ls);
   add_dump(app, dump);
   add_convert(app, convert);
+  add_sim(app, sim);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -70,6 +94,7 @@ int run(int argc, char** argv) {
   }
   if (app.got_subcommand("ls")) return run_ls(ls);
   if (app.got_subcommand("convert")) return run_convert(convert);
+  if (app.got_subcommand("sim")) return run_sim(sim);
   return run_dump(dump);
 }
 

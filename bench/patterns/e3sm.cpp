@@ -17,11 +17,10 @@
 //    nEdges and nVertices to the map's sizes.
 #include <algorithm>
 #include <fstream>
-#include <map>
-#include <regex>
 #include <sstream>
 
 #include "e3sm_map.h"
+#include "sim/e3sm.h"
 #include "registry.h"
 
 #ifndef TAPIO_BENCH_E3SM_DATA
@@ -36,16 +35,7 @@ struct Options {
   uint64_t steps = 2, vars_per_decomp = 0;
 };
 
-struct HeaderVar {
-  std::string name;
-  std::vector<std::string> dims;
-};
-
-struct Header {
-  std::map<std::string, uint64_t> dims;  // fixed dimensions
-  std::string unlimited;
-  std::vector<HeaderVar> vars;
-};
+using Header = tapio::sim::HistoryHeader;
 
 std::string trim(const std::string& s) {
   const auto a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
@@ -55,32 +45,11 @@ std::string trim(const std::string& s) {
 Header parse_header(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw BenchError("e3sm: cannot read header '" + path + "'");
-  Header h;
-  static const std::regex dim_re(R"(^\s*(\S+)\s*=\s*(UNLIMITED|\d+)\s*;.*$)");
-  static const std::regex var_re(
-      R"(^\s*(byte|char|short|int|long|float|real|double|ubyte|ushort|uint|int64|uint64)\s+([^\s(]+)\s*(\(([^)]*)\))?\s*;\s*$)");
-  enum { kNone, kDims, kVars } section = kNone;
-  std::string line;
-  std::smatch m;
-  while (std::getline(in, line)) {
-    const std::string t = trim(line);
-    if (t == "dimensions:") { section = kDims; continue; }
-    if (t == "variables:") { section = kVars; continue; }
-    if (t.rfind("// global attributes", 0) == 0 || t == "data:" || t == "}") { section = kNone; continue; }
-    if (section == kDims && std::regex_match(line, m, dim_re)) {
-      if (m[2] == "UNLIMITED") h.unlimited = m[1];
-      else h.dims[m[1]] = std::stoull(m[2]);
-    } else if (section == kVars && std::regex_match(line, m, var_re)) {
-      HeaderVar v{m[2], {}};
-      std::stringstream ds(m[4].str());
-      std::string d;
-      while (std::getline(ds, d, ','))
-        if (!trim(d).empty()) v.dims.push_back(trim(d));
-      h.vars.push_back(std::move(v));
-    }
-  }
-  if (h.vars.empty()) throw BenchError("e3sm: no variables found in header '" + path + "' (ncdump -h text?)");
-  return h;
+  std::stringstream text;
+  text << in.rdbuf();
+  auto h = tapio::sim::parse_history_header(text.str(), path);
+  if (!h.ok()) throw BenchError(h.status().message());
+  return *h;
 }
 
 class E3sm : public Pattern {
@@ -88,34 +57,32 @@ class E3sm : public Pattern {
   E3sm(const Options& o, const Header& h, const std::vector<tapio::e3sm::Decomposition>& decs,
        int rank)
       : o_(o) {
-    std::map<Dims, std::vector<size_t>> by_dims;  // decompositions with these dims
-    for (size_t d = 0; d < decs.size(); ++d) by_dims[decs[d].dims].push_back(d);
-    std::map<Dims, size_t> turn;
+    std::vector<Dims> dec_dims;
+    for (const auto& d : decs) dec_dims.push_back(d.dims);
+    std::vector<Dims> shapes;
+    const std::vector<int> dec_of = tapio::sim::assign_decompositions(h, dec_dims, o.vars_per_decomp, &shapes);
     std::vector<uint64_t> used(decs.size(), 0);
     uint64_t whole = 0;
-    for (const HeaderVar& hv : h.vars) {
-      Var v{hv.name, {}, {}};
+    for (size_t i = 0; i < h.vars.size(); ++i) {
+      const auto& hv = h.vars[i];
       for (size_t k = 0; k < hv.dims.size(); ++k) {
-        if (hv.dims[k] == h.unlimited) {
-          if (k != 0) throw BenchError("e3sm: variable " + hv.name + " has the record dimension not first");
-          continue;
-        }
-        auto it = h.dims.find(hv.dims[k]);
-        if (it == h.dims.end()) throw BenchError("e3sm: variable " + hv.name + " uses unknown dimension " + hv.dims[k]);
-        v.shape.push_back(it->second);
-        v.dims.push_back(hv.dims[k]);
+        if (hv.dims[k] == h.unlimited && k != 0)
+          throw BenchError("e3sm: variable " + hv.name + " has the record dimension not first");
+        if (hv.dims[k] != h.unlimited && !h.dims.count(hv.dims[k]))
+          throw BenchError("e3sm: variable " + hv.name + " uses unknown dimension " + hv.dims[k]);
       }
-      auto match = by_dims.find(v.shape);
+      if (dec_of[i] == -2) continue;
+      Var v{hv.name, shapes[i], {}};
+      for (const std::string& d : hv.dims)
+        if (d != h.unlimited) v.dims.push_back(d);
       Piece pc;
-      if (match != by_dims.end() && !v.shape.empty()) {
-        const auto& cands = match->second;
-        const size_t d = cands[turn[v.shape]++ % cands.size()];
-        if (o.vars_per_decomp && used[d] >= o.vars_per_decomp) continue;
+      if (dec_of[i] >= 0) {
+        const size_t d = static_cast<size_t>(dec_of[i]);
         ++used[d];
         // Runs ascending (a Piece's contract, and MPI-IO file views need it); the map gives
         // them in map order, which PIO also sorts before writing.
         std::vector<std::pair<uint64_t, uint64_t>> runs;
-        for (size_t i = 0; i < decs[d].offsets.size(); ++i) runs.push_back({decs[d].offsets[i], decs[d].lengths[i]});
+        for (size_t k = 0; k < decs[d].offsets.size(); ++k) runs.push_back({decs[d].offsets[k], decs[d].lengths[k]});
         std::sort(runs.begin(), runs.end());
         for (const auto& [off, len] : runs) pc.add_run(off, len);
         decomp_of_.push_back(decs[d].name);

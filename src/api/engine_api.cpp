@@ -73,6 +73,10 @@ Status open(tapio_io* io_handle, const char* path, tapio_mode mode, tapio_engine
                                                  spec.params.get("node_layout") == "cyclic"));
     if (ranks_per_node == 0) ctx->detected = env.res.topology;
   }
+  // "auto" sizes (and, with a cluster file, the aggregator count) chosen by the cluster model.
+  TAPIO_RETURN_IF_ERROR(ctx->auto_choices.resolve(
+      &spec.params, spec.engine, spec.mode == OpenMode::kWrite ? *env.res.io : IoDef{},
+      env.res.topology.node_of_rank, env.res.topology.nodes));
   TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, open_engine(std::move(env)));
   auto state = std::make_unique<EngineState>();
   state->ctx = ctx;

@@ -13,6 +13,7 @@
 #include "comm/topology.h"
 #include "core/config.h"
 #include "core/model.h"
+#include "sim/auto_params.h"
 #include "engine/engine.h"
 #include "plan/selection.h"
 #include "tapio/tapio.h"
@@ -33,6 +34,8 @@ struct ContextState {
   // Node shared memory for node-local aggregation, made at the first open that uses it.
   std::shared_ptr<comm::NodeMemory> node_memory;
   std::optional<Config> config;
+  // The cluster model's choices of "auto" parameters, made once per kind of file.
+  sim::AutoChoices auto_choices;
   std::deque<std::unique_ptr<IoState>> ios;
   std::deque<std::unique_ptr<EngineState>> engines;  // null once closed
 };

@@ -1,5 +1,7 @@
 #include "core/config.h"
 
+#include "core/toml_nodes.h"
+
 #include <fmt/format.h>
 #include <fnmatch.h>
 
@@ -15,38 +17,13 @@
 namespace tapio {
 namespace {
 
-using Entry = std::pair<std::string, const toml::node*>;
+using toml_nodes::describe;
+using toml_nodes::Entry;
+using toml_nodes::in_file_order;
+using toml_nodes::line_of;
 
 Status at(const std::string& source, int line, const std::string& message) {
   return error(TAPIO_ERR_CONFIG, "config file '{}', line {}: {}", source, line, message);
-}
-
-int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
-
-// A table's entries in file order (toml::table iterates by key), so the first error reported
-// is the first in the file.
-std::vector<Entry> in_file_order(const toml::table& table) {
-  std::vector<Entry> out;
-  for (auto&& [key, node] : table) out.emplace_back(std::string(key.str()), &node);
-  std::stable_sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
-    const auto &pa = a.second->source().begin, &pb = b.second->source().begin;
-    return std::make_pair(pa.line, pa.column) < std::make_pair(pb.line, pb.column);
-  });
-  return out;
-}
-
-// What the file held, for "(got ...)": "'lots'", "an integer 5", "a float 1.5", "a table".
-std::string describe(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::string: return fmt::format("'{}'", node.as_string()->get());
-    case toml::node_type::integer: return fmt::format("an integer {}", node.as_integer()->get());
-    case toml::node_type::floating_point:
-      return fmt::format("a float {}", node.as_floating_point()->get());
-    case toml::node_type::boolean: return fmt::format("a boolean {}", node.as_boolean()->get());
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    default: return "a date or time";
-  }
 }
 
 // The text of a TOML scalar that `kind` accepts: strings always, integers for every kind but
@@ -168,25 +145,6 @@ Status parse_rules(const toml::table& root, const std::string& source,
   return ok_status();
 }
 
-Status syntax_error(const std::string& source, const toml::parse_error& e) {
-  return error(TAPIO_ERR_CONFIG, "config file '{}', line {}, column {}: TOML syntax error: {}",
-               source, e.source().begin.line, e.source().begin.column, e.description());
-}
-
-Result<toml::table> parse_toml(std::string_view text, const std::string& source) {
-#if TOML_EXCEPTIONS
-  try {
-    return toml::parse(text, std::string_view(source));
-  } catch (const toml::parse_error& e) {
-    return syntax_error(source, e);
-  }
-#else
-  toml::parse_result result = toml::parse(text, std::string_view(source));
-  if (!result) return syntax_error(source, result.error());
-  return std::move(result).table();
-#endif
-}
-
 bool glob_match(const std::string& glob, std::string_view text) {
   return glob.empty() || fnmatch(glob.c_str(), std::string(text).c_str(), 0) == 0;
 }
@@ -198,7 +156,7 @@ bool ConfigRule::matches(std::string_view io_name, std::string_view path) const 
 }
 
 Result<Config> Config::parse(std::string_view text, const std::string& source) {
-  TAPIO_ASSIGN_OR_RETURN(toml::table root, parse_toml(text, source));
+  TAPIO_ASSIGN_OR_RETURN(toml::table root, toml_nodes::parse(text, "config file", source));
   Config config;
   config.source_ = source;
   TAPIO_RETURN_IF_ERROR(parse_rules(root, source, &config.rules_));

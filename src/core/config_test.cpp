@@ -171,10 +171,10 @@ TEST(ConfigErrors, BadEnumValue) {
 
 TEST(ConfigErrors, BadSize) {
   EXPECT_EQ(parse_error("[[rule]]\nbuffer_size = 'lots'\n"),
-            "config file 'tapio.toml', line 2: 'buffer_size' must be a size like 16MiB (got "
+            "config file 'tapio.toml', line 2: 'buffer_size' must be a size like 16MiB or 'auto' (got "
             "'lots')");
   EXPECT_EQ(parse_error("[[rule]]\nbuffer_size = -5\n"),
-            "config file 'tapio.toml', line 2: 'buffer_size' must be a size like 16MiB (got "
+            "config file 'tapio.toml', line 2: 'buffer_size' must be a size like 16MiB or 'auto' (got "
             "'-5'): negative");
   EXPECT_EQ(parse_error("[[rule]]\ndata_align = 1000\n"),
             "config file 'tapio.toml', line 2: 'data_align' must be a power of two (got '1000')");
@@ -216,14 +216,14 @@ TEST(ConfigErrors, BadRatio) {
 TEST(ConfigErrors, WrongTomlTypes) {
   const std::pair<std::string_view, std::string_view> cases[] = {
       {"buffer_size = 1.5",
-       "line 2: 'buffer_size' must be a size like 16MiB (got a float 1.5)"},
-      {"buffer_size = [1, 2]", "line 2: 'buffer_size' must be a size like 16MiB (got an array)"},
+       "line 2: 'buffer_size' must be a size like 16MiB or 'auto' (got a float 1.5)"},
+      {"buffer_size = [1, 2]", "line 2: 'buffer_size' must be a size like 16MiB or 'auto' (got an array)"},
       {"buffer_size = { value = 1 }",
-       "line 2: 'buffer_size' must be a size like 16MiB (got a table)"},
+       "line 2: 'buffer_size' must be a size like 16MiB or 'auto' (got a table)"},
       {"buffer_size = true",
-       "line 2: 'buffer_size' must be a size like 16MiB (got a boolean true)"},
+       "line 2: 'buffer_size' must be a size like 16MiB or 'auto' (got a boolean true)"},
       {"buffer_size = 1979-05-27",
-       "line 2: 'buffer_size' must be a size like 16MiB (got a date or time)"},
+       "line 2: 'buffer_size' must be a size like 16MiB or 'auto' (got a date or time)"},
       {"ranks_per_node = 2.0", "line 2: 'ranks_per_node' must be an integer (got a float 2)"},
       {"fsync = false",
        "line 2: 'fsync' must be one of never, step, close (got a boolean false)"},
@@ -240,7 +240,7 @@ TEST(ConfigErrors, WrongTomlTypes) {
               fmt::format("config file 'tapio.toml', {}", expected));
   // A sub-table of a rule is reported at its header.
   EXPECT_EQ(parse_error("[[rule]]\nio = 'x'\n[rule.buffer_size]\nvalue = 1\n"),
-            "config file 'tapio.toml', line 3: 'buffer_size' must be a size like 16MiB (got a "
+            "config file 'tapio.toml', line 3: 'buffer_size' must be a size like 16MiB or 'auto' (got a "
             "table)");
   EXPECT_EQ(parse_error("[[rule]]\n[rule.options]\nvalue = 1\n"),
             "config file 'tapio.toml', line 2: unknown key 'options' in [[rule]] 1");

@@ -31,8 +31,10 @@ const std::vector<ParamDef> kRegistry = {
      "How ranks map to virtual nodes when ranks_per_node > 0: block (consecutive ranks share a "
      "node) or cyclic (round-robin).",
      kNoMin, false},
-    {"buffer_size", K::kSize, "16MiB", "bytes", {}, "all",
-     "Bytes each aggregator (or rank 0 in serial) handles per round.", 1, false},
+    {"buffer_size", K::kSize, "16MiB", "bytes", {"auto"}, "all",
+     "Bytes each aggregator (or rank 0 in serial) handles per round; auto: chosen by the "
+     "cluster model when a file is opened for writing (docs/sim.md).",
+     1, false},
     // NetCDF layout.
     {"data_align", K::kSize, "512", "bytes", {}, "all",
      "Alignment of the data sections and of every fixed-size variable (like PnetCDF "
@@ -61,9 +63,14 @@ const std::vector<ParamDef> kRegistry = {
      "Send order: topology (the ranks of node n start with their n-th aggregator, so aggregators "
      "drain different nodes at once) or rank (every rank in aggregator order).",
      kNoMin, false},
-    {"stripe_size", K::kSize, "1MiB", "bytes", {}, "collective",
-     "Unit in which the file is divided among aggregators; match the file system stripe size.",
+    {"stripe_size", K::kSize, "1MiB", "bytes", {"auto"}, "collective",
+     "Unit in which the file is divided among aggregators; match the file system stripe size; "
+     "auto: chosen by the cluster model when a file is opened for writing.",
      1, false},
+    {"cluster", K::kString, "", "", {}, "collective,subfile",
+     "A cluster file (docs/sim.md) for the model that chooses the auto values; with one, "
+     "aggregators = auto is the model's choice too (without, one per node).",
+     kNoMin, false},
     {"pipeline", K::kBoolean, "true", "", {}, "collective",
      "Overlap exchanging the next round's data with writing the current round.", kNoMin, false},
     {"shared_memory", K::kBoolean, "true", "", {}, "collective",

@@ -44,6 +44,7 @@ const Expected kExpected[] = {
     {"placement", ParamKind::kEnum, "spread", "collective"},
     {"collect_order", ParamKind::kEnum, "topology", "collective"},
     {"stripe_size", ParamKind::kSize, "1MiB", "collective"},
+    {"cluster", ParamKind::kString, "", "collective,subfile"},
     {"pipeline", ParamKind::kBoolean, "true", "collective"},
     {"shared_memory", ParamKind::kBoolean, "true", "collective"},
     {"direct", ParamKind::kEnum, "auto", "collective"},
@@ -90,7 +91,9 @@ TEST(Registry, EveryEntryIsWellFormed) {
     EXPECT_TRUE(names.insert(def.name).second) << "duplicate";
     EXPECT_FALSE(def.doc.empty());
     EXPECT_EQ(def.doc.back(), '.');
-    EXPECT_EQ(def.kind == ParamKind::kEnum, !def.choices.empty() && def.name != "aggregators");
+    // Enums list their values; counts and sizes may take extra words ("auto", "all").
+    if (def.kind == ParamKind::kEnum) EXPECT_FALSE(def.choices.empty());
+    else if (def.kind != ParamKind::kCount && def.kind != ParamKind::kSize) EXPECT_TRUE(def.choices.empty());
     // The default is a valid value, and sizes carry a unit.
     EXPECT_TRUE(normalize_param(def.name, def.default_value).ok()) << err(
         normalize_param(def.name, def.default_value));
@@ -117,7 +120,7 @@ TEST(Registry, KindNamesAndExpectations) {
   EXPECT_EQ(param_kind_name(ParamKind::kEnum), "enum");
   EXPECT_EQ(param_kind_name(ParamKind::kString), "string");
   EXPECT_EQ(param_expected(*find_param("fsync")), "one of never, step, close");
-  EXPECT_EQ(param_expected(*find_param("buffer_size")), "a size like 16MiB");
+  EXPECT_EQ(param_expected(*find_param("buffer_size")), "a size like 16MiB or 'auto'");
   EXPECT_EQ(param_expected(*find_param("aggregators")),
             "an integer, a ratio like 1/4, 'auto' or 'all'");
   EXPECT_EQ(param_expected(*find_param("ranks_per_node")), "an integer");
@@ -360,14 +363,14 @@ TEST(Normalize, Size) {
   EXPECT_EQ(norm("buffer_size", "4096"), "4096");
   EXPECT_EQ(norm("buffer_size", "1.5k"), "1536");
   EXPECT_EQ(norm("buffer_size", "lots"),
-            "ERROR: 'buffer_size' must be a size like 16MiB (got 'lots')");
+            "ERROR: 'buffer_size' must be a size like 16MiB or 'auto' (got 'lots')");
   EXPECT_EQ(norm("buffer_size", "-4K"),
-            "ERROR: 'buffer_size' must be a size like 16MiB (got '-4K'): negative");
+            "ERROR: 'buffer_size' must be a size like 16MiB or 'auto' (got '-4K'): negative");
   EXPECT_EQ(norm("buffer_size", "1.3K"),
-            "ERROR: 'buffer_size' must be a size like 16MiB (got '1.3K'): not a whole number of "
+            "ERROR: 'buffer_size' must be a size like 16MiB or 'auto' (got '1.3K'): not a whole number of "
             "bytes");
   EXPECT_EQ(norm("buffer_size", "20E"),
-            "ERROR: 'buffer_size' must be a size like 16MiB (got '20E'): too large");
+            "ERROR: 'buffer_size' must be a size like 16MiB or 'auto' (got '20E'): too large");
   EXPECT_EQ(norm("buffer_size", "0"), "ERROR: 'buffer_size' must be at least 1 (got '0')");
   EXPECT_EQ(norm("header_pad", "0"), "0");
   EXPECT_EQ(norm("metadata_prefetch", "0"), "0");
@@ -489,7 +492,7 @@ TEST(Params, InvalidSetKeepsOldValue) {
   ASSERT_TRUE(p.set("buffer_size", "1M").ok());
   Status s = p.set("buffer_size", "lots");
   EXPECT_EQ(s.code(), TAPIO_ERR_CONFIG);
-  EXPECT_EQ(s.message(), "'buffer_size' must be a size like 16MiB (got 'lots')");
+  EXPECT_EQ(s.message(), "'buffer_size' must be a size like 16MiB or 'auto' (got 'lots')");
   EXPECT_EQ(p.get_size("buffer_size"), 1u << 20);
   s = p.set("fsycn", "never");
   EXPECT_EQ(s.message(), "unknown parameter 'fsycn'; did you mean 'fsync'?");
