@@ -1,7 +1,11 @@
 # tapio: the two commands of the README, and the steps they are made of.
 #   make demo   set up, build, run the LICOM-like demo on 4 ranks
-#   make test   set up, build, run every test (GoogleTest units, MPI tests at 1-8 ranks, pytest)
+#   make test   set up, build, run every test (GoogleTest units, MPI tests at 1-8 ranks, pytest,
+#               and a short run of each fuzz target)
+#   make fuzz   run each fuzz target for FUZZ_SECONDS (tests/fuzz)
 BUILD ?= build
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 300
 NP ?= 4
 # Open MPI by name: Debian's plain mpicc/mpiexec follow its alternatives, which may point at
 # MPICH, and the peers the benchmark links (PnetCDF, HDF5, ADIOS) are built with Open MPI.
@@ -17,7 +21,7 @@ export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 export OMPI_MCA_rmaps_base_oversubscribe = 1
 
-.PHONY: setup build demo test unit-mpi pytest install clean bench
+.PHONY: setup build demo test unit-mpi pytest install clean bench fuzz-build fuzz
 
 setup:
 	bash scripts/setup.sh
@@ -30,9 +34,19 @@ demo: build
 	$(MPIEXEC) -n $(NP) $(BUILD)/examples/licom_demo $(BUILD)/licom_demo.nc 3
 	$(BUILD)/tools/tapio ls $(BUILD)/licom_demo.nc
 
-test: build
+test: build fuzz-build
 	cd $(BUILD) && ctest -j2 --output-on-failure $(CTEST_ARGS)
 	TAPIO_BUILD_DIR=$(abspath $(BUILD)) TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q tests/py
+	bash tests/fuzz/run.sh $(FUZZ_BUILD) --runs 20000
+
+# The fuzz targets need clang with libFuzzer and every object instrumented: a tree of their own.
+fuzz-build: setup
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DTAPIO_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j2
+
+fuzz: fuzz-build
+	nice -n 19 bash tests/fuzz/run.sh $(FUZZ_BUILD) --time $(FUZZ_SECONDS)
 
 bench:
 	BUILD=$(BUILD) NP=$(NP) MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC) bash scripts/bench.sh
