@@ -1,4 +1,5 @@
 // Engine calls: open, steps, put/get, close.
+#include "api/definitions_check.h"
 #include "api/errors.h"
 #include "api/handles.h"
 
@@ -63,6 +64,8 @@ Status open(tapio_io* io_handle, const char* path, tapio_mode mode, tapio_engine
   if (env.engine.empty()) {
     TAPIO_ASSIGN_OR_RETURN(env.engine, default_engine(ctx->comm, env.path, env.mode));
   }
+  TAPIO_RETURN_IF_ERROR(api::check_same_definitions(ctx->comm, io->def, env.path, env.engine,
+                                                    env.params, env.mode));
   const int ranks_per_node = static_cast<int>(env.params.get_int("ranks_per_node"));
   if (ranks_per_node == 0 && ctx->detected) {
     env.topology = *ctx->detected;
