@@ -89,6 +89,7 @@ Status SubfileEngine::close_files() {
     if (local.ok()) local = closed;
   }
   for (auto& [key, f] : data_files_) {  // read-only: a close error loses nothing
+    if (!f) continue;  // its open failed (a missing data file), and that was reported
     const Status closed = f->close();
     if (local.ok()) local = closed;
   }
