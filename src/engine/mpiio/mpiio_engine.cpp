@@ -166,6 +166,18 @@ Status MpiioEngine::transfer(bool write,
   void* buf = empty ? &dummy : buffer;
   const MPI_Datatype type = empty ? MPI_BYTE : memtype;
   const int count = empty ? 0 : 1;
+  // A read past the end of the file moves nothing and succeeds on some MPI-IO implementations:
+  // a file rewritten shorter since it was opened must fail, not return stale buffers.
+  if (!write && local.ok() && !empty) {
+    uint64_t end = 0;
+    for (const auto& [offset, length] : extents) end = std::max(end, offset + length);
+    MPI_Offset size = 0;
+    rc = MPI_File_get_size(fh_, &size);
+    local = mpi_error(rc, "MPI_File_get_size");
+    if (local.ok() && end > static_cast<uint64_t>(size))
+      local = error(TAPIO_ERR_FORMAT, "{}: the file has {} bytes, its header places data up to "
+                    "byte {} (truncated or rewritten since it was opened?)", where(), size, end);
+  }
   MPI_Status status;
   rc = write ? MPI_File_write_all(fh_, buf, count, type, &status)
              : MPI_File_read_all(fh_, buf, count, type, &status);
