@@ -2,7 +2,8 @@
 #   make demo   set up, build, run the LICOM-like demo on 4 ranks
 #   make test   set up, build, run every test (GoogleTest units, MPI tests at 1-8 ranks, pytest,
 #               and a short run of each fuzz target)
-#   make fuzz   run each fuzz target for FUZZ_SECONDS (tests/fuzz)
+#   make fuzz   run each fuzz target for FUZZ_SECONDS (tests/fuzz), and the 1,000-step
+#               concurrency test
 BUILD ?= build
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 300
@@ -45,8 +46,11 @@ fuzz-build: setup
 	  -DTAPIO_FUZZ=ON
 	cmake --build $(FUZZ_BUILD) -j2
 
-fuzz: fuzz-build
+# The long reliability runs: each fuzz target for FUZZ_SECONDS, and readers polling while
+# writers append for 1,000 steps per engine (make test runs 100).
+fuzz: build fuzz-build
 	nice -n 19 bash tests/fuzz/run.sh $(FUZZ_BUILD) --time $(FUZZ_SECONDS)
+	TAPIO_CONCURRENCY_STEPS=1000 $(MPIEXEC) -n 6 $(BUILD)/tests/concurrency_test
 
 bench:
 	BUILD=$(BUILD) NP=$(NP) MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC) bash scripts/bench.sh
