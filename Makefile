@@ -4,6 +4,7 @@
 #               and a short run of each fuzz target)
 #   make fuzz   run each fuzz target for FUZZ_SECONDS (tests/fuzz), and the 1,000-step
 #               concurrency test
+#   make test-large   the 64-bit tests that need 7 GiB of memory and of disk
 BUILD ?= build
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 300
@@ -22,7 +23,7 @@ export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 export OMPI_MCA_rmaps_base_oversubscribe = 1
 
-.PHONY: setup build demo test unit-mpi pytest install clean bench fuzz-build fuzz
+.PHONY: setup build demo test unit-mpi pytest install clean bench fuzz-build fuzz test-large
 
 setup:
 	bash scripts/setup.sh
@@ -51,6 +52,11 @@ fuzz-build: setup
 fuzz: build fuzz-build
 	nice -n 19 bash tests/fuzz/run.sh $(FUZZ_BUILD) --time $(FUZZ_SECONDS)
 	TAPIO_CONCURRENCY_STEPS=1000 $(MPIEXEC) -n 6 $(BUILD)/tests/concurrency_test
+
+# The 64-bit tests that need memory and disk: puts over 2 GiB on one rank, a subfile data
+# file over 4 GiB (make test runs the sparse ones: a variable over 2^32 elements).
+test-large: build
+	cd $(BUILD) && TAPIO_LARGE_TESTS=1 ctest -R large_test --output-on-failure
 
 bench:
 	BUILD=$(BUILD) NP=$(NP) MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC) bash scripts/bench.sh
