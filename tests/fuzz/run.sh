@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Runs every fuzz target from its seed corpus (tests/fuzz/corpus/TARGET).
-#   tests/fuzz/run.sh FUZZ_BUILD --runs N     N executions each (make test: a short run)
-#   tests/fuzz/run.sh FUZZ_BUILD --time S     S seconds each (make fuzz)
+#   tests/fuzz/run.sh FUZZ_BUILD --runs N [TARGET...]   N executions each (make test)
+#   tests/fuzz/run.sh FUZZ_BUILD --time S [TARGET...]   S seconds each (make fuzz)
 # New inputs go to FUZZ_BUILD/corpus/TARGET (kept between runs, not committed), crashes to
 # FUZZ_BUILD/crashes/; each run's executions are added to FUZZ_BUILD/fuzz-totals.tsv. Exits
 # non-zero when a target finds anything. A fixed finding's input belongs in the seed corpus.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$1" mode="$2" amount="$3"
+shift 3
 case "$mode" in
   --runs) limit=(-runs="$amount") ;;
   --time) limit=(-max_total_time="$amount") ;;
   *) echo "usage: $0 FUZZ_BUILD --runs N | --time S" >&2; exit 2 ;;
 esac
 targets=(netcdf_header subfile_dataset block_list selection config segment_list e3sm_map)
+if (($#)); then targets=("$@"); fi
 mkdir -p "$build/crashes"
 failed=0
 for t in "${targets[@]}"; do
