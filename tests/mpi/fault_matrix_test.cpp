@@ -95,22 +95,8 @@ int inj_fsync(int fd) {
 }
 
 constexpr uint64_t kPerRank = 4096;  // doubles: 32 KiB per rank and step
-Dims mine() { return {kPerRank * static_cast<uint64_t>(rank())}; }
-std::vector<double> step_data(uint64_t s) {
-  std::vector<double> v(kPerRank);
-  for (uint64_t i = 0; i < kPerRank; ++i) v[i] = value(0, s, mine()[0] + i);
-  return v;
-}
-
-template <typename F>
-Outcome attempt(F&& call) {
-  try {
-    call();
-  } catch (const Error& e) {
-    return Outcome{e.code(), e.what()};
-  }
-  return Outcome{TAPIO_OK, ""};
-}
+Dims mine() { return block_start(kPerRank); }
+std::vector<double> step_data(uint64_t step) { return block_values(kPerRank, step); }
 
 // Arms the injection on `victim` for `phase` while `call` runs.
 template <typename F>
@@ -199,23 +185,7 @@ Result run(const char* engine, Fault fault, Phase phase, int victim, const std::
 // The file holds `steps` exact steps (none when nothing was committed and it is unreadable).
 void expect_readable(const char* engine, const std::string& path, uint64_t steps,
                      const std::string& what) {
-  const Outcome o = attempt([&] {
-    Context ctx(MPI_COMM_WORLD);
-    IO io = ctx.declare_io("check");
-    io.set_engine(engine);
-    Engine in = io.open(path, TAPIO_MODE_READ);
-    ASSERT_EQ(in.steps(), steps) << what;
-    Variable x = io.inquire_variable("x");
-    x.set_selection(mine(), {kPerRank});
-    std::vector<double> got(kPerRank);
-    for (uint64_t s = 0; s < steps; ++s) {
-      in.begin_step();
-      in.get(x, got);
-      in.end_step();
-      ASSERT_EQ(got, step_data(s)) << what << ", step " << s;
-    }
-    in.close();
-  });
+  const Outcome o = attempt([&] { expect_block_steps(engine, path, kPerRank, steps, what); });
   if (steps > 0) {
     EXPECT_EQ(o.code, TAPIO_OK) << what << ": " << o.message;
   }

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 #include "test_util.h"
 
@@ -80,23 +81,8 @@ class SmallFs {
   std::string why_not_;
 };
 
-Dims mine() { return {kPerRank * static_cast<uint64_t>(rank())}; }
-std::vector<double> step_data(uint64_t step) {
-  std::vector<double> v(kPerRank);
-  for (uint64_t i = 0; i < kPerRank; ++i) v[i] = value(0, step, mine()[0] + i);
-  return v;
-}
-
-// The outcome of a call of the C++ API: OK, or the error's code and message.
-template <typename F>
-Outcome attempt(F&& call) {
-  try {
-    call();
-  } catch (const Error& e) {
-    return Outcome{e.code(), e.what()};
-  }
-  return Outcome{TAPIO_OK, ""};
-}
+Dims mine() { return block_start(kPerRank); }
+std::vector<double> step_data(uint64_t step) { return block_values(kPerRank, step); }
 
 // The outcome is the same on every rank, and either OK or an I/O error saying the disk is
 // full and naming the file.
@@ -112,20 +98,23 @@ void expect_ok_or_full(const Outcome& o, const std::string& path, const std::str
   EXPECT_TRUE(contains(o.message, path)) << what << ": " << o.message;
 }
 
-// Opens `path` in `mode` with `engine` and writes steps from `first` while they succeed, up to
-// `last` (exclusive); `before_step(s)` runs (collectively) before step s. Returns the steps
-// committed from `first`, and the first failure (or OK).
+// Opens `path` in `mode` with `engine` (and `params`) and writes steps from `first` while they
+// succeed, up to `last` (exclusive); `before_step(s)` runs (collectively) before step s.
+// Returns the steps committed from `first`, and the first failure (or OK).
 struct Written {
   uint64_t steps = 0;
   Outcome failure{TAPIO_OK, ""};
 };
-template <typename F>
+void nothing_before(uint64_t) {}
+template <typename F = decltype(nothing_before)>
 Written write_steps(const char* engine, const std::string& path, tapio_mode mode, uint64_t first,
-                    uint64_t last, F&& before_step) {
+                    uint64_t last, F&& before_step = nothing_before,
+                    const std::map<std::string, std::string>& params = {}) {
   Written w;
   Context ctx(MPI_COMM_WORLD);
   IO io = ctx.declare_io("storage");
   io.set_engine(engine);
+  for (const auto& [k, v] : params) io.set_parameter(k, v);
   Variable x = io.define_variable<double>("x", {kPerRank * static_cast<uint64_t>(size())}, {"n"});
   x.set_selection(mine(), {kPerRank});
   Engine out;
@@ -145,26 +134,6 @@ Written write_steps(const char* engine, const std::string& path, tapio_mode mode
   expect_same_everywhere(closed.code);
   if (w.failure.code == TAPIO_OK) w.failure = closed;
   return w;
-}
-
-// The file holds exactly `steps` steps, each with its exact values.
-void expect_steps(const char* engine, const std::string& path, uint64_t steps,
-                  const std::string& what) {
-  Context ctx(MPI_COMM_WORLD);
-  IO io = ctx.declare_io("check");
-  io.set_engine(engine);
-  Engine in = io.open(path, TAPIO_MODE_READ);
-  ASSERT_EQ(in.steps(), steps) << what;
-  Variable x = io.inquire_variable("x");
-  x.set_selection(mine(), {kPerRank});
-  std::vector<double> got(kPerRank);
-  for (uint64_t s = 0; s < steps; ++s) {
-    in.begin_step();
-    in.get(x, got);
-    in.end_step();
-    ASSERT_EQ(got, step_data(s)) << what << ", step " << s;
-  }
-  in.close();
 }
 
 // For every engine and an amount of free space that runs out when the file is created (0),
@@ -188,16 +157,16 @@ TEST(Storage, FullFileSystemFailsEverywhereAndKeepsWhatWasCommitted) {
       fs.free_filler();
       if (w.steps == 0) {
         // Nothing was committed: a new run writes the file from scratch.
-        const Written again = write_steps(engine, path, TAPIO_MODE_WRITE, 0, 1, [](uint64_t) {});
+        const Written again = write_steps(engine, path, TAPIO_MODE_WRITE, 0, 1);
         EXPECT_EQ(again.failure.code, TAPIO_OK) << what << ": " << again.failure.message;
-        expect_steps(engine, path, 1, what + ", rewritten");
+        expect_block_steps(engine, path, kPerRank, 1, what + ", rewritten");
         continue;
       }
-      expect_steps(engine, path, w.steps, what);
+      expect_block_steps(engine, path, kPerRank, w.steps, what);
       const Written more =
-          write_steps(engine, path, TAPIO_MODE_APPEND, w.steps, w.steps + 1, [](uint64_t) {});
+          write_steps(engine, path, TAPIO_MODE_APPEND, w.steps, w.steps + 1);
       EXPECT_EQ(more.failure.code, TAPIO_OK) << what << ", append: " << more.failure.message;
-      expect_steps(engine, path, w.steps + 1, what + ", appended");
+      expect_block_steps(engine, path, kPerRank, w.steps + 1, what + ", appended");
     }
 }
 
@@ -207,7 +176,7 @@ TEST(Storage, ReadOnlyFileSystemIsAClearError) {
   fs.set_read_only(true);
   for (const char* engine : kEngines) {
     const std::string path = fs.file(std::string(engine) + ".out");
-    const Written w = write_steps(engine, path, TAPIO_MODE_WRITE, 0, 1, [](uint64_t) {});
+    const Written w = write_steps(engine, path, TAPIO_MODE_WRITE, 0, 1);
     expect_same_everywhere(w.failure.code);
     EXPECT_EQ(w.failure.code, TAPIO_ERR_IO) << engine << ": " << w.failure.message;
     EXPECT_TRUE(contains(w.failure.message, "Read-only file system")) << w.failure.message;
@@ -220,7 +189,7 @@ TEST(Storage, MissingDirectoryIsAClearError) {
   TempDir dir;
   for (const char* engine : kEngines) {
     const std::string path = dir.file("missing/" + std::string(engine) + ".out");
-    const Written w = write_steps(engine, path, TAPIO_MODE_WRITE, 0, 1, [](uint64_t) {});
+    const Written w = write_steps(engine, path, TAPIO_MODE_WRITE, 0, 1);
     expect_same_everywhere(w.failure.code);
     EXPECT_EQ(w.failure.code, TAPIO_ERR_NOT_FOUND) << engine << ": " << w.failure.message;
     EXPECT_TRUE(contains(w.failure.message, dir.file("missing"))) << w.failure.message;
@@ -241,7 +210,7 @@ TEST(Storage, FileRewrittenUnderAReader) {
   TempDir dir;
   for (const char* engine : kEngines) {
     const std::string path = dir.file(std::string(engine) + ".out");
-    ASSERT_EQ(write_steps(engine, path, TAPIO_MODE_WRITE, 0, 3, [](uint64_t) {}).steps, 3u);
+    ASSERT_EQ(write_steps(engine, path, TAPIO_MODE_WRITE, 0, 3).steps, 3u);
     Context ctx(MPI_COMM_WORLD);
     IO io = ctx.declare_io("reader");
     io.set_engine(engine);
@@ -253,21 +222,8 @@ TEST(Storage, FileRewrittenUnderAReader) {
     in.get(x, got);
     in.end_step();
     ASSERT_EQ(got, step_data(0)) << engine;
-    // The new run's values differ from the old ones at every step: step s + 100.
-    {
-      Context wctx(MPI_COMM_WORLD);
-      IO wio = wctx.declare_io("rewriter");
-      wio.set_engine(engine);
-      Variable wx = wio.define_variable<double>("x", {kPerRank * static_cast<uint64_t>(size())},
-                                                {"n"});
-      wx.set_selection(mine(), {kPerRank});
-      Engine out = wio.open(path, TAPIO_MODE_WRITE);
-      const std::vector<double> data = step_data(100);  // puts are read at end_step
-      out.begin_step();
-      out.put(wx, data);
-      out.end_step();
-      out.close();
-    }
+    // The new run writes one step, with the values of step 100: unlike any old step's.
+    ASSERT_EQ(write_steps(engine, path, TAPIO_MODE_WRITE, 100, 101).steps, 1u) << engine;
     for (uint64_t s = 1; s < 3; ++s) {
       std::fill(got.begin(), got.end(), -1.0);
       const Outcome o = attempt([&] {
@@ -292,20 +248,8 @@ TEST(Storage, DatasetWithADeletedDataFile) {
   if (size() < 2) GTEST_SKIP() << "needs two writers";
   TempDir dir;
   const std::string path = dir.file("dataset");
-  {
-    Context ctx(MPI_COMM_WORLD);
-    IO io = ctx.declare_io("fpp");
-    io.set_engine("subfile");
-    io.set_parameter("aggregators", "all");
-    Variable x = io.define_variable<double>("x", {kPerRank * static_cast<uint64_t>(size())}, {"n"});
-    x.set_selection(mine(), {kPerRank});
-    Engine out = io.open(path, TAPIO_MODE_WRITE);
-    const std::vector<double> data = step_data(0);  // puts are read at end_step
-    out.begin_step();
-    out.put(x, data);
-    out.end_step();
-    out.close();
-  }
+  ASSERT_EQ(write_steps("subfile", path, TAPIO_MODE_WRITE, 0, 1, nothing_before,
+                        {{"aggregators", "all"}}).steps, 1u);  // a data file per rank
   if (rank() == 0) {
     EXPECT_TRUE(std::filesystem::remove(path + "/data.0.1"));
   }
