@@ -352,8 +352,8 @@ TEST(Subfile, OverlappingBlocksFailTheStepOnEveryRank) {
   EXPECT_EQ(step(mine, 200), "");  // the failed step's index is reused
   // Rank 1 puts nothing, then returns to the overlapping shape it had in the failed step.
   out.begin_step();
+  const std::vector<double> d(4, 300 + rank());  // puts are read at end_step
   if (rank() != 1) {
-    std::vector<double> d(4, 300 + rank());
     x.set_selection({mine}, {4});
     out.put(x, d);
   }
