@@ -30,19 +30,24 @@ Outcome open_with(const char* engine, const Defs& mine) {
   tapio_io* io;
   EXPECT_EQ(tapio_declare_io(ctx, "defs", &io), TAPIO_OK);
   EXPECT_EQ(tapio_io_set_engine(io, engine), TAPIO_OK);
-  if (d.buffer_size) EXPECT_EQ(tapio_io_set_parameter(io, "buffer_size", d.buffer_size), TAPIO_OK);
+  if (d.buffer_size) {
+    EXPECT_EQ(tapio_io_set_parameter(io, "buffer_size", d.buffer_size), TAPIO_OK);
+  }
   const uint64_t shape[2] = {4, d.x};
   const char* dims[2] = {"y", "x"};
   tapio_var* v;
   EXPECT_EQ(tapio_define_variable(io, "temp", TAPIO_FLOAT64, 2, shape, dims, 0, &v), TAPIO_OK);
   EXPECT_EQ(tapio_define_string_attribute(io, "temp", "units", d.units), TAPIO_OK);
   EXPECT_EQ(tapio_define_string_attribute(io, nullptr, "title", d.title), TAPIO_OK);
-  if (d.salt)
+  if (d.salt) {
     EXPECT_EQ(tapio_define_variable(io, "salt", TAPIO_FLOAT32, 0, nullptr, nullptr, 0, &v),
               TAPIO_OK);
+  }
   tapio_engine* e = nullptr;
   const Outcome o = outcome(tapio_open(io, dir.file("defs.nc").c_str(), TAPIO_MODE_WRITE, &e));
-  if (o.code == TAPIO_OK) EXPECT_EQ(tapio_close(e), TAPIO_OK);
+  if (o.code == TAPIO_OK) {
+    EXPECT_EQ(tapio_close(e), TAPIO_OK);
+  }
   EXPECT_EQ(tapio_finalize(ctx), TAPIO_OK);
   return o;
 }

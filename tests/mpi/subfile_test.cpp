@@ -471,8 +471,9 @@ TEST(Subfile, InterleavedRegionsStoreTinyMetadata) {
   out.put(x, d);
   out.end_step();
   out.close();
-  if (rank() == 0)
+  if (rank() == 0) {
     EXPECT_LE(std::filesystem::file_size(path + "/tapio.md"), 8 * n * P / 20);
+  }
 }
 
 }  // namespace
