@@ -209,6 +209,11 @@ Status NetcdfEngine::commit_step(uint64_t step) {
       local = file_->sync();
     }
     if (local.ok()) local = ncfile::write_numrecs(*file_, header_, header_.numrecs);
+    // ...and numrecs too, so the step is on storage when end_step returns, not at the next one.
+    if (local.ok() && env_.params.get("fsync") == "step") {
+      PhaseTimer s(&profile(), Phase::kSync);
+      local = file_->sync();
+    }
   }
   header_.numrecs = step + 1;
   return local;
