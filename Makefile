@@ -4,6 +4,7 @@
 #               and a short run of each fuzz target)
 #   make fuzz   run each fuzz target for FUZZ_SECONDS (tests/fuzz), and the 1,000-step
 #               concurrency test
+#   make test-asan / make test-tsan   the whole suite under AddressSanitizer + UBSan / TSan
 #   make test-large   the 64-bit tests that need 7 GiB of memory and of disk
 BUILD ?= build
 FUZZ_BUILD ?= build-fuzz
@@ -23,7 +24,7 @@ export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 export OMPI_MCA_rmaps_base_oversubscribe = 1
 
-.PHONY: setup build demo test unit-mpi pytest install clean bench fuzz-build fuzz test-large
+.PHONY: setup build demo test unit-mpi pytest install clean bench fuzz-build fuzz test-asan test-tsan test-large
 
 setup:
 	bash scripts/setup.sh
@@ -57,6 +58,21 @@ fuzz: build fuzz-build
 # file over 4 GiB (make test runs the sparse ones: a variable over 2^32 elements).
 test-large: build
 	cd $(BUILD) && TAPIO_LARGE_TESTS=1 ctest -R large_test --output-on-failure
+
+# The whole suite built with sanitizers, each in a tree of its own (suppressions: tests/sanitizers).
+test-asan:
+	$(MAKE) test-sanitized SAN_BUILD=build-asan SANITIZE=address,undefined
+test-tsan:
+	$(MAKE) test-sanitized SAN_BUILD=build-tsan SANITIZE=thread
+test-sanitized: setup
+	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_MPI) \
+	  -DTAPIO_SANITIZE=$(SANITIZE) -DTAPIO_BUILD_BENCH=OFF
+	cmake --build $(SAN_BUILD) -j2
+	export TAPIO_SANITIZE=$(SANITIZE) && . tests/sanitizers/env.sh && cd $(SAN_BUILD) && \
+	  ctest -j2 --output-on-failure $(CTEST_ARGS)
+	export TAPIO_SANITIZE=$(SANITIZE) && . tests/sanitizers/env.sh && \
+	  TAPIO_BUILD_DIR=$(abspath $(SAN_BUILD)) \
+	  TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q tests/py
 
 bench:
 	BUILD=$(BUILD) NP=$(NP) MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC) bash scripts/bench.sh

@@ -48,6 +48,9 @@ def test_installed_cli_runs_with_a_clean_environment(build, tmp_path):
 
 def test_find_package_and_pkg_config(build, tmp_path):
     prefix = install(tmp_path)
+    # A sanitized libtapio (make test-asan) needs its sanitizer's runtime in the program too.
+    sanitize = cmake_cache("TAPIO_SANITIZE")
+    san = [f"-fsanitize={sanitize}"] if sanitize else []
     src = tmp_path / "consumer"
     src.mkdir()
     (src / "main.c").write_text(CONSUMER_C)
@@ -55,7 +58,8 @@ def test_find_package_and_pkg_config(build, tmp_path):
         "cmake_minimum_required(VERSION 3.20)\nproject(consumer C)\n"
         "find_package(tapio 0.1 REQUIRED)\nadd_executable(consumer main.c)\n"
         "target_link_libraries(consumer tapio::tapio)\n")
-    run(["cmake", "-S", str(src), "-B", str(src / "build"), f"-DCMAKE_PREFIX_PATH={prefix}"])
+    run(["cmake", "-S", str(src), "-B", str(src / "build"), f"-DCMAKE_PREFIX_PATH={prefix}",
+         f"-DCMAKE_C_FLAGS={' '.join(san)}"])
     run(["cmake", "--build", str(src / "build")])
     env = dict(MPI_ENV, LD_LIBRARY_PATH=str(prefix / "lib"))
     assert "tapio 0.1.0 0" in run([str(src / "build" / "consumer")], env=env)
@@ -66,5 +70,5 @@ def test_find_package_and_pkg_config(build, tmp_path):
     assert os.path.realpath(prefix / "include") in includes, flags
     exe = tmp_path / "pc_consumer"
     mpicc = cmake_cache("MPI_C_COMPILER") or "mpicc.openmpi"  # the MPI libtapio links
-    run([mpicc, str(src / "main.c"), "-o", str(exe), *flags])
+    run([mpicc, str(src / "main.c"), "-o", str(exe), *flags, *san])
     assert "tapio 0.1.0 0" in run([str(exe)], env=env)
