@@ -30,7 +30,7 @@ import pytest
 
 from conftest import BUILD, MPI_ENV, mpiexec
 
-ENGINES = ["subfile", "collective", "serial"]
+ENGINES = ["subfile", "collective", "serial", "mpiio"]
 TEMP_SHAPE = (8, 256, 256)
 IDS = 1 << 18
 GRID = 4096
@@ -305,7 +305,7 @@ def writer_ranks(proc):
     return sorted(pids)
 
 
-@pytest.mark.parametrize("engine", ENGINES + ["mpiio"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_kill_one_rank(writer, tmp_path, engine):
     """SIGKILL of one rank of four (a seeded choice, at a seeded moment after the first
     commit): MPI ends the job, and every step committed before reads back exactly."""
