@@ -1,7 +1,14 @@
 # tapio: the two commands of the README, and the steps they are made of.
 #   make demo   set up, build, run the LICOM-like demo on 4 ranks
-#   make test   set up, build, run every test (GoogleTest units, MPI tests at 1-8 ranks, pytest)
+#   make test   set up, build, run every test (GoogleTest units, MPI tests at 1-8 ranks, pytest,
+#               and a short run of each fuzz target)
+#   make fuzz   run each fuzz target for FUZZ_SECONDS (tests/fuzz), and the 1,000-step
+#               concurrency test
+#   make test-asan / make test-tsan   the whole suite under AddressSanitizer + UBSan / TSan
+#   make test-large   the 64-bit tests that need 7 GiB of memory and of disk
 BUILD ?= build
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 300
 NP ?= 4
 # Open MPI by name: Debian's plain mpicc/mpiexec follow its alternatives, which may point at
 # MPICH, and the peers the benchmark links (PnetCDF, HDF5, ADIOS) are built with Open MPI.
@@ -20,7 +27,8 @@ export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 export OMPI_MCA_rmaps_base_oversubscribe = 1
 
-.PHONY: setup build python demo test unit-mpi pytest install clean bench
+.PHONY: setup build python demo test unit-mpi pytest install clean bench fuzz-build fuzz test-asan \
+        test-tsan test-sanitized test-large
 
 setup:
 	bash scripts/setup.sh
@@ -39,9 +47,42 @@ demo: build
 	$(MPIEXEC) -n $(NP) $(BUILD)/examples/licom_demo $(BUILD)/licom_demo.nc 3
 	$(BUILD)/tools/tapio ls $(BUILD)/licom_demo.nc
 
-test: build python
+test: build python fuzz-build
 	cd $(BUILD) && ctest -j2 --output-on-failure $(CTEST_ARGS)
 	TAPIO_BUILD_DIR=$(abspath $(BUILD)) TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q tests/py
+	bash tests/fuzz/run.sh $(FUZZ_BUILD) --runs 20000
+
+# The fuzz targets need clang with libFuzzer and every object instrumented: a tree of their own.
+fuzz-build: setup
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DTAPIO_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j2
+
+# The long reliability runs: each fuzz target for FUZZ_SECONDS, and readers polling while
+# writers append for 1,000 steps per engine (make test runs 100).
+fuzz: build fuzz-build
+	nice -n 19 bash tests/fuzz/run.sh $(FUZZ_BUILD) --time $(FUZZ_SECONDS)
+	TAPIO_CONCURRENCY_STEPS=1000 $(MPIEXEC) -n 6 $(BUILD)/tests/concurrency_test
+
+# The 64-bit tests that need memory and disk: puts over 2 GiB on one rank, a subfile data
+# file over 4 GiB (make test runs the sparse ones: a variable over 2^32 elements).
+test-large: build
+	cd $(BUILD) && TAPIO_LARGE_TESTS=1 ctest -R large_test --output-on-failure
+
+# The whole suite built with sanitizers, each in a tree of its own (suppressions: tests/sanitizers).
+test-asan:
+	$(MAKE) test-sanitized SAN_BUILD=build-asan SANITIZE=address,undefined
+test-tsan:
+	$(MAKE) test-sanitized SAN_BUILD=build-tsan SANITIZE=thread
+test-sanitized: setup
+	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_MPI) \
+	  -DTAPIO_SANITIZE=$(SANITIZE) -DTAPIO_BUILD_BENCH=OFF
+	cmake --build $(SAN_BUILD) -j2
+	export TAPIO_SANITIZE=$(SANITIZE) && . tests/sanitizers/env.sh && cd $(SAN_BUILD) && \
+	  ctest -j2 --output-on-failure $(CTEST_ARGS)
+	export TAPIO_SANITIZE=$(SANITIZE) && . tests/sanitizers/env.sh && \
+	  TAPIO_BUILD_DIR=$(abspath $(SAN_BUILD)) \
+	  TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q tests/py
 
 bench:
 	BUILD=$(BUILD) NP=$(NP) MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC) bash scripts/bench.sh

@@ -16,12 +16,6 @@ std::vector<T> read_whole(IO& io, Engine& in, const std::string& name) {
 
 }  // namespace
 
-uint64_t Decomposition::elements() const {
-  uint64_t n = 0;
-  for (uint64_t l : lengths) n += l;
-  return n;
-}
-
 std::vector<Decomposition> read_maps(Context& ctx, const std::string& map_path, MPI_Comm comm) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -34,20 +28,16 @@ std::vector<Decomposition> read_maps(Context& ctx, const std::string& map_path, 
   for (int d = 1; has("D" + std::to_string(d) + ".nreqs"); ++d) {
     Decomposition dec;
     dec.name = "D" + std::to_string(d);
-    for (int32_t len : io.read_attribute<int32_t>(dec.name + ".dims")) dec.dims.push_back(len);
-    const auto nreqs = read_whole<int32_t>(io, in, dec.name + ".nreqs");
-    const auto offsets = read_whole<int32_t>(io, in, dec.name + ".offsets");
-    const auto lengths = read_whole<int32_t>(io, in, dec.name + ".lengths");
-    const size_t nprocs = nreqs.size();
-    const size_t first = nprocs * rank / size, last = nprocs * (rank + 1) / size;
-    size_t begin = 0;
-    for (size_t p = 0; p < first; ++p) begin += nreqs[p];
-    size_t end = begin;
-    for (size_t p = first; p < last; ++p) end += nreqs[p];
-    for (size_t i = begin; i < end; ++i) {
-      dec.offsets.push_back(static_cast<uint64_t>(offsets[i]));
-      dec.lengths.push_back(static_cast<uint64_t>(lengths[i]));
-    }
+    MapArrays map;
+    map.dims = io.read_attribute<int32_t>(dec.name + ".dims");
+    map.nreqs = read_whole<int32_t>(io, in, dec.name + ".nreqs");
+    map.offsets = read_whole<int32_t>(io, in, dec.name + ".offsets");
+    map.lengths = read_whole<int32_t>(io, in, dec.name + ".lengths");
+    const size_t nprocs = map.nreqs.size();
+    const std::string wrong =
+        split_map(map, nprocs * rank / size, nprocs * (rank + 1) / size, &dec);
+    if (!wrong.empty())
+      throw Error(TAPIO_ERR_FORMAT, "map '" + map_path + "', " + dec.name + ": " + wrong);
     out.push_back(std::move(dec));
   }
   in.close();

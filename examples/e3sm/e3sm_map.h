@@ -8,20 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "map_split.h"
 #include "tapio/tapio.hpp"
 
 namespace tapio::e3sm {
 
-struct Decomposition {
-  std::string name;             // "D1", "D2", ...
-  std::vector<uint64_t> dims;   // global shape (C order)
-  // This rank's runs (offset, length) into the flattened array, in map order.
-  std::vector<uint64_t> offsets, lengths;
-  uint64_t elements() const;
-};
-
 // Collective. Reads every decomposition of `map_path` and gives this rank the runs of the
-// map's processes [nprocs * rank / size, nprocs * (rank + 1) / size). Throws tapio::Error.
+// map's processes [nprocs * rank / size, nprocs * (rank + 1) / size). Throws tapio::Error
+// (TAPIO_ERR_FORMAT naming the decomposition for a map that does not hold together).
 std::vector<Decomposition> read_maps(Context& ctx, const std::string& map_path, MPI_Comm comm);
 
 }  // namespace tapio::e3sm

@@ -1,4 +1,5 @@
 // Engine calls: open, steps, put/get, close.
+#include "api/definitions_check.h"
 #include "api/errors.h"
 #include "api/handles.h"
 
@@ -64,6 +65,8 @@ Status open(tapio_io* io_handle, const char* path, tapio_mode mode, tapio_engine
   if (spec.engine.empty()) {
     TAPIO_ASSIGN_OR_RETURN(spec.engine, default_engine(ctx->comm, spec.path, spec.mode));
   }
+  TAPIO_RETURN_IF_ERROR(api::check_same_definitions(ctx->comm, io->def, spec.path, spec.engine,
+                                                    spec.params, spec.mode));
   const int ranks_per_node = static_cast<int>(spec.params.get_int("ranks_per_node"));
   if (ranks_per_node == 0 && ctx->detected) {
     env.res.topology = *ctx->detected;

@@ -149,6 +149,18 @@ Status ParallelFile::transfer(bool write, const Extents& extents, uint8_t* buffe
   void* buf = empty ? &dummy : buffer;
   const MPI_Datatype type = empty ? MPI_BYTE : memtype;
   const int count = empty ? 0 : 1;
+  // A read past the end of the file moves nothing and succeeds on some MPI-IO implementations:
+  // a file rewritten shorter since it was opened must fail, not return stale buffers.
+  if (!write && local.ok() && !empty) {
+    uint64_t end = 0;
+    for (const auto& [offset, length] : extents) end = std::max(end, offset + length);
+    MPI_Offset size = 0;
+    local = h_->named(MPI_File_get_size(h_->fh, &size), "MPI_File_get_size");
+    if (local.ok() && end > static_cast<uint64_t>(size))
+      local = error(TAPIO_ERR_FORMAT, "file '{}': the file has {} bytes, its header places data "
+                    "up to byte {} (truncated or rewritten since it was opened?)", h_->path,
+                    static_cast<long long>(size), end);
+  }
   MPI_Status status;
   rc = write ? MPI_File_write_all(h_->fh, buf, count, type, &status)
              : MPI_File_read_all(h_->fh, buf, count, type, &status);

@@ -45,7 +45,12 @@ void swap_elements(unsigned char* dst, const unsigned char* src, size_t count) {
 }
 }  // namespace
 
-bool type_is_valid(int type) { return find(static_cast<DataType>(type)) != nullptr; }
+// Compared as ints: casting a value outside the enumeration to DataType is undefined.
+bool type_is_valid(int type) {
+  for (const auto& info : kTypes)
+    if (static_cast<int>(info.type) == type) return true;
+  return false;
+}
 
 size_t type_size(DataType type) {
   const TypeInfo* info = find(type);

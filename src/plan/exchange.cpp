@@ -19,6 +19,7 @@ Layout make_layout(uint64_t lo, uint64_t hi, int aggregators, uint64_t stripe_si
   for (const Extent& d : l.domains) largest = std::max(largest, d.length);
   l.round_bytes = std::max<uint64_t>(round_bytes, 1);
   if (largest / l.round_bytes >= max_rounds) l.round_bytes = largest / max_rounds + 1;
+  l.round_bytes = std::min(l.round_bytes, kMaxRoundBytes);
   l.rounds = static_cast<uint32_t>((largest + l.round_bytes - 1) / l.round_bytes);
   return l;
 }

@@ -29,8 +29,14 @@ struct Layout {
   Extent window(int agg, uint32_t r) const;
 };
 
+// MPI counts are ints: a round's bytes (its window, each piece in it, each data message of
+// it) stay below 2^31 because no round is larger than this.
+inline constexpr uint64_t kMaxRoundBytes = uint64_t{1} << 30;
+
 // Domains over [lo, hi) aligned to stripe_size, rounds of round_bytes. round_bytes is raised
-// if needed so that there are at most max_rounds rounds (MPI tags are finite).
+// if needed so that there are at most max_rounds rounds (MPI tags are finite), but never above
+// kMaxRoundBytes: a domain over max_rounds GiB (31 TiB by default) has more rounds (then the
+// MPI's MPI_TAG_UB must exceed twice their number: 2^31 - 1 in Open MPI and MPICH).
 Layout make_layout(uint64_t lo, uint64_t hi, int aggregators, uint64_t stripe_size,
                    uint64_t round_bytes, uint32_t max_rounds = 32000);
 

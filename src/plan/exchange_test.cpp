@@ -29,9 +29,31 @@ TEST(Exchange, WindowsTileEachDomain) {
 }
 
 TEST(Exchange, RoundsAreCapped) {
-  const Layout l = make_layout(0, 1ull << 40, 1, 1 << 20, 4096, 1000);
+  const Layout l = make_layout(0, 1ull << 38, 1, 1 << 20, 4096, 1000);
   EXPECT_LE(l.rounds, 1000u);
-  EXPECT_GE(l.round_bytes * l.rounds, 1ull << 40);
+  EXPECT_GE(l.round_bytes * l.rounds, 1ull << 38);
+}
+
+// Virtual sizes (issue 14, 64-bit limits): whatever the range and buffer_size, a round holds
+// at most kMaxRoundBytes (every count inside it fits MPI's int) and the rounds still cover
+// the largest domain; a 2^50-byte range (a variable of 2^47 doubles) and a buffer_size of
+// 4 GiB both give 1 GiB rounds.
+TEST(Exchange, RoundsFitMpiCounts) {
+  struct Case {
+    uint64_t hi, buffer;
+    int aggs;
+  };
+  for (const Case& c : {Case{1ull << 50, 16 << 20, 1}, Case{1ull << 50, 16 << 20, 7},
+                        Case{(1ull << 34) + 5, 4ull << 30, 1}, Case{3ull << 31, 1ull << 40, 2}}) {
+    const Layout l = make_layout(0, c.hi, c.aggs, 1 << 20, c.buffer);
+    EXPECT_LE(l.round_bytes, kMaxRoundBytes) << c.hi;
+    EXPECT_LT(l.round_bytes, uint64_t{INT32_MAX}) << c.hi;
+    uint64_t largest = 0;
+    for (const Extent& d : l.domains) largest = std::max(largest, d.length);
+    EXPECT_GE(l.round_bytes * l.rounds, largest) << c.hi;
+    const Extent last = l.window(0, l.rounds - 1);
+    EXPECT_LE(last.length, kMaxRoundBytes) << c.hi;
+  }
 }
 
 // Random pieces from many virtual ranks: every byte is routed exactly once, inside the window

@@ -58,9 +58,15 @@ extern "C" int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info in
   return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
 }
 
+// The memory comes from the throwing operator new[], so the delete[] that frees it matches
+// (AddressSanitizer reports malloc freed by delete[]).
 void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
   if (n >= fail_allocations_from) return nullptr;
-  return std::malloc(n);
+  try {
+    return ::operator new[](n);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
 }
 
 namespace tapio::test {

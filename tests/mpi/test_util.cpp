@@ -70,6 +70,34 @@ bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
+Dims block_start(uint64_t per_rank) { return {per_rank * static_cast<uint64_t>(rank())}; }
+
+std::vector<double> block_values(uint64_t per_rank, uint64_t step) {
+  std::vector<double> v(per_rank);
+  const uint64_t start = block_start(per_rank)[0];
+  for (uint64_t i = 0; i < per_rank; ++i) v[i] = value(0, step, start + i);
+  return v;
+}
+
+void expect_block_steps(const std::string& engine, const std::string& path, uint64_t per_rank,
+                        uint64_t steps, const std::string& what) {
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("check");
+  io.set_engine(engine);
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  ASSERT_EQ(in.steps(), steps) << what;
+  Variable x = io.inquire_variable("x");
+  x.set_selection(block_start(per_rank), {per_rank});
+  std::vector<double> got(per_rank);
+  for (uint64_t s = 0; s < steps; ++s) {
+    in.begin_step();
+    in.get(x, got);
+    in.end_step();
+    ASSERT_EQ(got, block_values(per_rank, s)) << what << ", step " << s;
+  }
+  in.close();
+}
+
 void expect_same_everywhere(int code) {
   int lo = code, hi = code;
   MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

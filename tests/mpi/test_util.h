@@ -46,6 +46,26 @@ Outcome outcome(int code);
 
 bool contains(const std::string& s, const std::string& part);
 
+// The outcome of a call of the C++ API: OK, or the error's code and message.
+template <typename F>
+Outcome attempt(F&& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return Outcome{e.code(), e.what()};
+  }
+  return Outcome{TAPIO_OK, ""};
+}
+
+// This rank's block of a 1-D variable of `per_rank` elements per rank: where it starts, and
+// its values at `step` (element g holds value(0, step, g)).
+Dims block_start(uint64_t per_rank);
+std::vector<double> block_values(uint64_t per_rank, uint64_t step);
+// Collective: the file at `path` holds exactly `steps` steps of a 1-D double variable "x",
+// each rank's block holding block_values (asserted, `what` naming the case).
+void expect_block_steps(const std::string& engine, const std::string& path, uint64_t per_rank,
+                        uint64_t steps, const std::string& what);
+
 // Collective: every rank saw the same status code.
 void expect_same_everywhere(int code);
 

@@ -30,7 +30,7 @@ import pytest
 
 from conftest import BUILD, MPI_ENV, mpiexec
 
-ENGINES = ["subfile", "collective", "serial"]
+ENGINES = ["subfile", "collective", "serial", "mpiio"]
 TEMP_SHAPE = (8, 256, 256)
 IDS = 1 << 18
 GRID = 4096
@@ -290,3 +290,40 @@ def test_append_after_crash(writer, tmp_path, engine, ranks, append_ranks):
     assert rc == 0 and steps == before + 2, out
     if engine != "subfile":
         assert check_netcdf(path, before + 2, before + 2) == before + 2
+
+
+def writer_ranks(proc):
+    """The writer's rank processes (its session's crash_writer processes, not mpiexec)."""
+    pids = []
+    for pid in session_pids(proc.pid):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() == "crash_writer":
+                    pids.append(pid)
+        except OSError:
+            pass
+    return sorted(pids)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_kill_one_rank(writer, tmp_path, engine):
+    """SIGKILL of one rank of four (a seeded choice, at a seeded moment after the first
+    commit): MPI ends the job, and every step committed before reads back exactly."""
+    rng = random.Random(f"one-{engine}")
+    path = out_path(tmp_path, engine)
+    w = Writer(4, *writer_args(writer, path, engine, 4, MANY_STEPS, 0))
+    try:
+        w.wait_committed(0)
+        time.sleep(rng.uniform(0.0, 0.5))
+        ranks = writer_ranks(w.proc)
+        assert len(ranks) == 4, f"expected 4 rank processes, found {ranks}"
+        os.kill(rng.choice(ranks), signal.SIGKILL)
+        try:
+            w.proc.wait(timeout=RUN_TIMEOUT)  # Open MPI aborts the other ranks
+        except subprocess.TimeoutExpired:
+            pytest.fail("the job went on after one of its ranks was killed")
+        committed = w.kill()  # collects what was printed; reaps anything left
+    finally:
+        w.cleanup()
+    assert w.proc.returncode != 0, f"writer finished before the kill: {w.seen}"
+    check_after_kill(writer, 4, path, engine, committed)

@@ -72,9 +72,17 @@ def cmake_consumer(tmp_path, prefix, source, text, languages, find, link):
     (src / "CMakeLists.txt").write_text(
         f"cmake_minimum_required(VERSION 3.20)\nproject(consumer {languages})\n{find}\n"
         f"add_executable(consumer {source})\ntarget_link_libraries(consumer {link})\n")
-    run(["cmake", "-S", str(src), "-B", str(src / "build"), f"-DCMAKE_PREFIX_PATH={prefix}"])
+    san = " ".join(sanitizer_flags())
+    run(["cmake", "-S", str(src), "-B", str(src / "build"), f"-DCMAKE_PREFIX_PATH={prefix}",
+         f"-DCMAKE_C_FLAGS={san}", f"-DCMAKE_Fortran_FLAGS={san}"])
     run(["cmake", "--build", str(src / "build")])
     return src / "build" / "consumer"
+
+
+def sanitizer_flags():
+    """A sanitized libtapio (make test-asan) needs its sanitizer's runtime in the program too."""
+    sanitize = cmake_cache("TAPIO_SANITIZE")
+    return [f"-fsanitize={sanitize}"] if sanitize else []
 
 
 def test_installed_cli_runs_with_a_clean_environment(build, tmp_path):
@@ -103,7 +111,7 @@ def test_find_package_and_pkg_config(build, tmp_path):
     assert os.path.realpath(prefix / "include") in includes, flags
     exe = tmp_path / "pc_consumer"
     mpicc = cmake_cache("MPI_C_COMPILER") or "mpicc.openmpi"  # the MPI libtapio links
-    run([mpicc, str(consumer.parents[1] / "main.c"), "-o", str(exe), *flags])
+    run([mpicc, str(consumer.parents[1] / "main.c"), "-o", str(exe), *flags, *sanitizer_flags()])
     assert "tapio 0.1.0 0" in run([str(exe)], env=env)
 
 

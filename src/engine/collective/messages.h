@@ -117,8 +117,9 @@ struct Unpacked {
   bool ok = false;
 };
 
-// `ok` requires a non-empty list of well-formed segments (length and count > 0, no overflow)
-// and nothing after it.
+// `ok` requires a non-empty list of well-formed segments (length and count > 0, no overflow,
+// pieces adding up to at most 2^64 - 1 bytes: a wrapped total would let a short data message
+// pass for the list) and nothing after it.
 inline Unpacked unpack(const uint8_t* msg, size_t size) {
   Unpacked u;
   uint64_t n = 0;
@@ -132,6 +133,7 @@ inline Unpacked unpack(const uint8_t* msg, size_t size) {
     if (s.length > UINT64_MAX / s.count || s.count - 1 > (UINT64_MAX - s.offset - s.length) /
                                                              std::max<uint64_t>(s.stride, 1))
       return u;
+    if (s.bytes() > UINT64_MAX - u.bytes) return u;
     u.bytes += s.bytes();
   }
   u.ok = true;

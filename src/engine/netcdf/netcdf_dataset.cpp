@@ -223,11 +223,17 @@ Status NetcdfDataset::publish_record(uint64_t step) {
   PhaseTimer t(env_.profile, Phase::kMetadata);
   TAPIO_ASSIGN_OR_RETURN(const uint64_t size, file_->size());
   if (size < data_end()) TAPIO_RETURN_IF_ERROR(file_->truncate(data_end()));
-  if (env_.spec.fsync == Fsync::kStep) {
-    PhaseTimer s(env_.profile, Phase::kSync);
-    TAPIO_RETURN_IF_ERROR(file_->sync());
-  }
-  return ncfile::write_numrecs(*file_, header_, header_.numrecs);
+  // Data first, then numrecs: a reader (or a crash) never sees a half-written step; with
+  // fsync = step numrecs is synced too, so the step is on storage when end_step returns.
+  const bool sync = env_.spec.fsync == Fsync::kStep;
+  if (sync) TAPIO_RETURN_IF_ERROR(sync_file());
+  TAPIO_RETURN_IF_ERROR(ncfile::write_numrecs(*file_, header_, header_.numrecs));
+  return sync ? sync_file() : ok_status();
+}
+
+Status NetcdfDataset::sync_file() {
+  PhaseTimer s(env_.profile, Phase::kSync);
+  return file_->sync();
 }
 
 Status NetcdfDataset::close(Status local) {

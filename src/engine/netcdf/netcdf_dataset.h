@@ -81,6 +81,7 @@ class NetcdfDataset {
   // Rank 0: fill what nobody wrote, then numrecs (after a sync with fsync = step).
   Status commit_step(uint64_t step, Status local);
   Status publish_record(uint64_t step);
+  Status sync_file();  // timed as the sync phase
 
   DatasetEnv env_;
   std::unique_ptr<io::File> file_;   // rank 0 only: header, numrecs, fill

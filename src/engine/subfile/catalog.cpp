@@ -31,7 +31,9 @@ Status Catalog::load_step(uint64_t index, const uint8_t* region, size_t size) {
       TAPIO_RETURN_IF_ERROR(defs.status().with_context(ctx));
       definitions_ = std::move(defs).value();
       has_definitions_ = true;
-      for (const VariableDef& v : definitions_.vars) max_runs_ = std::max(max_runs_, v.elements());
+      elements_ = 0;
+      for (const VariableDef& v : definitions_.vars)
+        elements_ = v.elements() > UINT64_MAX - elements_ ? UINT64_MAX : elements_ + v.elements();
     } else if (r.kind == RecordKind::kBlocks) {
       TAPIO_RETURN_IF_ERROR(add_blocks(record, r.payload, r.length, step.get()).with_context(ctx));
     } else {
@@ -49,7 +51,16 @@ Status Catalog::add_blocks(const StepRecord& record, const uint8_t* payload, siz
                            Step* step) {
   TAPIO_ASSIGN_OR_RETURN(const uint32_t writer, peek_writer(payload, size));
   WriterTable& table = writers_[{record.generation, writer}];
-  TAPIO_ASSIGN_OR_RETURN(BlockList list, decode_block_list(payload, size, table, max_runs_));
+  const uint64_t budget = data_bytes_ > runs_ ? data_bytes_ - runs_ : 0;
+  auto decoded = decode_block_list(payload, size, table, std::min(elements_, budget));
+  if (!decoded.ok() && budget < elements_)
+    return error(TAPIO_ERR_FORMAT,
+                 "{} (the data files hold {} bytes, and every run needs one: is a data file "
+                 "missing or truncated?)",
+                 decoded.status().message(), data_bytes_);
+  TAPIO_RETURN_IF_ERROR(decoded.status());
+  BlockList list = std::move(decoded).value();
+  for (const plan::Selection& s : list.new_selections) runs_ += s.runs.size();
   // Selections a list adds come first: later steps, loaded in any order, refer to them.
   if (!list.new_selections.empty() && !(record.flags & kStepAddsSelections))
     return error(TAPIO_ERR_FORMAT, "writer {} adds selections its index record does not announce",

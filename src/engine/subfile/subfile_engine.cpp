@@ -52,7 +52,7 @@ Status SubfileEngine::close_files() {
   for (auto* f : {data_.get(), md_.get(), index_.get()})
     if (f) keep(&local, close_file(f, writing && local.ok() && spec_.sync_close));
   for (auto& [key, f] : data_files_)  // read-only: a close error loses nothing
-    keep(&local, f->close());
+    if (f) keep(&local, f->close());  // null: its open failed (a missing file), reported then
   return local;
 }
 

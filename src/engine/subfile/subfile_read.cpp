@@ -7,6 +7,7 @@
 // (subfile_fetch.cpp), which reads what several ranks want once.
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 #include "format/subfile/block_sums.h"
 #include "engine/subfile/subfile_engine.h"
@@ -29,6 +30,23 @@ uint64_t get_u64(const uint8_t* p) {
 }
 
 enum : uint64_t { kNoNews = 0, kStillOpen = 1, kEnded = 2 };
+
+// The bytes of a dataset's data files (data.G.K): every run of a selection has a byte there at
+// least, so this bounds what the metadata may make a reader allocate (Catalog::set_data_bytes).
+// One directory listing: the data files are one per group, not per step.
+Result<uint64_t> data_bytes(const std::string& dir) {
+  std::error_code ec;
+  uint64_t total = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir, ec)) {
+    if (f.path().filename().string().rfind("data.", 0) != 0) continue;
+    const uintmax_t size = f.file_size(ec);
+    if (ec) break;
+    total += size;
+  }
+  if (ec) return error(TAPIO_ERR_IO, "dataset '{}': listing its data files failed: {}", dir,
+                       ec.message());
+  return total;
+}
 
 }  // namespace
 
@@ -54,7 +72,8 @@ Status SubfileEngine::open_read() {
 // when they add up to at most metadata_prefetch bytes (one read ahead serves every later
 // get), else those of the steps flagged as holding what later steps refer to (a reader of a
 // few blocks of a long run reads only their steps' regions, later):
-//   news u64, count u64, all u64, count x 64-byte records, then the regions read, in order
+//   news u64, count u64, all u64, data bytes u64, count x 64-byte records, then the regions
+//   read, in order
 Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
   PhaseTimer t(&profile(), Phase::kMetadata);
   TAPIO_ASSIGN_OR_RETURN(const uint64_t size, index_->size());
@@ -80,10 +99,23 @@ Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
   uint64_t total = 0;
   for (const auto& s : steps) total += s.md_length;
   const bool all = total <= spec_.prefetch;
+  if (!steps.empty()) {
+    TAPIO_ASSIGN_OR_RETURN(const uint64_t md_size, md_->size());
+    for (const auto& s : steps)
+      TAPIO_RETURN_IF_ERROR(subfile::check_region(s, md_size)
+                                .with_context(fmt::format("file '{}'", index_->path())));
+  }
+  // Listed after the index was read, so the data of every step it holds is in the files; not
+  // when no step is new (a live reader's polls).
+  uint64_t data = 0;
+  if (!steps.empty()) {
+    TAPIO_ASSIGN_OR_RETURN(data, data_bytes(path()));
+  }
   std::vector<uint8_t> blob;
   put_u64(blob, news);
   put_u64(blob, steps.size());
   put_u64(blob, all ? 1 : 0);
+  put_u64(blob, data);
   for (const auto& s : steps) {
     const auto bytes = subfile::encode_step(s);
     blob.insert(blob.end(), bytes.begin(), bytes.end());
@@ -123,7 +155,8 @@ Status SubfileEngine::load_metadata(Status local) {
   const uint64_t news = get_u64(blob.data());
   const uint64_t n = get_u64(blob.data() + 8);
   const bool all = get_u64(blob.data() + 16) != 0;
-  const uint8_t* records = blob.data() + 24;
+  if (n > 0) catalog_.set_data_bytes(get_u64(blob.data() + 24));
+  const uint8_t* records = blob.data() + 32;
   const uint8_t* region = records + n * subfile::kStepRecordSize;
   const std::string md_path = fmt::format("file '{}'", file_path(subfile::kMetadataName));
   for (uint64_t i = 0; i < n; ++i) {
@@ -158,6 +191,9 @@ Status SubfileEngine::ensure_loaded(uint64_t step) {
                                                io::OpenMode::kReadOnly, &profile().io));
   }
   const subfile::StepRecord& r = catalog_.record(step);
+  TAPIO_ASSIGN_OR_RETURN(const uint64_t md_size, md_->size());
+  TAPIO_RETURN_IF_ERROR(subfile::check_region(r, md_size)
+                            .with_context(fmt::format("file '{}'", md_->path())));
   std::vector<uint8_t> region(r.md_length);
   TAPIO_RETURN_IF_ERROR(md_->read_exact(r.md_offset, region.data(), region.size()));
   return catalog_.load_step(step, region.data(), region.size())

@@ -73,8 +73,13 @@ Result<BlockList> decode_block_list(const uint8_t* data, size_t size, const Writ
   list.stats = (flags & kStats) != 0;
   const uint64_t fresh = r.varcount(2);
   list.new_selections.resize(fresh);
-  for (plan::Selection& s : list.new_selections)
-    if (!decode_selection(r, max_runs, &s)) return malformed("selection", list.writer);
+  uint64_t runs_left = max_runs;
+  for (plan::Selection& s : list.new_selections) {
+    if (!decode_selection(r, runs_left, &s))
+      return malformed("a selection is malformed or has more runs than its data can hold",
+                       list.writer);
+    runs_left -= s.runs.size();
+  }
   const uint64_t known = table.selections.size() + fresh;
   const uint64_t n = r.varcount(3);
   if (!r.ok()) return malformed("block count", list.writer);

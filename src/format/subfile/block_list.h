@@ -55,8 +55,10 @@ struct WriterTable {
 };
 
 std::vector<uint8_t> encode_block_list(const BlockList& list);
-// Decode one list; `max_runs` bounds the runs of any new selection (the largest variable's
-// element count). TAPIO_ERR_FORMAT on malformed input or a reference outside the table.
+// Decode one list; `max_runs` bounds the runs of its new selections together (a reader passes
+// what the variables and the data files can hold, so a hostile list cannot make it allocate
+// without bound). TAPIO_ERR_FORMAT on malformed input, too many runs, or a reference outside
+// the table.
 Result<BlockList> decode_block_list(const uint8_t* data, size_t size, const WriterTable& table,
                                     uint64_t max_runs);
 // The writer of an encoded list, without decoding it.

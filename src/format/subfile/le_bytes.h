@@ -50,6 +50,7 @@ class LeReader {
   uint64_t u64() { return get(8); }
   bool bytes(void* dst, size_t n) {
     if (!ok_ || left() < n) return ok_ = false;
+    if (n == 0) return true;  // dst may be an empty buffer's null data(): memcpy forbids it
     std::memcpy(dst, p_, n);
     p_ += n;
     return true;

@@ -30,12 +30,13 @@ bool decode_attrs(LeReader& r, std::vector<Attribute>* attrs) {
   attrs->resize(n);
   for (auto& a : *attrs) {
     a.name = r.str();
-    a.type = static_cast<DataType>(r.u32());
+    const uint32_t type = r.u32();
+    // Checked before the cast: a value outside the enumeration is undefined behaviour.
+    if (!type_is_valid(static_cast<int>(type))) return false;
+    a.type = static_cast<DataType>(type);
     const uint64_t bytes = r.count(1);
     a.data.resize(bytes);
-    if (!r.bytes(a.data.data(), bytes) || !type_is_valid(a.type) ||
-        bytes % type_size(a.type) != 0)
-      return false;
+    if (!r.bytes(a.data.data(), bytes) || bytes % type_size(a.type) != 0) return false;
   }
   return r.ok();
 }
@@ -80,6 +81,14 @@ Status check_index_header(const uint8_t* data, size_t size) {
                                     : " (written by a newer tapio)");
   if (chunk != kChecksumChunk)
     return error(TAPIO_ERR_UNSUPPORTED, "checksum chunk {} is not {}", chunk, kChecksumChunk);
+  return ok_status();
+}
+
+Status check_region(const StepRecord& r, uint64_t md_size) {
+  if (r.md_offset > md_size || r.md_length > md_size - r.md_offset)
+    return error(TAPIO_ERR_FORMAT,
+                 "step {}: its metadata (bytes {} to {}) lies beyond the end of {} ({} bytes)",
+                 r.step, r.md_offset, r.md_offset + r.md_length, kMetadataName, md_size);
   return ok_status();
 }
 
@@ -187,7 +196,9 @@ Result<IoDef> decode_definitions(const uint8_t* data, size_t size) {
   io.vars.resize(n);
   for (auto& v : io.vars) {
     v.name = r.str();
-    v.type = static_cast<DataType>(r.u32());
+    const uint32_t type = r.u32();
+    if (!type_is_valid(static_cast<int>(type))) return corrupt("definitions (variable type)");
+    v.type = static_cast<DataType>(type);
     v.record = r.u8() != 0;
     const uint64_t nd = r.count(16);
     v.shape.resize(nd);
@@ -196,7 +207,7 @@ Result<IoDef> decode_definitions(const uint8_t* data, size_t size) {
       v.shape[d] = r.u64();
       v.dim_names[d] = r.str();
     }
-    if (!r.ok() || !type_is_valid(v.type) || !decode_attrs(r, &v.attrs))
+    if (!r.ok() || !decode_attrs(r, &v.attrs))
       return corrupt("definitions (variables)");
   }
   if (!r.ok() || r.left() != 0) return corrupt("definitions");

@@ -55,6 +55,10 @@ inline constexpr uint64_t kStepFlags = 7;           // every flag this version k
 std::vector<uint8_t> encode_step(const StepRecord& r);
 // Decode one 64-byte record. A torn or corrupt record is TAPIO_ERR_CHECKSUM.
 Result<StepRecord> decode_step(const uint8_t* data, size_t size);
+// TAPIO_ERR_FORMAT unless the record's metadata region lies inside a metadata file of
+// `md_size` bytes: checked before a reader sizes a buffer for the region, so a hostile index
+// cannot make it allocate more than the file holds.
+Status check_region(const StepRecord& r, uint64_t md_size);
 
 // ---- metadata records ---------------------------------------------------------------------
 enum class RecordKind : uint32_t { kDefinitions = 1, kBlocks = 2 };

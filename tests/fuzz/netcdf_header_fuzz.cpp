@@ -1,0 +1,39 @@
+// The NetCDF classic header reader (CDF-1, CDF-2, CDF-5) on hostile bytes: the input is a
+// whole file. Checks, besides the sanitizers: decoding never allocates more than a constant
+// times the input; a prefix too short asks for more bytes, never for more than the file has;
+// a decoded header re-encodes to bytes that decode again to the same encoding (readers other
+// than rank 0 decode rank 0's re-encoding and rely on that); the definitions it maps to are
+// usable (io_from_header) and every variable's offsets computable.
+#include <cstdlib>
+
+#include "alloc_bound.h"
+#include "format/netcdf/header.h"
+#include "format/netcdf/schema.h"
+
+using namespace tapio;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fuzz::AllocationBound bound;
+  size_t need_more = 0;
+  if (size > 8) {
+    // The engine reads a prefix first and retries with need_more bytes.
+    const size_t prefix = size / 2;
+    auto partial = netcdf::decode(data, prefix, size, &need_more);
+    if (!partial.ok() && need_more != 0 && (need_more <= prefix || need_more > size)) std::abort();
+  }
+  auto header = netcdf::decode(data, size, size, &need_more);
+  // Each dimension, attribute or variable the header holds takes at least 8 bytes of it, and
+  // becomes a struct of at most ~100 bytes plus its name and values.
+  bound.check(size, 64, 1 << 20, "netcdf::decode");
+  if (!header.ok()) return 0;
+  if (need_more != 0) std::abort();
+  const std::vector<uint8_t> encoded = netcdf::encode(*header);
+  auto again = netcdf::decode(encoded.data(), encoded.size(), UINT64_MAX, nullptr);
+  if (!again.ok() || netcdf::encode(*again) != encoded) std::abort();
+  for (const netcdf::Var& v : header->vars) {
+    (void)header->data_offset(v, header->numrecs);
+    (void)header->elements(v);
+  }
+  (void)netcdf::io_from_header(*header, "fuzz");
+  return 0;
+}

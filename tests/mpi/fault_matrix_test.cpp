@@ -1,0 +1,230 @@
+// The injected half of the fault matrix (docs/reliability.md): every engine × phase × fault,
+// injected through the I/O layer's system-call table on one rank (rank 0, then the last).
+//   phases: open (creating the file), data (a step's data writes), commit (the step's small
+//           writes: numrecs, metadata records, the index record), close (the final fsync),
+//           read (a step's reads);
+//   faults: EIO and ENOSPC (the call fails), short writes and reads (half of each call),
+//           EINTR (each call interrupted once), slow storage (5 ms a call).
+// A failing fault that fired anywhere fails the call on every rank with the errno's text, and
+// the steps committed before read back exactly; a fault the I/O layer absorbs (short, EINTR,
+// slow) changes nothing. The mpiio engine's data goes through MPI-IO, not the table: its data
+// cells are storage_test's (a real full disk).
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "io/syscalls.h"
+#include "test_util.h"
+
+namespace tapio::test {
+namespace {
+
+enum class Phase { kOpen, kData, kCommit, kClose, kRead };
+enum class Fault { kEio, kEnospc, kShort, kEintr, kSlow };
+const char* name(Phase p) {
+  const char* n[] = {"open", "data", "commit", "close", "read"};
+  return n[static_cast<int>(p)];
+}
+const char* name(Fault f) {
+  const char* n[] = {"EIO", "ENOSPC", "short", "EINTR", "slow"};
+  return n[static_cast<int>(f)];
+}
+bool fails(Fault f) { return f == Fault::kEio || f == Fault::kEnospc; }
+
+// What the wrappers inject while armed. Data writes are those over 1 KiB; commit writes the
+// smaller ones (a numrecs field, an index record, metadata records of a small step).
+struct Injection {
+  bool armed = false;
+  Fault fault = Fault::kEio;
+  size_t min_bytes = 0, max_bytes = SIZE_MAX;
+  bool interrupted = false;  // EINTR: the call after an interrupted one goes through
+  int fired = 0;
+} g;
+
+bool hit(size_t n) {
+  if (!g.armed || n < g.min_bytes || n > g.max_bytes) return false;
+  if (g.fault == Fault::kEintr && g.interrupted) {
+    g.interrupted = false;
+    return false;
+  }
+  ++g.fired;
+  return true;
+}
+// Returns -1 with errno for the failing faults and EINTR, or the bytes to pass on (half for a
+// short call), sleeping first for slow storage.
+ssize_t act(size_t n) {
+  switch (g.fault) {
+    case Fault::kEio: errno = EIO; return -1;
+    case Fault::kEnospc: errno = ENOSPC; return -1;
+    case Fault::kEintr: g.interrupted = true; errno = EINTR; return -1;
+    case Fault::kShort: return static_cast<ssize_t>(n > 1 ? n / 2 : n);
+    case Fault::kSlow: std::this_thread::sleep_for(std::chrono::milliseconds(5)); return n;
+  }
+  return -1;
+}
+
+ssize_t inj_pwrite(int fd, const void* buf, size_t n, off_t off) {
+  if (!hit(n)) return io::default_syscalls().pwrite(fd, buf, n, off);
+  const ssize_t pass = act(n);
+  return pass < 0 ? pass : io::default_syscalls().pwrite(fd, buf, pass, off);
+}
+ssize_t inj_pwritev(int fd, const struct iovec* iov, int cnt, off_t off) {
+  size_t n = 0;
+  for (int i = 0; i < cnt; ++i) n += iov[i].iov_len;
+  if (!hit(n)) return io::default_syscalls().pwritev(fd, iov, cnt, off);
+  const ssize_t pass = act(n);
+  if (pass < 0) return pass;
+  if (static_cast<size_t>(pass) == n) return io::default_syscalls().pwritev(fd, iov, cnt, off);
+  // Short: only the first iovec's first half (the layer resumes from there).
+  return io::default_syscalls().pwrite(fd, iov[0].iov_base, std::max<size_t>(iov[0].iov_len / 2, 1), off);
+}
+ssize_t inj_pread(int fd, void* buf, size_t n, off_t off) {
+  if (!hit(n)) return io::default_syscalls().pread(fd, buf, n, off);
+  const ssize_t pass = act(n);
+  return pass < 0 ? pass : io::default_syscalls().pread(fd, buf, pass, off);
+}
+int inj_fsync(int fd) {
+  if (!hit(1)) return io::default_syscalls().fsync(fd);
+  const ssize_t pass = act(1);
+  return pass < 0 ? -1 : io::default_syscalls().fsync(fd);
+}
+
+constexpr uint64_t kPerRank = 4096;  // doubles: 32 KiB per rank and step
+Dims mine() { return block_start(kPerRank); }
+std::vector<double> step_data(uint64_t step) { return block_values(kPerRank, step); }
+
+// Arms the injection on `victim` for `phase` while `call` runs.
+template <typename F>
+Outcome injected(int victim, Fault fault, Phase phase, F&& call) {
+  io::ScopedSyscalls restore;
+  g = Injection{};
+  if (rank() == victim) {
+    g.armed = true;
+    g.fault = fault;
+    if (phase == Phase::kData) g.min_bytes = 1025;
+    if (phase == Phase::kCommit) g.max_bytes = 1024;
+    auto& t = io::syscalls();
+    t.pwrite = inj_pwrite;
+    t.pwritev = inj_pwritev;
+    t.pread = inj_pread;
+    t.fsync = inj_fsync;
+  }
+  return attempt(call);
+}
+
+struct Result {
+  Outcome outcome{TAPIO_OK, ""};
+  bool fired = false;  // on any rank
+  uint64_t committed = 0;
+};
+
+// Writes two steps with the fault armed in `phase` (open: the open; data and commit: the
+// second step; close: the close) and reads them back (read: the fault armed in the read).
+Result run(const char* engine, Fault fault, Phase phase, int victim, const std::string& path) {
+  Result r;
+  const auto note = [&](const Outcome& o) {
+    if (r.outcome.code == TAPIO_OK) r.outcome = o;
+  };
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("matrix");
+    io.set_engine(engine);
+    io.set_parameter("fsync", "close");
+    Variable x = io.define_variable<double>("x", {kPerRank * static_cast<uint64_t>(size())}, {"n"});
+    x.set_selection(mine(), {kPerRank});
+    Engine out;
+    const auto armed = [&](Phase p) { return phase == p ? victim : -1; };
+    note(injected(armed(Phase::kOpen), fault, phase, [&] { out = io.open(path, TAPIO_MODE_WRITE); }));
+    int fired = g.fired;
+    if (r.outcome.code == TAPIO_OK) {
+      for (uint64_t s = 0; s < 2 && r.outcome.code == TAPIO_OK; ++s) {
+        const std::vector<double> data = step_data(s);
+        const int v = s == 1 && (phase == Phase::kData || phase == Phase::kCommit) ? victim : -1;
+        note(injected(v, fault, phase, [&] {
+          out.begin_step();
+          out.put(x, data);
+          out.end_step();
+        }));
+        fired += g.fired;
+        if (r.outcome.code == TAPIO_OK) ++r.committed;
+      }
+      const Outcome closed = injected(armed(Phase::kClose), fault, phase, [&] { out.close(); });
+      fired += g.fired;
+      expect_same_everywhere(closed.code);
+      note(closed);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &fired, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    r.fired = fired > 0;
+  }
+  if (phase != Phase::kRead || r.outcome.code != TAPIO_OK) return r;
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("matrix_read");
+  io.set_engine(engine);
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  Variable x = io.inquire_variable("x");
+  x.set_selection(mine(), {kPerRank});
+  std::vector<double> got(kPerRank);
+  in.begin_step();
+  in.get(x, got);
+  r.outcome = injected(victim, fault, phase, [&] { in.end_step(); });
+  int fired = g.fired;
+  MPI_Allreduce(MPI_IN_PLACE, &fired, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  r.fired = fired > 0;
+  if (r.outcome.code == TAPIO_OK) {
+    EXPECT_EQ(got, step_data(0)) << engine << ", read";
+  }
+  in.close();
+  return r;
+}
+
+// The file holds `steps` exact steps (none when nothing was committed and it is unreadable).
+void expect_readable(const char* engine, const std::string& path, uint64_t steps,
+                     const std::string& what) {
+  const Outcome o = attempt([&] { expect_block_steps(engine, path, kPerRank, steps, what); });
+  if (steps > 0) {
+    EXPECT_EQ(o.code, TAPIO_OK) << what << ": " << o.message;
+  }
+}
+
+TEST(FaultMatrix, EveryEnginePhaseAndFault) {
+  const Phase phases[] = {Phase::kOpen, Phase::kData, Phase::kCommit, Phase::kClose, Phase::kRead};
+  const Fault faults[] = {Fault::kEio, Fault::kEnospc, Fault::kShort, Fault::kEintr, Fault::kSlow};
+  for (const char* engine : {"serial", "mpiio", "collective", "subfile"}) {
+    for (Phase phase : phases) {
+      for (Fault fault : faults) {
+        for (int victim : {0, size() - 1}) {
+          if (victim != 0 && fault == Fault::kSlow) continue;  // once, where the I/O is
+          TempDir dir;
+          const std::string path = dir.file(std::string(engine) + ".out");
+          const std::string what = std::string(engine) + ", " + name(phase) + ", " + name(fault) +
+                                   " on rank " + std::to_string(victim);
+          const Result r = run(engine, fault, phase, victim, path);
+          expect_same_everywhere(r.outcome.code);
+          // TAPIO_FAULT_MATRIX=1 prints which cells fired (docs/reliability.md's matrix).
+          if (rank() == 0 && std::getenv("TAPIO_FAULT_MATRIX"))
+            std::printf("cell %s: %s, code %d\n", what.c_str(), r.fired ? "fired" : "not fired",
+                        r.outcome.code);
+          if (r.fired && fails(fault)) {
+            EXPECT_EQ(r.outcome.code, TAPIO_ERR_IO) << what << ": " << r.outcome.message;
+            const char* text = std::strerror(fault == Fault::kEio ? EIO : ENOSPC);
+            EXPECT_NE(r.outcome.message.find(text), std::string::npos)
+                << what << ": " << r.outcome.message;
+          } else {
+            EXPECT_EQ(r.outcome.code, TAPIO_OK) << what << ": " << r.outcome.message;
+          }
+          // What was committed before the failure (everything when nothing failed) is there.
+          expect_readable(engine, path, phase == Phase::kClose || phase == Phase::kRead ? 2 : r.committed,
+                          what);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tapio::test
