@@ -251,14 +251,17 @@ def test_kill_before_any_commit(writer, tmp_path, engine, ranks):
         finally:
             w.cleanup()
         rc, steps, out = verify(writer, ranks, path, engine)
+        # No upper bound beyond the steps asked for: within a few milliseconds a fast writer
+        # commits steps whose `committed` lines the kill loses inside mpiexec. Every step the
+        # reader sees is checked value by value, which is what rules out garbage.
         if rc == 0:  # 0 steps, or steps that committed before the kill landed: all exact
-            assert steps is not None and committed <= steps <= committed + SLACK, out
+            assert steps is not None and committed <= steps <= MANY_STEPS, out
         else:
             assert rc == 2 and not committed, out
             assert re.search(rf"^error: tapio_open: .*'{re.escape(str(path))}'", out, re.M), out
         if engine != "subfile":
             try:
-                assert check_netcdf(path, committed, committed + SLACK) == (steps or 0)
+                assert check_netcdf(path, committed, MANY_STEPS) == (steps or 0)
             except OSError:  # netCDF4 may refuse what tapio refused, nothing else
                 assert rc != 0, out
 
