@@ -23,6 +23,8 @@ def load(json_dir):
     cases = {}
     for f in sorted(Path(json_dir).glob("*.json")):
         parts = f.name.split(".")
+        if len(parts) < 3:  # LABEL.TAG[.romio].json only: sim_sweep.json is the sweep's
+            continue
         label, tag, romio = parts[0], parts[1], parts[2] == "romio"
         run = json.loads(f.read_text())
         cases.setdefault(label, {}).setdefault(tag, {})["romio" if romio else "main"] = run
