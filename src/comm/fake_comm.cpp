@@ -409,7 +409,8 @@ class FakeComm final : public Comm {
     std::vector<uint8_t> acc = meeting->in[0];
     for (int r = 1; r < size(); ++r)
       reduce_into(acc.data(), meeting->in[r].data(), total, type, op);
-    std::memcpy(recv, acc.data() + before * esize, counts[rank()] * esize);
+    if (counts[rank()] > 0)  // recv may be null when this rank receives nothing
+      std::memcpy(recv, acc.data() + before * esize, counts[rank()] * esize);
     leave(meeting);
     return after("reduce_scatter", recv, counts[rank()] * esize);
   }
