@@ -49,6 +49,7 @@ program licom_like
     call read_history()
   end if
   call check(tapio_finalize(ctx))
+  deallocate(map3, map2)  ! a main program's arrays are not freed for it (LeakSanitizer)
   call MPI_Allreduce(bad, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a, a, a, i0, a, i0, a, i0, a)', "licom_like: ", trim(mode), " ok on ", &
     dims(1), " x ", dims(2), " ranks, ", steps, " steps"

@@ -21,7 +21,9 @@ def readme_programs():
 
 def compile_command(language, src, exe):
     include, api = ROOT / "include", BUILD / "src" / "api"
-    link = [f"-L{api}", "-ltapio", f"-Wl,-rpath,{api}"]
+    # A sanitized libtapio (make test-asan) needs its sanitizer's runtime in the program too.
+    sanitize = cmake_cache("TAPIO_SANITIZE")
+    link = [f"-L{api}", "-ltapio", f"-Wl,-rpath,{api}", *([f"-fsanitize={sanitize}"] if sanitize else [])]
     if language == "fortran":
         fortran = BUILD / "fortran"
         if not (fortran / "mod" / "tapio.mod").exists():
