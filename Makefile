@@ -79,7 +79,7 @@ test-sanitized: setup
 	  -DTAPIO_SANITIZE=$(SANITIZE) -DTAPIO_BUILD_BENCH=OFF
 	cmake --build $(SAN_BUILD) -j2
 	export TAPIO_SANITIZE=$(SANITIZE) && . tests/sanitizers/env.sh && cd $(SAN_BUILD) && \
-	  ctest -j2 --output-on-failure $(CTEST_ARGS)
+	  python3 $(CURDIR)/tests/sanitizers/ctest_rerun_tool_crashes.py -j2 --output-on-failure $(CTEST_ARGS)
 	export TAPIO_SANITIZE=$(SANITIZE) && . tests/sanitizers/env.sh && \
 	  TAPIO_BUILD_DIR=$(abspath $(SAN_BUILD)) \
 	  TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q tests/py
