@@ -170,6 +170,130 @@ TEST(Storage, FullFileSystemFailsEverywhereAndKeepsWhatWasCommitted) {
     }
 }
 
+// The size of `path` as rank 0 sees it, on every rank.
+uint64_t file_size(const std::string& path) {
+  uint64_t bytes = 0;
+  if (rank() == 0) bytes = std::filesystem::file_size(path);
+  MPI_Bcast(&bytes, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  return bytes;
+}
+
+// A full disk at close. A NetCDF file's close writes nothing new (numrecs and the header are
+// rewritten in place, in blocks allocated at open), so it succeeds and keeps every step. A
+// subfile dataset's close appends the end record to tapio.idx: aimed at a page boundary of the
+// index (64-byte records after a 64-byte header: after 63 steps it ends at 4 KiB), the append
+// needs a page the disk does not have; the error names the index on every rank, every step
+// stays readable (a reader needs no end record), and an append adds a step after them.
+TEST(Storage, FullFileSystemAtClose) {
+  for (const char* engine : kEngines) {
+    SmallFs fs(64u << 20);
+    if (!fs.mounted()) GTEST_SKIP() << fs.why_not();
+    const bool subfile = std::string(engine) == "subfile";
+    const std::string path = fs.file(std::string(engine) + ".out");
+    const uint64_t steps = subfile ? 63 : 2;
+    Written w;
+    {
+      Context ctx(MPI_COMM_WORLD);
+      IO io = ctx.declare_io("storage");
+      io.set_engine(engine);
+      Variable x = io.define_variable<double>("x", {kPerRank * static_cast<uint64_t>(size())},
+                                              {"n"});
+      x.set_selection(mine(), {kPerRank});
+      Engine out = io.open(path, TAPIO_MODE_WRITE);
+      for (uint64_t s = 0; s < steps; ++s) {
+        const std::vector<double> data = step_data(s);
+        out.begin_step();
+        out.put(x, data);
+        out.end_step();
+      }
+      if (subfile) {
+        ASSERT_EQ(file_size(path + "/tapio.idx") % 4096, 0u) << "the index does not end at a "
+                                                                "page: the case misses its aim";
+      }
+      fs.fill_leaving(0);
+      w.failure = attempt([&] { out.close(); });
+    }
+    expect_same_everywhere(w.failure.code);
+    if (subfile) {
+      expect_ok_or_full(w.failure, path, engine);
+      EXPECT_TRUE(contains(w.failure.message, "tapio.idx")) << w.failure.message;
+    } else {
+      EXPECT_EQ(w.failure.code, TAPIO_OK) << engine << ": " << w.failure.message;
+    }
+    expect_block_steps(engine, path, kPerRank, steps, std::string(engine) + ", full at close");
+    fs.free_filler();
+    const Written more = write_steps(engine, path, TAPIO_MODE_APPEND, steps, steps + 1);
+    EXPECT_EQ(more.failure.code, TAPIO_OK) << engine << ", append: " << more.failure.message;
+    expect_block_steps(engine, path, kPerRank, steps + 1, std::string(engine) + ", appended");
+  }
+}
+
+// A full disk at a subfile step's commit: the step's data fits exactly in what is left, and
+// its metadata (128 blocks per rank, more than a page of tapio.md) does not. The commit's
+// error names the metadata file on every rank, the step is not committed, the steps before it
+// read back, and with the space back an append adds a step. (A NetCDF engine's commit rewrites
+// numrecs in place and cannot meet a full disk; injected ENOSPC covers it, fault matrix FM.)
+TEST(Storage, FullFileSystemAtASubfileCommit) {
+  constexpr uint64_t kVars = 128, kEach = kPerRank / kVars;  // 128 doubles: a 1 KiB block
+  SmallFs fs(64u << 20);
+  if (!fs.mounted()) GTEST_SKIP() << fs.why_not();
+  const std::string path = fs.file("subfile.out");
+  auto write = [&](tapio_mode mode, uint64_t first, uint64_t last, bool fill_before_last) {
+    Written w;
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("storage");
+    io.set_engine("subfile");
+    std::vector<Variable> vars;
+    for (uint64_t v = 0; v < kVars; ++v) {
+      vars.push_back(io.define_variable<double>("v" + std::to_string(v),
+                                                {kEach * static_cast<uint64_t>(size())}, {"n"}));
+      vars.back().set_selection({kEach * static_cast<uint64_t>(rank())}, {kEach});
+    }
+    Engine out = io.open(path, mode);
+    for (uint64_t s = first; s < last && w.failure.code == TAPIO_OK; ++s) {
+      // Exactly the data of a step is left: a subfile region of 128 KiB per rank, page aligned.
+      if (fill_before_last && s + 1 == last) fs.fill_leaving(kPerRank * 8 * size());
+      const std::vector<double> data = step_data(s);
+      w.failure = attempt([&] {
+        out.begin_step();
+        for (uint64_t v = 0; v < kVars; ++v) out.put(vars[v], data.data() + v * kEach);
+        out.end_step();
+      });
+      if (w.failure.code == TAPIO_OK) ++w.steps;
+    }
+    const Outcome closed = attempt([&] { out.close(); });
+    if (w.failure.code == TAPIO_OK) w.failure = closed;
+    return w;
+  };
+  const Written w = write(TAPIO_MODE_WRITE, 0, 3, true);
+  expect_ok_or_full(w.failure, path, "subfile commit");
+  EXPECT_EQ(w.steps, 2u) << w.failure.message;
+  EXPECT_TRUE(contains(w.failure.message, "tapio.md")) << w.failure.message;
+  fs.free_filler();
+  const Written more = write(TAPIO_MODE_APPEND, w.steps, w.steps + 1, false);
+  EXPECT_EQ(more.failure.code, TAPIO_OK) << more.failure.message;
+  // Read back every committed step, variable by variable.
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("reader");
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  ASSERT_EQ(in.steps(), w.steps + 1);
+  for (uint64_t s = 0; s <= w.steps; ++s) {
+    const std::vector<double> want = step_data(s);
+    in.begin_step();
+    for (uint64_t v = 0; v < kVars; v += 37) {
+      Variable var = io.inquire_variable("v" + std::to_string(v));
+      var.set_selection({kEach * static_cast<uint64_t>(rank())}, {kEach});
+      std::vector<double> got(kEach);
+      in.get(var, got);
+      in.perform_gets();
+      EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin() + v * kEach))
+          << "step " << s << ", v" << v;
+    }
+    in.end_step();
+  }
+  in.close();
+}
+
 TEST(Storage, ReadOnlyFileSystemIsAClearError) {
   SmallFs fs(4u << 20);
   if (!fs.mounted()) GTEST_SKIP() << fs.why_not();
