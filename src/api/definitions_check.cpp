@@ -147,7 +147,8 @@ Status check_same_definitions(const comm::Comm& comm, const IoDef& io, const std
   uint8_t both[16];
   std::memcpy(both, &hash, 8);
   std::memcpy(both + 8, &complement, 8);
-  TAPIO_RETURN_IF_ERROR(comm.allreduce_max(both, 16));
+  // Agreed at once: a rank whose reduction failed knows nothing of the others' definitions.
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm, comm.allreduce_max(both, 16)));
   if (std::memcmp(both, &hash, 8) == 0 && std::memcmp(both + 8, &complement, 8) == 0)
     return ok_status();
   return name_the_difference(comm, items.list());

@@ -147,14 +147,18 @@ Status Comm::gather_fitting_bytes(const std::vector<uint8_t>& mine, int root,
                                   std::vector<uint8_t>* all, std::vector<uint64_t>* counts) const {
   const int n = static_cast<int>(mine.size());
   std::vector<int> sizes(rank_ == root ? size_ : 0), displs(sizes.size());
-  TAPIO_RETURN_IF_ERROR(do_gather(&n, sizeof n, sizes.data(), root));
+  // A failed gather of the sizes still enters the data's gather (the others are in it), the
+  // root then receiving nothing; the first error is returned.
+  Status st = do_gather(&n, sizeof n, sizes.data(), root);
+  if (!st.ok()) std::fill(sizes.begin(), sizes.end(), 0);
   for (size_t i = 1; i < sizes.size(); ++i) displs[i] = displs[i - 1] + sizes[i - 1];
   if (rank_ == root) {
     all->resize(sizes.empty() ? 0 : static_cast<size_t>(displs.back()) + sizes.back());
     counts->assign(sizes.begin(), sizes.end());
   }
-  return do_gatherv(mine.data(), n, rank_ == root ? all->data() : nullptr, sizes.data(),
-                    displs.data(), 1, root);
+  keep(&st, do_gatherv(mine.data(), n, rank_ == root ? all->data() : nullptr, sizes.data(),
+                       displs.data(), 1, root));
+  return st;
 }
 
 Status Comm::allgather(uint64_t mine, std::vector<uint64_t>* all) const {

@@ -212,15 +212,20 @@ Result<MpiComm> MpiComm::duplicate(MPI_Comm comm) {
 Result<std::unique_ptr<Comm>> MpiComm::split(int color, int key) const {
   MPI_Comm c = MPI_COMM_NULL;
   const int rc = MPI_Comm_split(comm_, color, key, &c);
-  TAPIO_ASSIGN_OR_RETURN(MpiComm made, adopt(rc, c, "MPI_Comm_split"));
-  return std::unique_ptr<Comm>(new MpiComm(std::move(made)));
+  return agreed(adopt(rc, c, "MPI_Comm_split"));
+}
+
+// A communicator that some rank failed to get is no one's: the others would wait for that rank
+// in its first collective. (One reduction per split: splits happen at open.)
+Result<std::unique_ptr<Comm>> MpiComm::agreed(Result<MpiComm> made) const {
+  TAPIO_RETURN_IF_ERROR(agree(*this, made.status()));
+  return std::unique_ptr<Comm>(new MpiComm(std::move(made).value()));
 }
 
 Result<std::unique_ptr<Comm>> MpiComm::split_shared() const {
   MPI_Comm c = MPI_COMM_NULL;
   const int rc = MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &c);
-  TAPIO_ASSIGN_OR_RETURN(MpiComm made, adopt(rc, c, "MPI_Comm_split_type"));
-  return std::unique_ptr<Comm>(new MpiComm(std::move(made)));
+  return agreed(adopt(rc, c, "MPI_Comm_split_type"));
 }
 
 Status MpiComm::allocate_shared(uint64_t bytes, std::unique_ptr<SharedWindow>* out) const {

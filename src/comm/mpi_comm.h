@@ -49,6 +49,7 @@ class MpiComm final : public Comm {
   Status post(bool send, const Pieces& pieces, int peer, int tag, Request* out) const;
   // Takes ownership of `comm` (or fails naming `call`).
   static Result<MpiComm> adopt(int rc, MPI_Comm comm, const char* call);
+  Result<std::unique_ptr<Comm>> agreed(Result<MpiComm> made) const;
 
   MPI_Comm comm_ = MPI_COMM_NULL;
 };

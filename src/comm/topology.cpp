@@ -27,10 +27,11 @@ Result<Topology> detect_topology(const Comm& comm, int ranks_per_node, bool cycl
   uint64_t leader = static_cast<uint64_t>(comm.rank());
   {
     TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Comm> shared, comm.split_shared());
-    TAPIO_RETURN_IF_ERROR(shared->bcast_value(&leader, 0));
+    TAPIO_RETURN_IF_ERROR(agree(comm, shared->bcast_value(&leader, 0)));
   }
+  // Agreed at once (open is rare): a rank whose call failed must not go on alone.
   std::vector<int> leaders;
-  TAPIO_RETURN_IF_ERROR(comm.allgather(static_cast<int>(leader), &leaders));
+  TAPIO_RETURN_IF_ERROR(agree(comm, comm.allgather(static_cast<int>(leader), &leaders)));
   Topology t;
   std::map<int, int> index;  // leader rank -> dense node index, in rank order
   t.node_of_rank.resize(comm.size());

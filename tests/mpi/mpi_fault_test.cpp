@@ -85,6 +85,58 @@ int MPI_Win_lock_all(int assert_, MPI_Win w) {
   if (fire("Win_lock_all")) return MPI_ERR_OTHER;
   return PMPI_Win_lock_all(assert_, w);
 }
+// Every reduction but the error agreement's own (one MPI_INT, MPI_MIN: comm::agree), which is
+// trusted, as it must be: see docs/reliability.md, "What MPI failures tapio survives".
+int MPI_Allreduce(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  const int rc = PMPI_Allreduce(s, r, n, t, op, c);
+  if ((n == 1 && t == MPI_INT && op == MPI_MIN) || !fire("Allreduce")) return rc;
+  tapio::test::scramble(r, n, t);
+  return MPI_ERR_OTHER;
+}
+int MPI_Exscan(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  const int rc = PMPI_Exscan(s, r, n, t, op, c);
+  if (!fire("Exscan")) return rc;
+  tapio::test::scramble(r, n, t);
+  return MPI_ERR_OTHER;
+}
+int MPI_Gather(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt,
+               int root, MPI_Comm c) {
+  const int rc = PMPI_Gather(s, sn, st, r, rn, rt, root, c);
+  return fire("Gather") ? MPI_ERR_OTHER : rc;
+}
+int MPI_Allgather(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt,
+                  MPI_Comm c) {
+  const int rc = PMPI_Allgather(s, sn, st, r, rn, rt, c);
+  if (!fire("Allgather")) return rc;
+  int size = 0;
+  PMPI_Comm_size(c, &size);
+  tapio::test::scramble(r, rn * size, rt);
+  return MPI_ERR_OTHER;
+}
+int MPI_Comm_split_type(MPI_Comm c, int type, int key, MPI_Info info, MPI_Comm* out) {
+  const int rc = PMPI_Comm_split_type(c, type, key, info, out);
+  if (!fire("Comm_split_type")) return rc;
+  PMPI_Comm_free(out);  // a failed call creates no communicator
+  *out = MPI_COMM_NULL;
+  return MPI_ERR_OTHER;
+}
+int MPI_Bcast(void* b, int n, MPI_Datatype t, int root, MPI_Comm c) {
+  const int rc = PMPI_Bcast(b, n, t, root, c);
+  if (!fire("Bcast")) return rc;
+  tapio::test::scramble(b, n, t);
+  return MPI_ERR_OTHER;
+}
+int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
+  const int rc = PMPI_Comm_split(c, color, key, out);
+  if (!fire("Comm_split")) return rc;
+  PMPI_Comm_free(out);
+  *out = MPI_COMM_NULL;
+  return MPI_ERR_OTHER;
+}
+int MPI_File_sync(MPI_File f) {
+  const int rc = PMPI_File_sync(f);
+  return fire("File_sync") ? MPI_ERR_OTHER : rc;
+}
 int MPI_File_write_all(MPI_File f, const void* b, int n, MPI_Datatype t, MPI_Status* s) {
   const int rc = PMPI_File_write_all(f, b, n, t, s);
   return fire("File_write_all") ? MPI_ERR_OTHER : rc;
@@ -127,11 +179,12 @@ bool fired_anywhere(const char* name) {
   return fired > 0;
 }
 
-void arm(const Case& c) {
-  armed.call = c.call;
-  armed.victim = c.receiver ? 0 : size() - 1;
+void arm(const char* call, bool receiver) {
+  armed.call = call;
+  armed.victim = receiver ? 0 : size() - 1;
   armed.fired = 0;
 }
+void arm(const Case& c) { arm(c.call, c.receiver); }
 
 // The status code of a C++ API call (0 when it returns).
 template <typename F>
@@ -250,14 +303,112 @@ TEST(MpiFaults, OneRankFailsEveryRankReportsAndTheNextStepWorks) {
       {"subfile: served read counts", "subfile", served, "Reduce_scatter", true, true, true},
       {"subfile: served read request", "subfile", served, "Isend", false, true, true},
       {"subfile: served read reply", "subfile", served, "Isend", true, true, true},
+      {"serial: which variables a step writes", "serial", {}, "Allreduce", false, false},
+      {"mpiio: which variables a step writes", "mpiio", {}, "Allreduce", true, false},
+      {"subfile: the commit's metadata gather", "subfile", {}, "Gather", false, false},
+      {"subfile: the log commit's scan", "subfile", {{"metadata", "log"}}, "Exscan", false,
+       false},
+      {"collective: the direct writes' scan", "collective", {}, "Exscan", false, false},
+      {"serial: the read's work list", "serial", {}, "Bcast", false, true},
   };
   for (const Case& c : cases) {
+    if (rank() == 0) std::fprintf(stderr, "case: %s\n", c.name);  // names a hang's case
     TempDir dir;
     const std::string path = dir.file(std::string("f") + (c.engine[0] == 's' && c.engine[1] == 'u'
                                                               ? ".tapio"
                                                               : ".nc"));
     write_file(path, c, !c.read);
     read_file(path, c, c.read);
+  }
+}
+
+// An MPI call of open or close failing on one rank: the open (or close) fails on every rank,
+// and nothing is lost — a new open works, and a failed close keeps every committed step.
+enum class At { kOpen, kOpenToRead, kClose };
+struct EdgeCase {
+  const char* name;
+  const char* engine;
+  Params params;
+  const char* call;
+  bool receiver;
+  At at;
+};
+
+void open_fails_everywhere_then_works(const std::string& path, const EdgeCase& e) {
+  const Case c{e.name, e.engine, e.params, e.call, e.receiver, false};
+  if (e.at == At::kOpenToRead) {
+    write_file(path, c, false);
+    {
+      Context ctx(MPI_COMM_WORLD);
+      IO io = declare(ctx, c);
+      arm(e.call, e.receiver);
+      const int code = code_of([&] { io.open(path, TAPIO_MODE_READ).close(); });
+      expect_everywhere(code, fired_anywhere(e.name) ? TAPIO_ERR_MPI : TAPIO_OK, e.name);
+    }
+    return read_file(path, c, false);
+  }
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = declare(ctx, c);
+    io.define_variable<double>("field", {kRows, cols()}, {"y", "x"});
+    arm(e.call, e.receiver);
+    const int code = code_of([&] { io.open(path, TAPIO_MODE_WRITE).close(); });
+    expect_everywhere(code, fired_anywhere(e.name) ? TAPIO_ERR_MPI : TAPIO_OK, e.name);
+  }
+  write_file(path, c, false);
+  read_file(path, c, false);
+}
+
+void close_fails_everywhere_and_keeps_the_steps(const std::string& path, const EdgeCase& e) {
+  const Case c{e.name, e.engine, e.params, e.call, e.receiver, false};
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = declare(ctx, c);
+    Variable field = io.define_variable<double>("field", {kRows, cols()}, {"y", "x"});
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    const Columns cols_of;
+    for (uint64_t s = 0; s < 2; ++s) {
+      const std::vector<double> data = cols_of.at(s);
+      out.begin_step();
+      field.set_selection(cols_of.start, cols_of.count);
+      out.put(field, data);
+      out.end_step();
+    }
+    arm(e.call, e.receiver);
+    const int code = code_of([&] { out.close(); });
+    expect_everywhere(code, fired_anywhere(e.name) ? TAPIO_ERR_MPI : TAPIO_OK, e.name);
+  }
+  read_file(path, c, false);
+}
+
+TEST(MpiFaults, OpenAndCloseFailEverywhereAndLoseNothing) {
+  const Params nodes = {{"ranks_per_node", "1"}};
+  const std::vector<EdgeCase> cases = {
+      {"serial: open's definitions check", "serial", {}, "Allreduce", false, At::kOpen},
+      {"serial: open's node split", "serial", {}, "Comm_split_type", false, At::kOpen},
+      {"serial: open's broadcast", "serial", {}, "Bcast", false, At::kOpen},
+      {"serial: open's node names", "serial", {}, "Allgather", true, At::kOpen},
+      {"mpiio: open's definitions check", "mpiio", {}, "Allreduce", true, At::kOpen},
+      {"mpiio: close's MPI-IO sync", "mpiio", {}, "File_sync", false, At::kClose},
+      {"collective: open's definitions check", "collective", nodes, "Allreduce", false,
+       At::kOpen},
+      {"collective: open's node split", "collective", {}, "Comm_split_type", true, At::kOpen},
+      {"collective: open's aggregator split", "collective", nodes, "Comm_split", false,
+       At::kOpen},
+      {"subfile: open's definitions check", "subfile", {}, "Allreduce", false, At::kOpen},
+      {"subfile: open's group split", "subfile", {}, "Comm_split", true, At::kOpen},
+      {"subfile: the metadata broadcast", "subfile", {}, "Bcast", false, At::kOpenToRead},
+  };
+  for (const EdgeCase& e : cases) {
+    if (rank() == 0) std::fprintf(stderr, "case: %s\n", e.name);
+    TempDir dir;
+    const std::string path = dir.file(std::string("f") + (std::string(e.engine) == "subfile"
+                                                              ? ".tapio"
+                                                              : ".nc"));
+    if (e.at == At::kClose)
+      close_fails_everywhere_and_keeps_the_steps(path, e);
+    else
+      open_fails_everywhere_then_works(path, e);
   }
 }
 

@@ -45,8 +45,11 @@ Status NetcdfDataset::note_puts(const std::vector<PutOp>& puts,
   for (const PutOp& p : puts) sums[p.var] += 1;
   if (also_summed) sums.insert(sums.end(), also_summed->begin(), also_summed->end());
   {
+    // The sums decide which collectives follow (a variable's gather, the overlap check), so a
+    // rank whose reduction failed must not leave alone: the failure is agreed on at once.
     PhaseTimer t(env_.profile, Phase::kAgree);
-    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(sums.data(), static_cast<int>(sums.size())));
+    TAPIO_RETURN_IF_ERROR(
+        agree(comm().allreduce_sum(sums.data(), static_cast<int>(sums.size()))));
   }
   if (also_summed) std::copy(sums.begin() + nvars, sums.end(), also_summed->begin());
   record_.batch.assign(nvars, 0);

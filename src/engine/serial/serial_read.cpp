@@ -79,7 +79,8 @@ Status SerialEngine::read_gets(const std::vector<GetOp>& gets) {
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(comm(), mine, &all, &profile())));
   std::vector<uint8_t> items;
   if (comm().rank() == 0) items = work_list(all);
-  TAPIO_RETURN_IF_ERROR(comm().bcast_bytes(items, 0));
+  // The list decides every rank's path: a rank whose broadcast failed must not go on alone.
+  TAPIO_RETURN_IF_ERROR(agree(comm().bcast_bytes(items, 0)));
   std::vector<uint64_t> list(items.size() / 8);
   std::memcpy(list.data(), items.data(), items.size());
   for (size_t i = 0; i < list.size(); i += 2)

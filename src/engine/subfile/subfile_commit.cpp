@@ -3,10 +3,11 @@
 // rank 0 appends the step's index record last, which makes the step visible. In the steady
 // state a step costs, besides its data:
 //   gather:      one reduction (the vote), one gather of the record sizes and one of the
-//                records to rank 0, which writes them and the index record, and one broadcast
-//                of rank 0's status;
+//                records to rank 0, which writes them and the index record, and one reduction
+//                that agrees on the outcome (rank 0's writes, any rank's failed gather: the
+//                index record is rolled back if the step failed after rank 0 committed it);
 //   log/aligned: one prefix sum that places each rank's records, which it writes itself, the
-//                vote, and the broadcast.
+//                vote, and the outcome's reduction.
 // The vote sums {record bytes, record checksums, failed ranks, ranks whose blocks changed
 // shape}: a failure anywhere fails the step everywhere (its message then comes from the lowest
 // failing rank), and a change of shape anywhere checks the step's blocks for overlaps before
@@ -111,12 +112,14 @@ Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
                  step, total.bytes);
   std::vector<uint8_t> all;
   std::vector<uint64_t> counts;
+  const Ends before{index_end_, md_end_};
+  Status outcome = ok_status();
   {
+    // A gather that failed here is this rank's error; the agreement below reports it.
     PhaseTimer t(&profile(), Phase::kMetadata);
-    TAPIO_RETURN_IF_ERROR(comm().gather_fitting_bytes(records, 0, &all, &counts));
+    outcome = comm().gather_fitting_bytes(records, 0, &all, &counts);
   }
-  Status at_root = ok_status();
-  if (comm().rank() == 0) {
+  if (comm().rank() == 0 && outcome.ok()) {
     PhaseTimer t(&profile(), Phase::kMetadata);
     subfile::StepRecord record = new_record(step);
     record.md_offset = md_end_;
@@ -124,16 +127,32 @@ Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
     record.flags = total.flags;
     // The region's checksum from the records themselves: no reduction needed.
     auto split = subfile::split_records(all.data(), all.size(), 0);
-    at_root = split.status();
-    if (at_root.ok())
+    outcome = split.status();
+    if (outcome.ok())
       for (const auto& r : *split) record.md_checksum += subfile::checksum(r.payload, r.length);
-    if (at_root.ok()) at_root = md_->write_at(record.md_offset, all.data(), all.size());
-    if (at_root.ok() && spec_.sync_step) at_root = md_->sync();
-    if (at_root.ok()) at_root = append_index(record);
-    if (at_root.ok()) md_end_ += all.size();
+    if (outcome.ok()) outcome = md_->write_at(record.md_offset, all.data(), all.size());
+    if (outcome.ok() && spec_.sync_step) outcome = md_->sync();
+    if (outcome.ok()) outcome = append_index(record);
+    if (outcome.ok()) md_end_ += all.size();
   }
-  PhaseTimer t(&profile(), Phase::kAgree);
-  return comm::bcast_status(comm(), 0, at_root);
+  // Rank 0's writes or any rank's failed gather: one reduction, as cheap as broadcasting rank
+  // 0's status, and no rank leaves alone.
+  const Status agreed = agree(outcome);
+  if (!agreed.ok() && comm().rank() == 0 && outcome.ok()) return roll_back(agreed, before);
+  return agreed;
+}
+
+// The step failed on another rank after rank 0 had committed it: the index forgets the record
+// (the step is retried or abandoned, never read as the failed attempt).
+Status SubfileEngine::roll_back(Status failed, const Ends& before) {
+  index_end_ = before.index;
+  md_end_ = before.md;
+  const Status undone = index_->truncate(index_end_);
+  if (undone.ok()) return failed;
+  return Status(failed.code(), fmt::format("{} (and the step committed on rank 0 could not be "
+                                           "rolled back: {})",
+                                           failed.message(), undone.message()))
+      .as_agreed();
 }
 
 Status SubfileEngine::commit_log(uint64_t step, const std::vector<uint8_t>& records, uint64_t sum,
@@ -143,8 +162,9 @@ Status SubfileEngine::commit_log(uint64_t step, const std::vector<uint8_t>& reco
   const uint64_t size = records.empty() ? 0 : align_up(records.size(), chunk);
   uint64_t before = 0;
   {
+    // A failed scan is this rank's error, which the vote below spreads.
     PhaseTimer t(&profile(), Phase::kAgree);
-    TAPIO_RETURN_IF_ERROR(comm().exscan_sum(size, &before));
+    keep(&local, comm().exscan_sum(size, &before));
   }
   if (local.ok() && size > 0) {
     PhaseTimer t(&profile(), Phase::kMetadata);
@@ -166,8 +186,7 @@ Status SubfileEngine::commit_log(uint64_t step, const std::vector<uint8_t>& reco
     at_root = append_index(record);
   }
   md_end_ = region + total.bytes;
-  PhaseTimer t(&profile(), Phase::kAgree);
-  return comm::bcast_status(comm(), 0, at_root);
+  return agree(at_root);
 }
 
 Status SubfileEngine::append_index(const subfile::StepRecord& record) {

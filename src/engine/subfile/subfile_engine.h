@@ -107,6 +107,11 @@ class SubfileEngine final : public Engine {
   };
   Status vote(const Vote& mine, const Status& local, bool changed, Vote* total);
   Status append_index(const subfile::StepRecord& record);
+  struct Ends {  // where the index and the metadata ended before a commit
+    uint64_t index = 0;
+    uint64_t md = 0;
+  };
+  Status roll_back(Status failed, const Ends& before);
   subfile::StepRecord new_record(uint64_t step) const;  // of this writer generation
   subfile::StepRecord end_record() const;               // the dataset ends here
   Status close_file(io::File* f, bool sync);

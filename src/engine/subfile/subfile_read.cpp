@@ -149,7 +149,8 @@ Status SubfileEngine::load_metadata(Status local) {
   TAPIO_RETURN_IF_ERROR(agree(local));
   if (spec_.delegate_reads) {
     PhaseTimer t(&profile(), Phase::kExchange);
-    TAPIO_RETURN_IF_ERROR(comm().bcast_bytes(blob, 0));
+    // What follows depends on the blob: a rank whose broadcast failed must not go on alone.
+    TAPIO_RETURN_IF_ERROR(agree(comm().bcast_bytes(blob, 0)));
   }
   PhaseTimer t(&profile(), Phase::kMetadata);
   const uint64_t news = get_u64(blob.data());
