@@ -5,6 +5,7 @@
 //   [mpiexec -n N] tapio convert DATASET OUT.nc [--engine E]
 //   tapio sim CLUSTER.toml WORKLOAD.toml [--set K=V] [--json] [--plot PNG] [--explain]
 //   [mpiexec -n 2] tapio sim --calibrate [--dir DIR]
+//   tapio report PROFILE.json [B.json] [--plot OUT.png|.svg] [--html OUT.html]   (Python)
 //   tapio --version
 // NetCDF files are read directly, without MPI; datasets and convert go through the tapio API
 // (MPI is started on demand, so one rank needs no mpiexec).
@@ -74,6 +75,16 @@ void add_sim(CLI::App& app, SimOptions& o) {
       ->capture_default_str();
 }
 
+// Everything after `report` goes to the Python report, --help included.
+void add_report(CLI::App& app) {
+  CLI::App* report = app.add_subcommand(
+      "report", "What a run's I/O cost, from the JSON profile an engine writes: PROFILE.json "
+      "[B.json] [--plot OUT.png|.svg] [--html OUT.html] (runs python -m tapio report)");
+  report->set_help_flag();
+  report->allow_extras();
+  report->prefix_command();
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"Inspect NetCDF classic files (CDF-1, CDF-2, CDF-5) and tapio datasets; convert "
                "datasets to NetCDF", "tapio"};
@@ -87,6 +98,7 @@ int run(int argc, char** argv) {
   add_dump(app, dump);
   add_convert(app, convert);
   add_sim(app, sim);
+  add_report(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -95,6 +107,8 @@ int run(int argc, char** argv) {
   if (app.got_subcommand("ls")) return run_ls(ls);
   if (app.got_subcommand("convert")) return run_convert(convert);
   if (app.got_subcommand("sim")) return run_sim(sim);
+  if (app.got_subcommand("report"))
+    return run_report(app.get_subcommand("report")->remaining());
   return run_dump(dump);
 }
 
