@@ -75,17 +75,17 @@ void add_sim(CLI::App& app, SimOptions& o) {
       ->capture_default_str();
 }
 
-// Everything after `report` goes to the Python report, --help included.
+// Listed for --help only: run() hands everything after `report` to the Python report as it
+// is (CLI11 would reorder options and their values).
 void add_report(CLI::App& app) {
-  CLI::App* report = app.add_subcommand(
-      "report", "What a run's I/O cost, from the JSON profile an engine writes: PROFILE.json "
-      "[B.json] [--plot OUT.png|.svg] [--html OUT.html] (runs python -m tapio report)");
-  report->set_help_flag();
-  report->allow_extras();
-  report->prefix_command();
+  app.add_subcommand("report", "What a run's I/O cost, from the JSON profile an engine "
+                     "writes: PROFILE.json [B.json] [--plot OUT.png|.svg] [--html OUT.html] "
+                     "(runs python -m tapio report)");
 }
 
 int run(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "report")
+    return run_report(std::vector<std::string>(argv + 2, argv + argc));
   CLI::App app{"Inspect NetCDF classic files (CDF-1, CDF-2, CDF-5) and tapio datasets; convert "
                "datasets to NetCDF", "tapio"};
   app.set_version_flag("--version", "tapio " TAPIO_VERSION);
@@ -107,8 +107,6 @@ int run(int argc, char** argv) {
   if (app.got_subcommand("ls")) return run_ls(ls);
   if (app.got_subcommand("convert")) return run_convert(convert);
   if (app.got_subcommand("sim")) return run_sim(sim);
-  if (app.got_subcommand("report"))
-    return run_report(app.get_subcommand("report")->remaining());
   return run_dump(dump);
 }
 
