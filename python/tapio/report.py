@@ -53,16 +53,20 @@ def per_rank(p: dict, name: str) -> list[float] | None:
     return p.get("per_rank", {}).get("counters", {}).get(name)
 
 
+def rank_sums(p: dict, *names: str) -> list[float]:
+    """Per rank, the sum of some counters."""
+    return [sum(v) for v in zip(*(per_rank(p, name) for name in names))]
+
+
 def rank_values(p: dict) -> dict[str, list[float]] | None:
     """Per rank: requests, bytes, I/O wait, time in tapio and open-to-close time."""
     if "per_rank" not in p:
         return None
-    c = lambda name: per_rank(p, name)  # noqa: E731
-    zipped = lambda *names: [sum(v) for v in zip(*map(c, names))]  # noqa: E731
-    return {"requests": zipped("POSIX_WRITES", "POSIX_READS"),
-            "bytes": zipped("POSIX_BYTES_WRITTEN", "POSIX_BYTES_READ"),
-            "I/O wait (s)": zipped(*WAIT_COUNTERS),
-            "in tapio (s)": c("time_in_calls"), "open to close (s)": c("time_total")}
+    return {"requests": rank_sums(p, "POSIX_WRITES", "POSIX_READS"),
+            "bytes": rank_sums(p, "POSIX_BYTES_WRITTEN", "POSIX_BYTES_READ"),
+            "I/O wait (s)": rank_sums(p, *WAIT_COUNTERS),
+            "in tapio (s)": per_rank(p, "time_in_calls"),
+            "open to close (s)": per_rank(p, "time_total")}
 
 
 def count(v: float) -> str:
@@ -82,6 +86,11 @@ def size(v: float) -> str:
 
 def ratio(a: float, b: float) -> str:
     return f"{b / a:.3g}x" if a else "-"
+
+
+def columns_of(names: list[str], stats: list[str]) -> list[str]:
+    """Column headers: the stats, each prefixed with its profile's name when there are two."""
+    return stats if len(names) == 1 else [f"{n}:{s}" for n in names for s in stats]
 
 
 def run_table(profiles: list[dict], names: list[str]) -> Table:
@@ -117,8 +126,7 @@ def phase_table(profiles: list[dict], names: list[str]) -> Table:
     """Seconds per phase, per rank min / median / max and the sum over ranks."""
     stats = ["min", "median", "max", "sum"]
     phases = list(dict.fromkeys(k for p in profiles for k in p["phases"]))
-    header = ["phase (s)"] + [s if len(profiles) == 1 else f"{n}:{s}"
-                              for n in names for s in stats]
+    header = ["phase (s)"] + columns_of(names, stats)
     rows = [[ph] + [seconds(p["phases"].get(ph, {}).get(s, 0)) for p in profiles for s in stats]
             for ph in phases]
     return Table("Time per phase (per rank: min, median, max; sum over ranks)", header, rows)
@@ -127,8 +135,7 @@ def phase_table(profiles: list[dict], names: list[str]) -> Table:
 def rank_table(profiles: list[dict], names: list[str]) -> Table:
     """Per-rank min / median / max of the run's totals (median needs "per_rank")."""
     stats = ["min", "median", "max"]
-    header = ["per rank"] + [s if len(profiles) == 1 else f"{n}:{s}"
-                             for n in names for s in stats]
+    header = ["per rank"] + columns_of(names, stats)
     rows = {}
     for p in profiles:
         values = rank_values(p)
@@ -147,11 +154,8 @@ def histogram(p: dict, kind: str) -> list[int]:
 
 
 def histogram_table(profiles: list[dict], names: list[str]) -> Table:
-    cols = [(p, kind) for p in profiles for kind in ("WRITE", "READ")]
-    header = ["request size"] + [(kind.lower() + "s") if len(profiles) == 1 else
-                                 f"{n}:{kind.lower()}s" for n in names
-                                 for kind in ("WRITE", "READ")]
-    columns = [histogram(p, kind) for p, kind in cols]
+    header = ["request size"] + columns_of(names, ["writes", "reads"])
+    columns = [histogram(p, kind) for p in profiles for kind in ("WRITE", "READ")]
     rows = [[label] + [count(c[i]) for c in columns] for i, label in enumerate(SIZE_LABELS)]
     rows.append(["total"] + [count(sum(c)) for c in columns])
     return Table("Request sizes (bytes, Darshan's bins; all ranks)", header, rows)
@@ -168,14 +172,18 @@ def describe(p: dict, name: str) -> str:
 
 
 def text(t: Table) -> str:
+    """The title, then labels left-aligned and cells right-aligned in columns."""
     widths = [max(len(r[i]) for r in [t.header] + t.rows) for i in range(len(t.header))]
-    line = lambda r: "  ".join([r[0].ljust(widths[0])] +  # noqa: E731
-                               [c.rjust(w) for c, w in zip(r[1:], widths[1:])]).rstrip()
+
+    def line(row: list[str]) -> str:
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        return "  ".join(cells).rstrip()
     return "\n".join([t.title, line(t.header)] + [line(r) for r in t.rows])
 
 
 def html_table(t: Table) -> str:
-    cells = lambda r, tag: "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in r)  # noqa: E731
+    def cells(row: list[str], tag: str) -> str:
+        return "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in row)
     rows = "".join(f"<tr>{cells(r, 'td')}</tr>" for r in t.rows)
     return (f"<h2>{html.escape(t.title)}</h2>\n<table><tr>{cells(t.header, 'th')}</tr>"
             f"{rows}</table>\n")
