@@ -213,8 +213,19 @@ def draw(profiles: list[dict], names: list[str]):
         draw_histogram(hist, p)
         draw_rank_bars(requests, p, ("POSIX_WRITES", "POSIX_READS"), "requests", 1)
         draw_rank_bars(volume, p, ("POSIX_BYTES_WRITTEN", "POSIX_BYTES_READ"), "MiB", 2**20)
+    for column in range(2):  # compared runs on the same scales
+        share(axes[0::2, column], "x" if column == 0 else "y")
+        share(axes[1::2, column], "y")
     fig.tight_layout()
     return fig
+
+
+def share(axes, which: str) -> None:
+    """Gives axes the widest of their x (or y) ranges."""
+    limits = [ax.get_xlim() if which == "x" else ax.get_ylim() for ax in axes]
+    widest = (min(lo for lo, _ in limits), max(hi for _, hi in limits))
+    for ax in axes:
+        (ax.set_xlim if which == "x" else ax.set_ylim)(widest)
 
 
 def draw_phases(ax, p: dict, colors: dict) -> None:
