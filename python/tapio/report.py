@@ -312,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
             save_plot(profiles, names, args.plot)
         if args.html:
             save_html(profiles, names, args.html)
+    except BrokenPipeError:  # `tapio report P | head`: the reader had enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1
     except ImportError as e:
         print(f"tapio report: --plot and --html need matplotlib ({e})", file=sys.stderr)
         return 1
