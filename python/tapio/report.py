@@ -5,8 +5,9 @@ per-rank min / median / max and a request-size histogram in Darshan's bins. Two 
 compared side by side. Plots (matplotlib): each rank's time by phase, per-rank requests and
 bytes, and the histogram.
 
-Needs only the standard library, and matplotlib for --plot and --html, so it runs anywhere the
-JSON is (`tapio report` runs this module)."""
+Needs only the standard library, and matplotlib for --plot and --html: it reads JSON, not
+files, so it also runs as a plain script (`python report.py ...`) where the binding is not
+built. `tapio report` runs it as `python -m tapio report`."""
 from __future__ import annotations
 
 import argparse

@@ -10,7 +10,7 @@ from statistics import median
 
 import pytest
 
-from conftest import BUILD, MPI_ENV, mpiexec
+from conftest import BUILD, MPI_ENV, ROOT, mpiexec
 
 TIMEOUT = 300
 # Darshan's bins, upper bounds inclusive (src/io/counters.cpp).
@@ -188,10 +188,13 @@ def test_compare_two_profiles(runs):
 
 
 def test_the_command_runs_the_python_report(runs):
-    """`tapio report` (C++) prints what `python -m tapio report` prints."""
+    """`tapio report` (C++) and report.py run as a script print what `python -m tapio report`
+    prints."""
     profile = runs[0][0]
     ours = report(profile)
     assert report(profile, command=[str(BUILD / "tools" / "tapio"), "report"]) == ours
+    script = ROOT / "python" / "tapio" / "report.py"
+    assert report(profile, command=[sys.executable, str(script)]) == ours
     code, out, _ = report("--help", command=[str(BUILD / "tools" / "tapio"), "report"])
     assert code == 0 and "--plot" in out
     code, _, err = report(profile, command=[str(BUILD / "tools" / "tapio"), "report"],
