@@ -30,8 +30,8 @@ fi
 
 # mpi4py is compiled against Open MPI (MPICC): a wheel built for another MPI would bring a second
 # MPI into the process that loads libtapio, and two MPIs in one process crash.
-if [[ ! -x .venv/bin/python ]] ||
-   ! .venv/bin/python -c "import netCDF4, numpy, pytest, mpi4py, nanobind, scikit_build_core, xarray, dask, matplotlib" 2>/dev/null; then
+venv_modules="netCDF4, numpy, pytest, mpi4py, nanobind, scikit_build_core, xarray, dask, matplotlib"
+if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c "import $venv_modules" 2>/dev/null; then
   [[ -x .venv/bin/python ]] || python3 -m venv .venv
   .venv/bin/pip install -q --upgrade pip
   MPICC="${MPICC:-mpicc.openmpi}" .venv/bin/pip install -q -r python/requirements-test.txt
