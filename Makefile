@@ -1,5 +1,5 @@
 # tapio: the two commands of the README, and the steps they are made of.
-#   make demo   set up, build, run the LICOM-like demo on 4 ranks
+#   make demo   set up, build, run the LICOM-like demo on 4 ranks and report its profile
 #   make test   set up, build, run every test (GoogleTest units, MPI tests at 1-8 ranks, pytest,
 #               and a short run of each fuzz target)
 #   make fuzz   run each fuzz target for FUZZ_SECONDS (tests/fuzz), and the 1,000-step
@@ -43,9 +43,14 @@ python: build
 	.venv/bin/pip install -q --no-build-isolation ./python \
 	  -Ccmake.define.tapio_DIR=$(abspath $(BUILD))/src/api
 
-demo: build
-	$(MPIEXEC) -n $(NP) $(BUILD)/examples/licom_demo $(BUILD)/licom_demo.nc 3
+# The demo's writer profiles itself (examples/licom_demo.toml); tapio report reads the profile
+# through the Python package (hence `python`) and draws it.
+demo: build python
+	cd $(BUILD) && TAPIO_CONFIG=$(abspath examples/licom_demo.toml) \
+	  $(MPIEXEC) -n $(NP) examples/licom_demo licom_demo.nc 3
 	$(BUILD)/tools/tapio ls $(BUILD)/licom_demo.nc
+	$(BUILD)/tools/tapio report $(BUILD)/licom_demo.profile.json \
+	  --plot $(BUILD)/licom_demo_report.png
 
 test: build python fuzz-build
 	cd $(BUILD) && ctest -j2 --output-on-failure $(CTEST_ARGS)

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "progress.h"  // tools/: the tapio command's progress line
 #include "registry.h"
 #include "results.h"
 #include "tapio/tapio.hpp"
@@ -160,11 +161,14 @@ int run(int argc, char** argv, MPI_Comm comm) {
   const double wmib = info.write_bytes / 1048576.0, rmib = info.read_bytes / 1048576.0;
 
   // Interleaved repetitions: A B C A B C ...
+  const tapio::cli::Progress progress("tapio-bench " + pattern->name(), rank == 0);
   for (int rep = 0; rep < o.reps; ++rep)
     for (size_t i = 0; i < methods.size(); ++i) {
       MethodResult& r = results[i];
       if (r.avail.kind != Availability::kAvailable || !r.error.empty()) continue;
       Method& m = *methods[i];
+      progress.show("repetition " + std::to_string(rep + 1) + "/" + std::to_string(o.reps) +
+                    ", " + r.name);
       try {
         reset_peak_rss();
         MPI_Barrier(comm);

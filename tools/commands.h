@@ -42,6 +42,8 @@ int run_ls(const LsOptions& options);
 int run_dump(const DumpOptions& options);
 int run_convert(const ConvertOptions& options);  // calls MPI; run it under mpiexec or alone
 int run_sim(const SimOptions& options);          // no MPI, unless --calibrate
+// Replaces the process with `python -m tapio report ARGS`; returns 1 if that cannot start.
+int run_report(const std::vector<std::string>& args);
 
 // Print "tapio: message" to stderr (on rank 0 only once MPI is started) and return 1.
 int fail(const std::string& message);

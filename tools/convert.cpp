@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "dataset.h"
 #include "mpi_session.h"
+#include "progress.h"
 #include "typed.h"
 
 namespace tapio::cli {
@@ -137,7 +138,9 @@ Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
       if (s.mine) TAPIO_RETURN_IF_ERROR(in->queue_get(*s.var, s.start, s.count, 0, s.data.data()));
     TAPIO_RETURN_IF_ERROR(in->perform_gets());
   }
+  const Progress progress("tapio convert", rank == 0);
   for (uint64_t step = 0; step < steps; ++step) {
+    progress.show(fmt::format("step {}/{}", step + 1, steps));
     TAPIO_RETURN_IF_ERROR(api_call([&] { out.begin_step(); }));
     if (step == 0)
       TAPIO_RETURN_IF_ERROR(api_call([&] { for (Slab& s : fixed) put(out, io, s); }));

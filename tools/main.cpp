@@ -5,6 +5,7 @@
 //   [mpiexec -n N] tapio convert DATASET OUT.nc [--engine E]
 //   tapio sim CLUSTER.toml WORKLOAD.toml [--set K=V] [--json] [--plot PNG] [--explain]
 //   [mpiexec -n 2] tapio sim --calibrate [--dir DIR]
+//   tapio report PROFILE.json [B.json] [--plot OUT.png|.svg] [--html OUT.html]   (Python)
 //   tapio --version
 // NetCDF files are read directly, without MPI; datasets and convert go through the tapio API
 // (MPI is started on demand, so one rank needs no mpiexec).
@@ -74,7 +75,17 @@ void add_sim(CLI::App& app, SimOptions& o) {
       ->capture_default_str();
 }
 
+// Listed for --help only: run() hands everything after `report` to the Python report as it
+// is (CLI11 would reorder options and their values).
+void add_report(CLI::App& app) {
+  app.add_subcommand("report", "What a run's I/O cost, from the JSON profile an engine "
+                     "writes: PROFILE.json [B.json] [--plot OUT.png|.svg] [--html OUT.html] "
+                     "(runs python -m tapio report)");
+}
+
 int run(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "report")
+    return run_report(std::vector<std::string>(argv + 2, argv + argc));
   CLI::App app{"Inspect NetCDF classic files (CDF-1, CDF-2, CDF-5) and tapio datasets; convert "
                "datasets to NetCDF", "tapio"};
   app.set_version_flag("--version", "tapio " TAPIO_VERSION);
@@ -87,6 +98,7 @@ int run(int argc, char** argv) {
   add_dump(app, dump);
   add_convert(app, convert);
   add_sim(app, sim);
+  add_report(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,6 +1,7 @@
 """python -m tapio ls PATH [--json] | dump PATH VAR [--step S] [--start a,b] [--count a,b]
-[--json]: the `tapio` command's ls and dump, through the Python binding (one rank, any file or
-dataset tapio reads). Exit codes as the command's: 0 ok, 1 error (on stderr), 2 bad usage."""
+[--json] | report PROFILE.json [B.json] [--plot OUT] [--html OUT]: the `tapio` command's ls and
+dump, through the Python binding (one rank, any file or dataset tapio reads), and its report
+(tapio/report.py). Exit codes as the command's: 0 ok, 1 error (on stderr), 2 bad usage."""
 from __future__ import annotations
 
 import argparse
@@ -146,6 +147,10 @@ def _index_list(text: str | None):
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["report"]:  # its own parser: it reads profiles, not files
+        from .report import main as report
+        return report(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m tapio", description=__doc__.split(":")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_ls = sub.add_parser("ls", help="List dimensions, attributes and variables")
@@ -158,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     p_dump.add_argument("--start", help="First index per dimension, comma-separated")
     p_dump.add_argument("--count", help="Elements per dimension, comma-separated")
     p_dump.add_argument("--json", action="store_true")
+    sub.add_parser("report", help="What a run's I/O cost, from its profile (report --help)")
     args = parser.parse_args(argv)
     from mpi4py import MPI
     try:

@@ -48,19 +48,56 @@ std::vector<double> phase_values(const Profile& p) {
   return v;
 }
 
+// The counters also listed rank by rank (in "per_rank"), for per-rank plots: they travel in
+// the phases' gather, so they cost no extra message.
+constexpr const char* kPerRankCounters[] = {
+    "POSIX_READS",       "POSIX_WRITES",       "POSIX_BYTES_READ",  "POSIX_BYTES_WRITTEN",
+    "POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME", "POSIX_F_META_TIME", "time_in_calls",
+    "time_total"};
+constexpr int kPerRankCounterCount = sizeof(kPerRankCounters) / sizeof(kPerRankCounters[0]);
+constexpr int kGathered = kPhaseCount + 1 + kPerRankCounterCount;  // per rank
+
+// What each rank sends to rank 0: its phase values, then its kPerRankCounters.
+std::vector<double> gathered_values(const Profile& p, const Named& counters) {
+  std::vector<double> v = phase_values(p);
+  for (const char* name : kPerRankCounters) {
+    const auto it = std::find(counters.names.begin(), counters.names.end(), name);
+    v.push_back(counters.values[it - counters.names.begin()]);
+  }
+  return v;
+}
+
+// Entry k of every rank's gathered values.
+std::vector<double> column_of(const std::vector<double>& all, int ranks, int k) {
+  std::vector<double> column(ranks);
+  for (int r = 0; r < ranks; ++r) column[r] = all[static_cast<size_t>(r) * kGathered + k];
+  return column;
+}
+
+const char* phase_or_other(int k) { return k < kPhaseCount ? kPhaseNames[k] : "other"; }
+
 nlohmann::ordered_json phase_json(const std::vector<double>& all, int ranks) {
   const int n = kPhaseCount + 1;
   nlohmann::ordered_json j;
-  std::vector<double> column(ranks);
   for (int k = 0; k < n; ++k) {
+    std::vector<double> column = column_of(all, ranks, k);
     double sum = 0;
-    for (int r = 0; r < ranks; ++r) sum += column[r] = all[static_cast<size_t>(r) * n + k];
+    for (double v : column) sum += v;
     std::sort(column.begin(), column.end());
     const double median = ranks % 2 ? column[ranks / 2]
                                     : (column[ranks / 2 - 1] + column[ranks / 2]) / 2;
-    const char* name = k < kPhaseCount ? kPhaseNames[k] : "other";
-    j[name] = {{"min", column.front()}, {"median", median}, {"max", column.back()}, {"sum", sum}};
+    j[phase_or_other(k)] = {
+        {"min", column.front()}, {"median", median}, {"max", column.back()}, {"sum", sum}};
   }
+  return j;
+}
+
+nlohmann::ordered_json per_rank_json(const std::vector<double>& all, int ranks) {
+  nlohmann::ordered_json j;
+  for (int k = 0; k < kPhaseCount + 1; ++k)
+    j["phases"][phase_or_other(k)] = column_of(all, ranks, k);
+  for (int c = 0; c < kPerRankCounterCount; ++c)
+    j["counters"][kPerRankCounters[c]] = column_of(all, ranks, kPhaseCount + 1 + c);
   return j;
 }
 
@@ -86,9 +123,9 @@ PhaseTimer::~PhaseTimer() {
 Status Profile::write_json(const comm::Comm& comm, const std::string& path,
                            const std::string& engine, const std::string& file) const {
   Named mine = flatten_counters(*this);
-  std::vector<double> sum, lo, hi, phases;
+  std::vector<double> sum, lo, hi, gathered;
   TAPIO_RETURN_IF_ERROR(comm.allreduce_sum_min_max(mine.values, &sum, &lo, &hi));
-  TAPIO_RETURN_IF_ERROR(comm.gather_doubles(phase_values(*this), 0, &phases));
+  TAPIO_RETURN_IF_ERROR(comm.gather_doubles(gathered_values(*this, mine), 0, &gathered));
   Status local = ok_status();
   if (comm.rank() == 0) {
     nlohmann::ordered_json j;
@@ -98,7 +135,8 @@ Status Profile::write_json(const comm::Comm& comm, const std::string& path,
     j["steps"] = steps;
     for (size_t i = 0; i < mine.values.size(); ++i)
       j["counters"][mine.names[i]] = {{"sum", sum[i]}, {"min", lo[i]}, {"max", hi[i]}};
-    j["phases"] = phase_json(phases, comm.size());
+    j["phases"] = phase_json(gathered, comm.size());
+    j["per_rank"] = per_rank_json(gathered, comm.size());
     std::ofstream out(path);
     out << j.dump(2) << "\n";
     if (!out)

@@ -47,7 +47,8 @@ struct Profile {
   std::atomic<int64_t> background_write_ns{0};
 
   // Collective: one reduction of the counters (sum/min/max) and one gather of the phase
-  // times (min/median/max per phase need every rank's value); rank 0 writes `path` as JSON.
+  // times (min/median/max per phase need every rank's value), which also carries the
+  // counters listed per rank; rank 0 writes `path` as JSON.
   Status write_json(const comm::Comm& comm, const std::string& path, const std::string& engine,
                     const std::string& file) const;
 
