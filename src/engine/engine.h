@@ -12,6 +12,7 @@
 #include "core/buffer_pool.h"
 #include "core/model.h"
 #include "engine/profile.h"
+#include "io/filesystem.h"
 #include "plan/selection.h"
 
 namespace tapio {
@@ -47,6 +48,9 @@ struct OpenSpec {
   OpenMode mode = OpenMode::kWrite;
   std::string engine;  // resolved engine name
   Params params;       // effective parameters (program values, then config rules)
+  // The Lustre layout of the files the engine creates; set at open from the parameters and
+  // the file system (engine/file_system_defaults.h), empty elsewhere.
+  std::optional<io::LustreLayout> striping;
 };
 
 // The live things an engine works with, owned by the context (or the test).
@@ -134,6 +138,7 @@ class Engine {
   const IoDef& io() const { return *res_.io; }
   IoDef* mutable_io() { return res_.io; }  // read and append: the file's definitions
   const Params& params() const { return open_.params; }  // for the engines' spec parsing
+  const OpenSpec& open_spec() const { return open_; }
   Profile& profile() { return profile_; }
   // Append: the first step to write is the file's step count.
   void start_at_step(uint64_t step) { step_ = step; }

@@ -136,7 +136,7 @@ Status SubfileEngine::setup_writers() {
   Status local = ok_status();
   if (first) {  // the group's first rank creates its subfile
     auto data = io::open_posix(file_path(subfile::data_name(generation_, subfile_)),
-                               io::OpenMode::kCreate, &profile().io);
+                               io::OpenMode::kCreate, &profile().io, open_spec().striping);
     local = data.status();
     if (local.ok()) data_ = std::move(data).value();
   }
