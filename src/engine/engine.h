@@ -13,6 +13,7 @@
 #include "core/model.h"
 #include "engine/profile.h"
 #include "io/filesystem.h"
+#include "io/storage.h"
 #include "plan/selection.h"
 
 namespace tapio {
@@ -62,6 +63,9 @@ struct Resources {
   // The context's node shared memory, made by the first engine that wants it for its topology
   // (collective at that engine's open; may be null). Engines share it.
   std::shared_ptr<comm::NodeMemory>* node_memory = nullptr;
+  // Where the engine's files live (io/storage.h); null: the POSIX file system. The subfile
+  // engine creates, opens, lists and removes its files only through it.
+  io::Storage* storage = nullptr;
 };
 
 // Everything an engine is opened with.
@@ -133,6 +137,7 @@ class Engine {
 
   const comm::Comm& comm() const { return *res_.comm; }
   const Resources& resources() const { return res_; }
+  io::Storage& storage() const { return res_.storage ? *res_.storage : io::posix_storage(); }
   // Every rank's status, agreed (timed as the agree phase).
   Status agree(const Status& local);
   const IoDef& io() const { return *res_.io; }
