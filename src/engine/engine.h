@@ -49,8 +49,9 @@ struct OpenSpec {
   OpenMode mode = OpenMode::kWrite;
   std::string engine;  // resolved engine name
   Params params;       // effective parameters (program values, then config rules)
-  // The Lustre layout of the files the engine creates; set at open from the parameters and
-  // the file system (engine/file_system_defaults.h), empty elsewhere.
+  // The Lustre layout of the files the engine creates (write, and append's new subfiles); set
+  // at open from the parameters and the file system (engine/file_system_defaults.h), empty
+  // elsewhere.
   std::optional<io::LustreLayout> striping;
 };
 

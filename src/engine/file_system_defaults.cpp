@@ -90,7 +90,7 @@ io::FileSystemInfo decode(const std::vector<uint8_t>& bytes) {
 
 Result<FileSystemPlan> plan_for_file_system(const io::FileSystemInfo& fs, const OpenSpec& spec) {
   const Params& p = spec.params;
-  const bool writing = spec.mode == OpenMode::kWrite;
+  const bool writing = spec.mode != OpenMode::kRead;  // append creates new subfiles too
   TAPIO_RETURN_IF_ERROR(check_stripe_count(p, spec.path));
   FileSystemPlan plan;
   if (fs.kind == io::FsKind::kLustre && writing) {

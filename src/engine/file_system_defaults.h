@@ -15,12 +15,13 @@ namespace tapio {
 struct FileSystemPlan {
   // Parameter values for this file system, used only where the parameter is unset.
   std::vector<std::pair<std::string, std::string>> defaults;
-  std::optional<io::LustreLayout> striping;  // the layout of new files (Lustre, write mode)
+  std::optional<io::LustreLayout> striping;  // new files' layout (Lustre, write or append)
   std::vector<std::string> warnings;
 };
 
 // Pure. Errors (TAPIO_ERR_CONFIG, naming the file): stripe_count set below 1 or above 65535;
-// writing on Lustre, a stripe_size that is not a multiple of 64KiB or not below 4GiB.
+// writing or appending on Lustre, a stripe_size that is not a multiple of 64KiB or not below
+// 4GiB.
 Result<FileSystemPlan> plan_for_file_system(const io::FileSystemInfo& fs, const OpenSpec& spec);
 
 // Collective (same status on every rank): rank 0 detects the file system of spec->path and

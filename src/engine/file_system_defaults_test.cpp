@@ -100,6 +100,11 @@ TEST(FileSystemPlan, LustreRequestsTheLayoutAndAlignsToIt) {
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->striping->stripe_size, 0u);
   EXPECT_TRUE(plan->defaults.empty());  // no layout known: the registry's defaults stay
+  // Appending, a subfile dataset creates the new generation's subfiles with it too.
+  plan = plan_for_file_system(kLustre, spec_of({{"stripe_count", "2"}}, OpenMode::kAppend));
+  ASSERT_TRUE(plan.ok());
+  ASSERT_TRUE(plan->striping.has_value());
+  EXPECT_EQ(plan->striping->stripe_count, 2);
 }
 
 TEST(FileSystemPlan, AnExistingLustreLayoutIsTheDefault) {
