@@ -1,5 +1,6 @@
 #include "engine/file_system_defaults.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -14,6 +15,8 @@ constexpr uint64_t kLustreStripeUnit = 64 << 10;  // Lustre stripe sizes are mul
 // small variables stay compact (docs/tuning.md).
 constexpr uint64_t kDataAlign = kLustreStripeUnit;
 constexpr uint64_t kMinParallelBlock = 64 << 10;  // a GPFS block size below this is not real
+// Lustre's LOV_MAX_STRIPE_COUNT (lustre_user.h); 0xFFFF in a lov_user_md would mean "all OSTs".
+constexpr int64_t kMaxStripeCount = 2000;
 
 // The size the file system works in: Lustre, the stripe size new files get or the file's (or
 // directory's) layout has; GPFS, its block size. 0 when detection says nothing better than
@@ -36,11 +39,11 @@ std::string where_stored(const io::FileSystemInfo& fs) {
 Status check_stripe_count(const Params& p, const std::string& path) {
   if (!p.has("stripe_count")) return ok_status();
   const int64_t n = p.get_int("stripe_count");
-  if (n >= 1 && n <= std::numeric_limits<uint16_t>::max()) return ok_status();
+  if (n >= 1 && n <= kMaxStripeCount) return ok_status();
   return error(TAPIO_ERR_CONFIG,
-               "file '{}': stripe_count = {} must be between 1 and 65535 (leave it unset for "
+               "file '{}': stripe_count = {} must be between 1 and {} (leave it unset for "
                "the directory's default)",
-               path, n);
+               path, n, kMaxStripeCount);
 }
 
 // Lustre, writing: the layout new files get, if the user asked for one.

@@ -19,7 +19,7 @@ struct FileSystemPlan {
   std::vector<std::string> warnings;
 };
 
-// Pure. Errors (TAPIO_ERR_CONFIG, naming the file): stripe_count set below 1 or above 65535;
+// Pure. Errors (TAPIO_ERR_CONFIG, naming the file): stripe_count set below 1 or above 2000;
 // writing or appending on Lustre, a stripe_size that is not a multiple of 64KiB or not below
 // 4GiB.
 Result<FileSystemPlan> plan_for_file_system(const io::FileSystemInfo& fs, const OpenSpec& spec);
