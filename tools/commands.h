@@ -10,6 +10,7 @@ namespace tapio::cli {
 struct LsOptions {
   std::string path;
   bool json = false;
+  bool storage = false;  // the file system under PATH instead of a file's header
 };
 
 struct DumpOptions {
@@ -39,6 +40,7 @@ struct SimOptions {
 };
 
 int run_ls(const LsOptions& options);
+int run_ls_storage(const std::string& path);  // tapio ls --storage PATH
 int run_dump(const DumpOptions& options);
 int run_convert(const ConvertOptions& options);  // calls MPI; run it under mpiexec or alone
 int run_sim(const SimOptions& options);          // no MPI, unless --calibrate

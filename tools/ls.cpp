@@ -138,6 +138,7 @@ std::string truncation_warning(const Input& in) {
 }  // namespace
 
 int run_ls(const LsOptions& options) {
+  if (options.storage) return run_ls_storage(options.path);
   Result<Input> in = open_input(options.path);
   if (!in.ok()) return fail(in.status().message());
   const std::string warning = truncation_warning(*in);

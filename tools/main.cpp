@@ -1,6 +1,7 @@
 // tapio: inspect NetCDF classic files (CDF-1, CDF-2, CDF-5), whoever wrote them, and tapio
 // datasets (subfile engine directories); convert datasets to NetCDF.
 //   tapio ls PATH [--json]
+//   tapio ls --storage PATH
 //   tapio dump PATH VAR [--step S] [--start a,b,..] [--count a,b,..] [--json]
 //   [mpiexec -n N] tapio convert DATASET OUT.nc [--engine E]
 //   tapio sim CLUSTER.toml WORKLOAD.toml [--set K=V] [--json] [--plot PNG] [--explain]
@@ -31,7 +32,11 @@ namespace {
 void add_ls(CLI::App& app, LsOptions& o) {
   CLI::App* ls = app.add_subcommand("ls", "List dimensions, attributes and variables");
   ls->add_option("PATH", o.path, "NetCDF file or tapio dataset directory")->required();
-  ls->add_flag("--json", o.json, "Print as JSON");
+  CLI::Option* json = ls->add_flag("--json", o.json, "Print as JSON");
+  ls->add_flag("--storage", o.storage,
+               "Print the file system under PATH (which need not exist yet) and the defaults "
+               "tapio uses there")
+      ->excludes(json);
 }
 
 void add_dump(CLI::App& app, DumpOptions& o) {

@@ -38,7 +38,7 @@ const std::vector<ParamDef> kRegistry = {
     // NetCDF layout.
     {"data_align", K::kSize, "512", "bytes", {}, "all",
      "Alignment of the data sections and of every fixed-size variable (like PnetCDF "
-     "nc_var_align_size); a power of two.",
+     "nc_var_align_size); a power of two; unset, 64KiB where tapio detects a Lustre stripe or GPFS block size.",
      1, true},
     {"header_pad", K::kSize, "4096", "bytes", {}, "all",
      "Free space kept after the header so attributes can be added later without moving data.",
@@ -63,10 +63,16 @@ const std::vector<ParamDef> kRegistry = {
      "Send order: topology (the ranks of node n start with their n-th aggregator, so aggregators "
      "drain different nodes at once) or rank (every rank in aggregator order).",
      kNoMin, false},
-    {"stripe_size", K::kSize, "1MiB", "bytes", {"auto"}, "collective",
-     "Unit in which the file is divided among aggregators; match the file system stripe size; "
-     "auto: chosen by the cluster model when a file is opened for writing.",
+    {"stripe_size", K::kSize, "1MiB", "bytes", {"auto"}, "all",
+     "Unit in which the file is divided among aggregators (collective), and on Lustre the "
+     "stripe size new files get (a multiple of 64KiB); unset, the file system's stripe or block "
+     "size where tapio detects one (docs/tuning.md); auto: chosen by the cluster model when a "
+     "file is opened for writing.",
      1, false},
+    {"stripe_count", K::kInteger, "0", "OSTs", {}, "all",
+     "Lustre: the number of OSTs new files are striped over (ROMIO's striping_factor); unset, "
+     "the directory's default; set on another file system, a warning and ignored.",
+     kNoMin, false},
     {"cluster", K::kString, "", "", {}, "collective,subfile",
      "A cluster file (docs/sim.md) for the model that chooses the auto values; with one, "
      "aggregators = auto is the model's choice too (without, one per node).",
@@ -85,7 +91,7 @@ const std::vector<ParamDef> kRegistry = {
     // Subfile engine.
     {"block_align", K::kSize, "4096", "bytes", {}, "subfile",
      "Each rank's blocks of a step start at a multiple of this in its subfile and follow one "
-     "another; match the file system block size.",
+     "another; unset, the Lustre stripe or GPFS block size where tapio detects one.",
      1, false},
     {"subfile_write", K::kEnum, "auto", "", {"auto", "direct", "aggregate"}, "subfile",
      "How a group's data reaches its subfile: direct (every rank writes its own blocks at its "

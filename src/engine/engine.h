@@ -12,6 +12,8 @@
 #include "core/buffer_pool.h"
 #include "core/model.h"
 #include "engine/profile.h"
+#include "io/filesystem.h"
+#include "io/storage.h"
 #include "plan/selection.h"
 
 namespace tapio {
@@ -47,6 +49,10 @@ struct OpenSpec {
   OpenMode mode = OpenMode::kWrite;
   std::string engine;  // resolved engine name
   Params params;       // effective parameters (program values, then config rules)
+  // The Lustre layout of the files the engine creates (write, and append's new subfiles); set
+  // at open from the parameters and the file system (engine/file_system_defaults.h), empty
+  // elsewhere.
+  std::optional<io::LustreLayout> striping;
 };
 
 // The live things an engine works with, owned by the context (or the test).
@@ -58,6 +64,9 @@ struct Resources {
   // The context's node shared memory, made by the first engine that wants it for its topology
   // (collective at that engine's open; may be null). Engines share it.
   std::shared_ptr<comm::NodeMemory>* node_memory = nullptr;
+  // Where the engine's files live (io/storage.h); null: the POSIX file system. The subfile
+  // engine creates, opens, lists and removes its files only through it.
+  io::Storage* storage = nullptr;
 };
 
 // Everything an engine is opened with.
@@ -129,11 +138,13 @@ class Engine {
 
   const comm::Comm& comm() const { return *res_.comm; }
   const Resources& resources() const { return res_; }
+  io::Storage& storage() const { return res_.storage ? *res_.storage : io::posix_storage(); }
   // Every rank's status, agreed (timed as the agree phase).
   Status agree(const Status& local);
   const IoDef& io() const { return *res_.io; }
   IoDef* mutable_io() { return res_.io; }  // read and append: the file's definitions
   const Params& params() const { return open_.params; }  // for the engines' spec parsing
+  const OpenSpec& open_spec() const { return open_; }
   Profile& profile() { return profile_; }
   // Append: the first step to write is the file's step count.
   void start_at_step(uint64_t step) { step_ = step; }

@@ -45,6 +45,7 @@ struct RankContext {
   IoDef io;
   BufferPool pool{64u << 20};
   std::shared_ptr<comm::NodeMemory> node;
+  io::Storage* storage = nullptr;  // where the engine's files live; null: POSIX
 };
 
 // Opens `engine` on `path` for this virtual rank; ranks_per_node 0 puts every rank on one node.
@@ -62,6 +63,7 @@ inline Result<std::unique_ptr<Engine>> open_on(const comm::Comm& c, RankContext*
   TAPIO_ASSIGN_OR_RETURN(env.res.topology, comm::detect_topology(c, ranks_per_node, false));
   env.res.buffers = &ctx->pool;
   env.res.node_memory = &ctx->node;
+  env.res.storage = ctx->storage;
   return open_engine(std::move(env));
 }
 
@@ -81,13 +83,16 @@ inline double value(int v, uint64_t s, uint64_t g) {
 
 using Steps = std::vector<std::vector<std::vector<double>>>;  // [step][variable][element]
 
-// Every step of the 1-D double variables of `path`, read whole by `engine` on one rank.
-inline Steps read_whole(const std::string& engine, const std::string& path) {
+// Every step of the 1-D double variables of `path`, read whole by `engine` on one rank (from
+// `storage`, if given).
+inline Steps read_whole(const std::string& engine, const std::string& path,
+                        io::Storage* storage = nullptr) {
   Steps steps;
   comm::FakeWorld world(1);
   const Status run = world.run([&](comm::Comm& c) {
     RankContext ctx;
     ctx.io.name = "unit";
+    ctx.storage = storage;
     auto e = open_on(c, &ctx, engine, path, OpenMode::kRead, {});
     ASSERT_TRUE(e.ok()) << e.status().message();
     for (StepStatus ss; (*e)->begin_step(&ss).ok() && ss == StepStatus::kOk;) {

@@ -3,6 +3,7 @@
 
 #include "engine/collective/collective_engine.h"
 #include "engine/engine.h"
+#include "engine/file_system_defaults.h"
 #include "engine/mpiio/mpiio_engine.h"
 #include "engine/serial/serial_engine.h"
 #include "engine/subfile/subfile_engine.h"
@@ -46,6 +47,7 @@ Result<std::unique_ptr<Engine>> open_by_name(EngineEnv env) {
 }  // namespace
 
 Result<std::unique_ptr<Engine>> open_engine(EngineEnv env) {
+  TAPIO_RETURN_IF_ERROR(apply_file_system(*env.res.comm, &env.spec));
   auto engine = open_by_name(std::move(env));
   if (engine.ok()) (*engine)->opened();
   return engine;

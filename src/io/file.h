@@ -7,6 +7,7 @@
 
 #include "core/status.h"
 #include "io/counters.h"
+#include "io/filesystem.h"
 
 namespace tapio::io {
 
@@ -49,8 +50,12 @@ class File {
 };
 
 // Open a POSIX file. Every system call goes through syscalls() and is counted in *counters
-// (which must outlive the file; nullptr means not counted).
+// (which must outlive the file; nullptr means not counted). `striping`, for kCreate on Lustre
+// only: the new file is opened without objects (O_LOV_DELAY_CREATE) and given this layout
+// through the lustre.lov xattr, as ROMIO does with its striping_factor / striping_unit hints.
+// A file that already had objects keeps its layout (Lustre answers EEXIST).
 Result<std::unique_ptr<File>> open_posix(const std::string& path, OpenMode mode,
-                                         Counters* counters);
+                                         Counters* counters,
+                                         const std::optional<LustreLayout>& striping = {});
 
 }  // namespace tapio::io

@@ -293,10 +293,26 @@ Status PosixFile::close() {
   return ok_status();
 }
 
+// Lustre's O_LOV_DELAY_CREATE (lustre_user.h, Lustre 2.4 and later): open a new file without
+// allocating its objects, so that its layout can still be set.
+constexpr int kLovDelayCreate = O_NOCTTY | FASYNC;
+
+// Give a file just created without objects its Lustre layout.
+Status set_striping(int fd, const std::string& path, const LustreLayout& layout) {
+  const std::vector<uint8_t> lum = encode_lov_user_md(layout);
+  const int rc = syscalls().fsetxattr(fd, kLustreLayoutXattr, lum.data(), lum.size(), 0);
+  const int err = errno;
+  if (rc == 0 || err == EEXIST) return ok_status();
+  return error(TAPIO_ERR_IO,
+               "setting the Lustre layout of '{}' (stripe_count {}, stripe_size {}) failed: {}",
+               path, layout.stripe_count, layout.stripe_size, errno_string(err));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<File>> open_posix(const std::string& path, OpenMode mode,
-                                         Counters* counters) {
+                                         Counters* counters,
+                                         const std::optional<LustreLayout>& striping) {
   int flags = 0;
   const char* purpose = "";
   switch (mode) {
@@ -317,6 +333,8 @@ Result<std::unique_ptr<File>> open_posix(const std::string& path, OpenMode mode,
                    static_cast<int>(mode));
   }
   flags |= O_CLOEXEC;  // never leak descriptors into a child process
+  const bool stripe = striping.has_value() && mode == OpenMode::kCreate;
+  if (stripe) flags |= kLovDelayCreate;
   // 0666 filtered by the process umask, as for any new file: 0644 under the usual umask 022.
   constexpr mode_t kNewFileMode = 0666;
   int fd = -1;
@@ -331,6 +349,13 @@ Result<std::unique_ptr<File>> open_posix(const std::string& path, OpenMode mode,
                  path, purpose, errno_string(err));
   }
   if (counters != nullptr) counters->opens += 1;
+  if (stripe) {
+    const Status set = set_striping(fd, path, *striping);
+    if (!set.ok()) {
+      (void)syscalls().close(fd);  // the layout error is the one to report
+      return set;
+    }
+  }
   return std::unique_ptr<File>(new PosixFile(path, fd, counters));
 }
 

@@ -2,7 +2,9 @@
 #include "io/syscalls.h"
 
 #include <fcntl.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 namespace tapio::io {
@@ -32,12 +34,21 @@ int real_start_writeback(int fd, off_t offset, off_t length) {
 #endif
 }
 
+int real_statfs(const char* path, struct statfs* st) { return ::statfs(path, st); }
+ssize_t real_getxattr(const char* path, const char* name, void* value, size_t size) {
+  return ::getxattr(path, name, value, size);
+}
+int real_fsetxattr(int fd, const char* name, const void* value, size_t size, int flags) {
+  return ::fsetxattr(fd, name, value, size, flags);
+}
+
 }  // namespace
 
 const Syscalls& default_syscalls() {
-  static const Syscalls table = {real_open,  real_pread,     real_pwrite, real_pwritev,
-                                 real_fsync, real_ftruncate, real_fstat,  real_close,
-                                 real_start_writeback};
+  static const Syscalls table = {real_open,   real_pread,     real_pwrite,   real_pwritev,
+                                 real_fsync,  real_ftruncate, real_fstat,    real_close,
+                                 real_start_writeback,        real_statfs,   real_getxattr,
+                                 real_fsetxattr};
   return table;
 }
 

@@ -2,6 +2,7 @@
 // (EIO, ENOSPC, short writes, EINTR, slow storage) without touching the code under test.
 #pragma once
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -19,6 +20,11 @@ struct Syscalls {
   // Start writing back a range's dirty pages without waiting (Linux sync_file_range with
   // SYNC_FILE_RANGE_WRITE; elsewhere nothing).
   int (*start_writeback)(int fd, off_t offset, off_t length);
+  // File-system detection (io/filesystem.h) and Lustre striping: statfs(2), getxattr(2) by
+  // path (reads a layout) and fsetxattr(2) (sets the layout of a file just created).
+  int (*statfs)(const char* path, struct statfs* st);
+  ssize_t (*getxattr)(const char* path, const char* name, void* value, size_t size);
+  int (*fsetxattr)(int fd, const char* name, const void* value, size_t size, int flags);
 };
 
 // The table in use. Tests may overwrite entries and must restore them (see ScopedSyscalls).

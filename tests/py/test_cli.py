@@ -261,6 +261,27 @@ def test_ls_text(sample):
     assert re.search(r'note = "a \\"quoted\\"\\nline"$', out, re.M)
 
 
+def statfs_magic(path):
+    """The file system's magic number, asked of stat(1), not of tapio."""
+    out = subprocess.run(["stat", "-f", "-c", "%t", path], capture_output=True, text=True,
+                         check=True, timeout=TIMEOUT).stdout
+    return int(out.strip(), 16)
+
+
+@pytest.mark.parametrize("root,name,magic", [("/tmp", "ext4", 0xEF53),
+                                             ("/dev/shm", "tmpfs", 0x01021994)])
+def test_ls_storage_detects_the_file_system(root, name, magic):
+    if statfs_magic(root) != magic:
+        pytest.skip(f"{root} is not {name} here")
+    # A file about to be created: its nearest existing ancestor answers.
+    out = tapio("ls", "--storage", f"{root}/not/yet/out.nc").stdout
+    assert f"file system:   {name} (statfs magic {magic:#x}, from {root})" in out
+    # On ext4 and tmpfs the registry's defaults stay.
+    assert re.search(r"^  stripe_size +1048576 +\(registry default\)$", out, re.M)
+    assert re.search(r"^  block_align +4096 +\(registry default\)$", out, re.M)
+    assert re.search(r"^  data_align +512 +\(registry default\)$", out, re.M)
+
+
 def test_ls_cdf5_types(cdf5_types):
     info = compare_with_netcdf4(cdf5_types)
     assert info["format"] == "CDF-5"

@@ -58,7 +58,7 @@ Status DataFile::close(Status local) {
 CollectiveEngine::CollectiveEngine(EngineEnv env)
     : Engine(std::move(env)),
       spec_(CollectiveSpec::parse(params())),
-      nc_(dataset_env(resources(), path(), mode(), &profile(), spec_.file)),
+      nc_(dataset_env(resources(), open_spec(), &profile(), spec_.file)),
       data_(path(), mode() == OpenMode::kRead, spec_.file.fsync, &profile()) {
   const comm::Topology& t = resources().topology;
   const int count = plan::aggregator_count(comm().size(), t.nodes, spec_.aggregators,

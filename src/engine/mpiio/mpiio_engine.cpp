@@ -14,7 +14,7 @@ Result<MpiioSpec> MpiioSpec::parse(const Params& params) {
 MpiioEngine::MpiioEngine(EngineEnv env, MpiioSpec spec)
     : Engine(std::move(env)),
       spec_(std::move(spec)),
-      nc_(dataset_env(resources(), path(), mode(), &profile(), spec_.file)) {}
+      nc_(dataset_env(resources(), open_spec(), &profile(), spec_.file)) {}
 
 MpiioEngine::~MpiioEngine() = default;  // close() ran (the API closes every engine it deletes)
 

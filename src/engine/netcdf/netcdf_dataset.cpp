@@ -23,9 +23,9 @@ std::vector<uint8_t> fill_image(const netcdf::Var& v, uint64_t total) {
   return image;
 }
 
-DatasetEnv dataset_env(const Resources& res, const std::string& path, OpenMode mode,
-                       Profile* profile, NetcdfSpec spec) {
-  return DatasetEnv{res.comm, res.io, path, mode, profile, spec};
+DatasetEnv dataset_env(const Resources& res, const OpenSpec& open, Profile* profile,
+                       NetcdfSpec spec) {
+  return DatasetEnv{res.comm, res.io, open.path, open.mode, profile, spec, open.striping};
 }
 
 Status NetcdfDataset::agree(const Status& local) {
@@ -88,7 +88,8 @@ Status NetcdfDataset::create() {
   local = local.with_context(where());
   // Rank 0 creates the file within the same agreement as the definitions' check.
   if (local.ok() && comm().rank() == 0) {
-    auto opened = io::open_posix(env_.path, io::OpenMode::kCreate, &env_.profile->io);
+    auto opened =
+        io::open_posix(env_.path, io::OpenMode::kCreate, &env_.profile->io, env_.striping);
     local = opened.status();
     if (local.ok()) file_ = std::move(opened).value();
   }

@@ -28,6 +28,7 @@ struct DatasetEnv {
   OpenMode mode = OpenMode::kWrite;
   Profile* profile = nullptr;
   NetcdfSpec spec;
+  std::optional<io::LustreLayout> striping;  // the new file's layout (OpenSpec::striping)
 };
 
 // Which variables some rank put: in the last batch, and in the current step.
@@ -37,8 +38,8 @@ struct RecordStep {
 };
 
 // The dataset of an engine: its resources and profile, and the file's spec.
-DatasetEnv dataset_env(const Resources& res, const std::string& path, OpenMode mode,
-                       Profile* profile, NetcdfSpec spec);
+DatasetEnv dataset_env(const Resources& res, const OpenSpec& open, Profile* profile,
+                       NetcdfSpec spec);
 
 class NetcdfDataset {
  public:

@@ -6,7 +6,7 @@ namespace tapio {
 
 SerialEngine::SerialEngine(EngineEnv env)
     : Engine(std::move(env)),
-      nc_(dataset_env(resources(), path(), mode(), &profile(), NetcdfSpec::parse(params()))) {}
+      nc_(dataset_env(resources(), open_spec(), &profile(), NetcdfSpec::parse(params()))) {}
 
 Result<std::unique_ptr<Engine>> SerialEngine::open(EngineEnv env) {
   std::unique_ptr<SerialEngine> e(new SerialEngine(std::move(env)));

@@ -1,6 +1,7 @@
 // The subfile engine on the fake communicator (no mpiexec): a commit whose metadata write
 // fails on one virtual rank, for every metadata backend, and a failed send in the aggregate
-// path. The failed step commits nothing on any rank; the steps around it stay exact.
+// path. The failed step commits nothing on any rank; the steps around it stay exact. And a
+// dataset kept in an in-memory io::Storage: the engine reaches its files through nothing else.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 
 #include "engine/fake_engines.h"
 #include "format/subfile/records.h"
+#include "io/memory_storage.h"
 #include "io/syscalls.h"
 
 namespace tapio::test {
@@ -45,16 +47,19 @@ IoDef one_variable() {
   return io;
 }
 
-// Writes three steps (values of steps 0, 1, 2), each rank its block; during step 1 `victim`'s
-// metadata writes fail. Returns each step's outcome.
+// Writes three steps (values of steps 0, 1, 2), each rank its block, to `storage` (null:
+// POSIX); during step 1 `victim`'s metadata writes fail. Returns each step's outcome.
 std::vector<std::unique_ptr<Outcomes>> write(comm::FakeWorld& world, const std::string& path,
-                                             const ParamMap& params, int victim) {
+                                             const ParamMap& params, int victim,
+                                             io::Storage* storage = nullptr,
+                                             int ranks_per_node = 0) {
   std::vector<std::unique_ptr<Outcomes>> out;
   for (int s = 0; s < 3; ++s) out.push_back(std::make_unique<Outcomes>(P));
   const Status run = world.run([&](comm::Comm& c) {
     RankContext ctx;
     ctx.io = one_variable();
-    auto e = open_on(c, &ctx, "subfile", path, OpenMode::kWrite, params);
+    ctx.storage = storage;
+    auto e = open_on(c, &ctx, "subfile", path, OpenMode::kWrite, params, ranks_per_node);
     ASSERT_TRUE(e.ok()) << e.status().message();
     std::vector<double> data(N);
     for (int s = 0; s < 3; ++s) {
@@ -73,8 +78,9 @@ std::vector<std::unique_ptr<Outcomes>> write(comm::FakeWorld& world, const std::
   return out;
 }
 
-void expect_steps(const std::string& path, const std::vector<int>& values, const char* name) {
-  const Steps steps = read_whole("subfile", path);
+void expect_steps(const std::string& path, const std::vector<int>& values, const char* name,
+                  io::Storage* storage = nullptr) {
+  const Steps steps = read_whole("subfile", path, storage);
   ASSERT_EQ(steps.size(), values.size()) << name;
   for (size_t s = 0; s < steps.size(); ++s)
     for (uint64_t g = 0; g < N * P; ++g)
@@ -137,6 +143,67 @@ TEST(SubfileUnit, FailedSendInTheAggregatePathFailsTheStepEverywhere) {
     EXPECT_TRUE(outcomes[2]->all(TAPIO_OK)) << outcomes[2]->describe();
     expect_steps(path, {0, 2}, "aggregate");
   }
+}
+
+// The engine creates, opens, lists and removes its files only through io::Storage: written to
+// and read back from an in-memory Storage, under a parent directory that does not exist on
+// disk (a POSIX call the interface missed would fail there, or leave a file behind).
+TEST(SubfileStorage, DatasetLivesOnlyInTheStorageItIsGiven) {
+  const std::string root = "/tapio-memory-only";
+  ASSERT_FALSE(std::filesystem::exists(root));
+  const std::string path = root + "/d.tapio";
+  const std::vector<Case> cases = {
+      {"direct, gather", {{"subfile_write", "direct"}}, -1},
+      {"aggregate, log", {{"subfile_write", "aggregate"}, {"metadata", "log"}}, -1},
+      {"file per process, aligned", {{"aggregators", "all"}, {"metadata", "aligned"}}, -1},
+  };
+  for (const Case& c : cases) {
+    io::MemoryStorage storage({root});
+    comm::FakeWorld world(P);
+    const auto outcomes = write(world, path, c.params, c.victim, &storage, /*ranks_per_node=*/2);
+    for (const auto& o : outcomes) EXPECT_TRUE(o->all(TAPIO_OK)) << c.name << o->describe();
+    expect_steps(path, {0, 1, 2}, c.name, &storage);
+    const size_t subfiles = c.params.count("aggregators") ? P : 2;  // else one per node
+    std::vector<std::string> expected;
+    for (size_t k = 0; k < subfiles; ++k) expected.push_back(path + "/data.0." + std::to_string(k));
+    expected.push_back(path + "/tapio.idx");
+    expected.push_back(path + "/tapio.md");
+    EXPECT_EQ(storage.paths(), expected) << c.name;
+    EXPECT_FALSE(std::filesystem::exists(root)) << c.name;
+  }
+}
+
+// Writing a dataset again removes the previous one's files through the Storage: four subfiles,
+// then two, leave two.
+TEST(SubfileStorage, RewriteRemovesThePreviousSubfiles) {
+  io::MemoryStorage storage({"/mem"});
+  const std::string path = "/mem/d.tapio";
+  comm::FakeWorld four(P);
+  (void)write(four, path, {{"aggregators", "all"}}, -1, &storage, 2);
+  ASSERT_EQ(storage.paths().size(), 6u);
+  comm::FakeWorld two(P);
+  (void)write(two, path, {}, -1, &storage, 2);
+  EXPECT_EQ(storage.paths(), (std::vector<std::string>{path + "/data.0.0", path + "/data.0.1",
+                                                       path + "/tapio.idx", path + "/tapio.md"}));
+  expect_steps(path, {0, 1, 2}, "rewritten", &storage);
+}
+
+// A dataset whose parent directory does not exist fails to open, naming it (as on POSIX).
+TEST(SubfileStorage, MissingParentIsNotFound) {
+  io::MemoryStorage storage({"/mem"});
+  comm::FakeWorld world(2);
+  const Status run = world.run([&](comm::Comm& c) {
+    RankContext ctx;
+    ctx.io = one_variable();
+    ctx.storage = &storage;
+    auto e = open_on(c, &ctx, "subfile", "/mem/missing/d.tapio", OpenMode::kWrite, {});
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.status().code(), TAPIO_ERR_NOT_FOUND);
+    EXPECT_NE(e.status().message().find("/mem/missing"), std::string::npos)
+        << e.status().message();
+  });
+  EXPECT_TRUE(run.ok()) << run.message();
+  EXPECT_TRUE(storage.paths().empty());
 }
 
 }  // namespace

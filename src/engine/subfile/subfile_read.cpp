@@ -7,7 +7,6 @@
 // (subfile_fetch.cpp), which reads what several ranks want once.
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 
 #include "format/subfile/block_sums.h"
 #include "engine/subfile/subfile_engine.h"
@@ -34,17 +33,12 @@ enum : uint64_t { kNoNews = 0, kStillOpen = 1, kEnded = 2 };
 // The bytes of a dataset's data files (data.G.K): every run of a selection has a byte there at
 // least, so this bounds what the metadata may make a reader allocate (Catalog::set_data_bytes).
 // One directory listing: the data files are one per group, not per step.
-Result<uint64_t> data_bytes(const std::string& dir) {
-  std::error_code ec;
+Result<uint64_t> data_bytes(io::Storage& storage, const std::string& dir) {
+  Result<std::vector<io::StoredFile>> files = storage.list(dir, subfile::kDataPrefix);
+  if (!files.ok())
+    return files.status().with_context(fmt::format("dataset '{}': its data files", dir));
   uint64_t total = 0;
-  for (const auto& f : std::filesystem::directory_iterator(dir, ec)) {
-    if (f.path().filename().string().rfind("data.", 0) != 0) continue;
-    const uintmax_t size = f.file_size(ec);
-    if (ec) break;
-    total += size;
-  }
-  if (ec) return error(TAPIO_ERR_IO, "dataset '{}': listing its data files failed: {}", dir,
-                       ec.message());
+  for (const io::StoredFile& f : *files) total += f.size;
   return total;
 }
 
@@ -53,12 +47,12 @@ Result<uint64_t> data_bytes(const std::string& dir) {
 Status SubfileEngine::open_read() {
   Status local = ok_status();
   if (comm().rank() == 0 || !spec_.delegate_reads) {
-    auto index = io::open_posix(file_path(subfile::kIndexName), io::OpenMode::kReadOnly,
+    auto index = storage().open(file_path(subfile::kIndexName), io::OpenMode::kReadOnly,
                                 &profile().io);
     local = index.status();
     if (local.ok()) {
       index_ = std::move(index).value();
-      auto md = io::open_posix(file_path(subfile::kMetadataName), io::OpenMode::kReadOnly,
+      auto md = storage().open(file_path(subfile::kMetadataName), io::OpenMode::kReadOnly,
                                &profile().io);
       local = md.status();
       if (local.ok()) md_ = std::move(md).value();
@@ -109,7 +103,7 @@ Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
   // when no step is new (a live reader's polls).
   uint64_t data = 0;
   if (!steps.empty()) {
-    TAPIO_ASSIGN_OR_RETURN(data, data_bytes(path()));
+    TAPIO_ASSIGN_OR_RETURN(data, data_bytes(storage(), path()));
   }
   std::vector<uint8_t> blob;
   put_u64(blob, news);
@@ -188,7 +182,7 @@ Status SubfileEngine::ensure_loaded(uint64_t step) {
   if (catalog_.loaded(step)) return ok_status();
   PhaseTimer t(&profile(), Phase::kMetadata);
   if (!md_) {
-    TAPIO_ASSIGN_OR_RETURN(md_, io::open_posix(file_path(subfile::kMetadataName),
+    TAPIO_ASSIGN_OR_RETURN(md_, storage().open(file_path(subfile::kMetadataName),
                                                io::OpenMode::kReadOnly, &profile().io));
   }
   const subfile::StepRecord& r = catalog_.record(step);
@@ -204,7 +198,7 @@ Status SubfileEngine::ensure_loaded(uint64_t step) {
 Result<io::File*> SubfileEngine::data_file(uint32_t generation, uint32_t subfile) {
   auto& f = data_files_[{generation, subfile}];
   if (!f) {
-    TAPIO_ASSIGN_OR_RETURN(f, io::open_posix(file_path(subfile::data_name(generation, subfile)),
+    TAPIO_ASSIGN_OR_RETURN(f, storage().open(file_path(subfile::data_name(generation, subfile)),
                                              io::OpenMode::kReadOnly, &profile().io));
   }
   return f.get();

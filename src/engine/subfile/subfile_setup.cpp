@@ -1,8 +1,6 @@
 // Subfile engine, opening for writing: the dataset directory and its index (rank 0), the
 // aggregation groups, and each group's subfile — created by the group's first rank and, when
 // every rank writes its own bytes, then opened by the others.
-#include <filesystem>
-
 #include "engine/subfile/subfile_engine.h"
 #include "plan/domains.h"
 
@@ -11,19 +9,13 @@ namespace {
 
 // Remove a previous dataset's files (only tapio's own) and make the directory; not its
 // parents: as for a NetCDF file, the parent directory must exist (a mistyped path fails).
-Status prepare_directory(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directory(path, ec);
-  if (ec == std::errc::no_such_file_or_directory)
-    return error(TAPIO_ERR_NOT_FOUND, "cannot create directory '{}': its parent directory '{}' "
-                 "does not exist", path, fs::path(path).parent_path().string());
-  if (ec) return error(TAPIO_ERR_IO, "cannot create directory '{}': {}", path, ec.message());
-  for (const auto& entry : fs::directory_iterator(path, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name == subfile::kIndexName || name == subfile::kMetadataName ||
-        name.rfind("data.", 0) == 0)
-      fs::remove(entry.path(), ec);
+Status prepare_directory(io::Storage& storage, const std::string& path) {
+  TAPIO_RETURN_IF_ERROR(storage.make_directory(path));
+  TAPIO_ASSIGN_OR_RETURN(std::vector<io::StoredFile> files, storage.list(path));
+  for (const io::StoredFile& f : files) {
+    if (f.name == subfile::kIndexName || f.name == subfile::kMetadataName ||
+        f.name.rfind(subfile::kDataPrefix, 0) == 0)
+      TAPIO_RETURN_IF_ERROR(storage.remove(path + "/" + f.name));
   }
   return ok_status();
 }
@@ -50,10 +42,10 @@ std::vector<int> groups_of_ranks(int P, const comm::Topology& topology, const Su
 }  // namespace
 
 Status SubfileEngine::create() {
-  Status local = comm().rank() == 0 ? prepare_directory(path()) : ok_status();
+  Status local = comm().rank() == 0 ? prepare_directory(storage(), path()) : ok_status();
   if (local.ok() && comm().rank() == 0) {
     auto index =
-        io::open_posix(file_path(subfile::kIndexName), io::OpenMode::kCreate, &profile().io);
+        storage().open(file_path(subfile::kIndexName), io::OpenMode::kCreate, &profile().io);
     local = index.status();
     if (local.ok()) {
       index_ = std::move(index).value();
@@ -62,7 +54,7 @@ Status SubfileEngine::create() {
       index_end_ = header.size();
     }
     if (local.ok()) {
-      local = io::open_posix(file_path(subfile::kMetadataName), io::OpenMode::kCreate, nullptr)
+      local = storage().open(file_path(subfile::kMetadataName), io::OpenMode::kCreate, nullptr)
                   .status();
     }
   }
@@ -106,7 +98,7 @@ Status SubfileEngine::open_append() {
   Status local = ok_status();
   if (comm().rank() == 0) {
     index_.reset();
-    auto index = io::open_posix(file_path(subfile::kIndexName), io::OpenMode::kReadWrite,
+    auto index = storage().open(file_path(subfile::kIndexName), io::OpenMode::kReadWrite,
                                 &profile().io);
     local = index.status();
     if (local.ok()) {
@@ -135,14 +127,14 @@ Status SubfileEngine::setup_writers() {
   const bool first = !group_ || group_->rank() == 0;
   Status local = ok_status();
   if (first) {  // the group's first rank creates its subfile
-    auto data = io::open_posix(file_path(subfile::data_name(generation_, subfile_)),
-                               io::OpenMode::kCreate, &profile().io);
+    auto data = storage().open(file_path(subfile::data_name(generation_, subfile_)),
+                               io::OpenMode::kCreate, &profile().io, open_spec().striping);
     local = data.status();
     if (local.ok()) data_ = std::move(data).value();
   }
   const bool md_writer = spec_.metadata != SubfileSpec::Metadata::kGather || comm().rank() == 0;
   if (local.ok() && md_writer) {
-    auto md = io::open_posix(file_path(subfile::kMetadataName), io::OpenMode::kReadWrite,
+    auto md = storage().open(file_path(subfile::kMetadataName), io::OpenMode::kReadWrite,
                              &profile().io);
     local = md.status();
     if (local.ok()) md_ = std::move(md).value();
@@ -157,7 +149,7 @@ Status SubfileEngine::open_subfile() {
   if (spec_.fpp || aggregate_) return ok_status();
   Status local = ok_status();
   if (group_->rank() != 0) {
-    auto data = io::open_posix(file_path(subfile::data_name(generation_, subfile_)),
+    auto data = storage().open(file_path(subfile::data_name(generation_, subfile_)),
                                io::OpenMode::kReadWrite, &profile().io);
     local = data.status();
     if (local.ok()) data_ = std::move(data).value();

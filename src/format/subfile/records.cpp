@@ -44,7 +44,7 @@ bool decode_attrs(LeReader& r, std::vector<Attribute>* attrs) {
 }  // namespace
 
 std::string data_name(uint32_t generation, uint32_t subfile) {
-  return "data." + std::to_string(generation) + "." + std::to_string(subfile);
+  return kDataPrefix + std::to_string(generation) + "." + std::to_string(subfile);
 }
 
 uint64_t checksum(const void* data, size_t size) { return XXH3_64bits(data, size); }

@@ -25,6 +25,7 @@ inline constexpr uint64_t kStepRecordSize = 64;
 inline constexpr uint64_t kChecksumChunk = 1u << 20;  // data checksums cover 1 MiB chunks
 inline constexpr const char* kIndexName = "tapio.idx";
 inline constexpr const char* kMetadataName = "tapio.md";
+inline constexpr const char* kDataPrefix = "data.";
 std::string data_name(uint32_t generation, uint32_t subfile);  // "data.G.K"
 
 uint64_t checksum(const void* data, size_t size);  // XXH3-64

@@ -1,0 +1,46 @@
+// Where an engine's files live: the narrow interface the subfile engine creates, opens, lists
+// and removes its files through (the bytes themselves move through io::File). POSIX is the one
+// implementation; an object store would map a directory to a key prefix and a file to an
+// object (docs/design.md, "Storage").
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "io/file.h"
+
+namespace tapio::io {
+
+// A file found by Storage::list: its name within the directory, and its size in bytes.
+struct StoredFile {
+  std::string name;
+  uint64_t size = 0;
+};
+
+class Storage {
+ public:
+  virtual ~Storage() = default;
+
+  // Open or create one file (see OpenMode; `striping` as for open_posix). Errors name the path;
+  // a missing file is TAPIO_ERR_NOT_FOUND.
+  virtual Result<std::unique_ptr<File>> open(const std::string& path, OpenMode mode,
+                                             Counters* counters,
+                                             const std::optional<LustreLayout>& striping = {}) = 0;
+  // Make directory `dir` if it does not exist; not its parents: a missing parent is
+  // TAPIO_ERR_NOT_FOUND naming it, as a mistyped path should be.
+  virtual Status make_directory(const std::string& dir) = 0;
+  // The files directly in `dir` whose names start with `prefix`, sorted by name.
+  virtual Result<std::vector<StoredFile>> list(const std::string& dir,
+                                               const std::string& prefix = "") = 0;
+  // Remove one file; one already gone is not an error.
+  virtual Status remove(const std::string& path) = 0;
+};
+
+// The POSIX file system: open_posix for files, std::filesystem for directories. Stateless and
+// shared.
+Storage& posix_storage();
+
+}  // namespace tapio::io
