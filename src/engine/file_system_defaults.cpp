@@ -132,7 +132,8 @@ Status apply_file_system(const comm::Comm& comm, OpenSpec* spec) {
     fs = io::detect_filesystem(spec->path);
     bytes = encode(fs);
   }
-  TAPIO_RETURN_IF_ERROR(comm.bcast_bytes(bytes, 0));
+  // Agreed at once: a rank whose broadcast failed knows nothing of the file system.
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm, comm.bcast_bytes(bytes, 0)));
   if (comm.rank() != 0) fs = decode(bytes);
   TAPIO_ASSIGN_OR_RETURN(FileSystemPlan plan, plan_for_file_system(fs, *spec));
   for (const auto& [name, value] : plan.defaults)
