@@ -178,10 +178,10 @@ Status CollectiveEngine::plan_direct(const std::vector<plan::MemSegment>& mine,
   PhaseTimer t(&profile(), Phase::kAgree);
   std::vector<uint64_t> his(ranges.size()), lower_his;
   for (size_t v = 0; v < ranges.size(); ++v) his[v] = ranges[v].length ? ranges[v].end() : 0;
-  // The scan decides every rank's path: a rank whose scan failed must not go on alone.
-  TAPIO_RETURN_IF_ERROR(agree(comm().exscan_max(his, &lower_his)));
-  *cannot = direct->eligible && plan::in_rank_order(ranges, lower_his) ? 0 : 1;
-  return ok_status();
+  // A failed scan leaves this rank unable to write directly; its error rides on the vote.
+  const Status scanned = comm().exscan_max(his, &lower_his);
+  *cannot = scanned.ok() && direct->eligible && plan::in_rank_order(ranges, lower_his) ? 0 : 1;
+  return scanned;
 }
 
 Status CollectiveEngine::close_files() {

@@ -45,6 +45,7 @@ class CollectiveEngine final : public Engine {
     uint64_t bytes = 0;              // bytes put
     uint64_t out_of_memory = 0;      // ranks short of memory for their buffers
     uint64_t changed = 0;            // ranks whose puts differ from their previous batch's
+    uint64_t failed = 0;             // ranks whose direct-write scan failed
     std::vector<uint64_t> elements;  // elements put, per variable
   };
   Status vote(const std::vector<PutOp>& puts, uint64_t step, WriteVotes* votes);
@@ -69,7 +70,8 @@ class CollectiveEngine final : public Engine {
   uint64_t step_span(uint64_t step) const;
   // Direct I/O (plan/direct.h), when the `direct` parameter allows it: plans this rank's
   // requests and takes part in the exscan that checks rank order per variable (`ranges`:
-  // this rank's file range in each variable); *cannot is 0 if this rank can go direct.
+  // this rank's file range in each variable); *cannot is 0 if this rank can go direct. A failed
+  // scan is returned with *cannot = 1, for the caller's vote to spread.
   Status plan_direct(const std::vector<plan::MemSegment>& mine,
                      const std::vector<plan::Extent>& ranges, plan::DirectPlan* direct,
                      uint64_t* cannot);

@@ -50,18 +50,20 @@ bool CollectiveEngine::may_stage(const plan::DirectPlan& direct) const {
 
 // The votes, summed with the touched variables in one reduction.
 Status CollectiveEngine::vote(const std::vector<PutOp>& puts, uint64_t step, WriteVotes* v) {
-  enum { kCannotDirect, kBytes, kOutOfMemory, kChanged, kElements };
+  enum { kCannotDirect, kBytes, kOutOfMemory, kChanged, kFailed, kElements };
   std::vector<uint64_t> sums(kElements + io().vars.size(), 0);
   sums[kCannotDirect] = v->cannot_direct;
   sums[kBytes] = v->bytes;
   sums[kOutOfMemory] = v->out_of_memory;
   sums[kChanged] = repeated_.same_as_last(puts, step) ? 0 : 1;
+  sums[kFailed] = v->failed;
   for (const PutOp& p : puts) sums[kElements + p.var] += p.elements;
   TAPIO_RETURN_IF_ERROR(nc_.note_puts(puts, &sums));
   v->cannot_direct = sums[kCannotDirect];
   v->bytes = sums[kBytes];
   v->out_of_memory = sums[kOutOfMemory];
   v->changed = sums[kChanged];
+  v->failed = sums[kFailed];
   v->elements.assign(sums.begin() + kElements, sums.end());
   return ok_status();
 }
@@ -84,14 +86,16 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   const collective::Staged& staged = *described;
   WriteVotes votes;
   plan::DirectPlan direct;
-  TAPIO_RETURN_IF_ERROR(
-      plan_direct(staged.segments(), staged.ranges(), &direct, &votes.cannot_direct));
+  const Status scanned =
+      plan_direct(staged.segments(), staged.ranges(), &direct, &votes.cannot_direct);
+  votes.failed = scanned.ok() ? 0 : 1;
   votes.bytes = direct.bytes;
   const uint64_t staging = may_stage(direct) ? staged.bytes() : 0;
   const uint64_t round = std::min(spec_.round_bytes, step_span(step));
   const bool reserved = reserve(staging, 2, round);
   votes.out_of_memory = reserved ? 0 : 1;
   TAPIO_RETURN_IF_ERROR(vote(puts, step, &votes));
+  if (votes.failed > 0) return agree(scanned);
   if (votes.out_of_memory > 0) return reserved ? ok_status() : out_of_memory(staging, 2, round);
   std::vector<Target> targets = batch_targets(step);  // the same on every rank
   if (targets.empty()) return ok_status();
