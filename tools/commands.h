@@ -46,6 +46,9 @@ int run_convert(const ConvertOptions& options);  // calls MPI; run it under mpie
 int run_sim(const SimOptions& options);          // no MPI, unless --calibrate
 // Replaces the process with `python -m tapio report ARGS`; returns 1 if that cannot start.
 int run_report(const std::vector<std::string>& args);
+// The Python with the tapio package and matplotlib: $TAPIO_PYTHON, else the project's .venv
+// (make python), else python3. report and sim --plot run it.
+std::string project_python();
 
 // Print "tapio: message" to stderr (on rank 0 only once MPI is started) and return 1.
 int fail(const std::string& message);

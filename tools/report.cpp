@@ -11,19 +11,16 @@
 #include "commands.h"
 
 namespace tapio::cli {
-namespace {
 
-std::string python() {
+std::string project_python() {
   const char* env = std::getenv("TAPIO_PYTHON");
   if (env && *env) return env;
   const std::string venv = TAPIO_SOURCE_DIR "/.venv/bin/python";
   return access(venv.c_str(), X_OK) == 0 ? venv : "python3";
 }
 
-}  // namespace
-
 int run_report(const std::vector<std::string>& args) {
-  const std::string exe = python();
+  const std::string exe = project_python();
   std::vector<std::string> words = {exe, "-m", "tapio", "report"};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;

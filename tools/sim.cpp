@@ -103,11 +103,11 @@ void print_text(const sim::Workload& w, const sim::Traffic& t, const sim::Predic
 int plot(const json& j, const std::string& out) {
   const std::string data = out + ".json";
   std::ofstream(data) << j.dump(1);
-  const std::string cmd = fmt::format("\"{}/.venv/bin/python\" \"{}/scripts/sim_plot.py\" \"{}\" \"{}\"",
-                                      TAPIO_SOURCE_DIR, TAPIO_SOURCE_DIR, data, out);
+  const std::string cmd = fmt::format("\"{}\" \"{}/scripts/sim_plot.py\" \"{}\" \"{}\"",
+                                      project_python(), TAPIO_SOURCE_DIR, data, out);
   const int rc = std::system(cmd.c_str());
   std::remove(data.c_str());
-  return rc == 0 ? 0 : fail("--plot: " + cmd + " failed (matplotlib in the project's .venv?)");
+  return rc == 0 ? 0 : fail("--plot: " + cmd + " failed (matplotlib in the project's .venv, or in $TAPIO_PYTHON?)");
 }
 
 }  // namespace
