@@ -12,6 +12,11 @@
 #include "tapio/tapio.h"
 
 namespace tapio {
+// The wrappers are inline functions of header-only classes; the inline namespace gives them
+// linkage names of their own (tapio::cxx::Engine::close), so that a program that also links
+// tapio's internal classes statically (the crash tests do) never has the linker merge
+// tapio::Engine::close with the engine's own. Code still writes tapio::Engine.
+inline namespace cxx {
 
 class Error : public std::runtime_error {
  public:
@@ -221,4 +226,5 @@ class Context {
 
 inline std::string version() { return tapio_version(); }
 
+}  // namespace cxx
 }  // namespace tapio

@@ -2,12 +2,16 @@
 // the reader that checks what it left.
 //
 //   crash_writer PATH ENGINE STEPS [SLEEP_MS] [--append] [--param KEY=VALUE]...
-//       Writes STEPS steps (with --append: STEPS more steps after the dataset's last one) of
+//                [--slow-open-ms MS] [--slow-fsync-ms MS]
+//       Rank 0 prints "opening" before the open and "closing S" before the close (S steps
+//       written), so a kill can be aimed at either. Writes STEPS steps (with --append: STEPS more steps after the dataset's last one) of
 //         temp  3-D float64 (depth, lat, lon), block-decomposed by latitude over the ranks;
 //         ids   1-D int32, an irregular map of runs dealt out over the ranks;
 //         grid  1-D float64 fixed variable, put in the first step of a new file.
 //       After each end_step rank 0 prints "committed S" and flushes stdout, then every rank
-//       sleeps SLEEP_MS milliseconds.
+//       sleeps SLEEP_MS milliseconds. --slow-open-ms / --slow-fsync-ms make every open(2) or
+//       fsync(2) of the I/O layer wait that long first (slow storage), so that a kill aimed at
+//       the open or at the close (where fsync = close syncs) lands inside it.
 //   crash_writer PATH ENGINE STEPS --verify [--param KEY=VALUE]...
 //       Opens PATH for reading, prints "steps N" and checks every element of every step it
 //       sees (STEPS is ignored). Each rank reads another part than it would have written.
@@ -28,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/syscalls.h"
 #include "tapio/tapio.hpp"
 
 namespace {
@@ -66,8 +71,34 @@ struct Args {
   std::string path, engine;
   uint64_t steps = 0, sleep_ms = 0;
   bool verify = false, append = false;
+  uint64_t slow_open_ms = 0, slow_fsync_ms = 0;
   std::vector<std::pair<std::string, std::string>> params;
 };
+
+// Slow storage: the table's entries are plain function pointers, so the delays live here.
+uint64_t g_slow_open_ms = 0, g_slow_fsync_ms = 0;
+
+void slow_storage(const Args& a) {
+  g_slow_open_ms = a.slow_open_ms;
+  g_slow_fsync_ms = a.slow_fsync_ms;
+  auto& table = tapio::io::syscalls();
+  if (g_slow_open_ms)
+    table.open = [](const char* path, int flags, mode_t mode) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(g_slow_open_ms));
+      return tapio::io::default_syscalls().open(path, flags, mode);
+    };
+  if (g_slow_fsync_ms)
+    table.fsync = [](int fd) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(g_slow_fsync_ms));
+      return tapio::io::default_syscalls().fsync(fd);
+    };
+}
+
+void say(int rank, const std::string& line) {
+  if (rank != 0) return;
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
 
 void setup(tapio::IO& io, const Args& a) {
   io.set_engine(a.engine);
@@ -81,6 +112,7 @@ int write(const Args& a, int rank, int size) {
   auto temp = io.define_variable<double>("temp", kTemp, {"depth", "lat", "lon"});
   auto ids = io.define_variable<int32_t>("ids", {kIds}, {"cell"});
   auto grid = io.define_variable<double>("grid", {kGrid}, {"node"}, TAPIO_VAR_FIXED);
+  say(rank, "opening");
   tapio::Engine out = io.open(a.path, a.append ? TAPIO_MODE_APPEND : TAPIO_MODE_WRITE);
   const uint64_t first = out.current_step();
 
@@ -116,17 +148,12 @@ int write(const Args& a, int rank, int size) {
       out.put(grid, gr);
     }
     out.end_step();
-    if (rank == 0) {
-      std::printf("committed %llu\n", static_cast<unsigned long long>(s));
-      std::fflush(stdout);
-    }
+    say(rank, "committed " + std::to_string(s));
     if (a.sleep_ms) std::this_thread::sleep_for(std::chrono::milliseconds(a.sleep_ms));
   }
+  say(rank, "closing " + std::to_string(first + a.steps));
   out.close();
-  if (rank == 0) {
-    std::printf("closed %llu\n", static_cast<unsigned long long>(first + a.steps));
-    std::fflush(stdout);
-  }
+  say(rank, "closed " + std::to_string(first + a.steps));
   return 0;
 }
 
@@ -199,7 +226,7 @@ int verify(const Args& a, int rank, int size) {
 int usage() {
   std::fprintf(stderr,
                "usage: crash_writer PATH ENGINE STEPS [SLEEP_MS] [--append | --verify] "
-               "[--param KEY=VALUE]...\n");
+               "[--param KEY=VALUE]... [--slow-open-ms MS] [--slow-fsync-ms MS]\n");
   return 64;
 }
 
@@ -219,6 +246,9 @@ int main(int argc, char** argv) {
       a.verify = true;
     } else if (s == "--append") {
       a.append = true;
+    } else if ((s == "--slow-open-ms" || s == "--slow-fsync-ms") && i + 1 < argc) {
+      (s == "--slow-open-ms" ? a.slow_open_ms : a.slow_fsync_ms) =
+          std::strtoull(argv[++i], nullptr, 10);
     } else if (s == "--param" && i + 1 < argc) {
       const std::string kv = argv[++i];
       const auto eq = kv.find('=');
@@ -240,6 +270,7 @@ int main(int argc, char** argv) {
 
   int rc;
   try {
+    slow_storage(a);
     rc = a.verify ? verify(a, rank, size) : write(a, rank, size);
   } catch (const tapio::Error& e) {
     // Collective calls fail on every rank alike; rank 0 speaks for all.

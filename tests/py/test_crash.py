@@ -120,18 +120,25 @@ class Writer:
         if m:
             self.committed = int(m.group(1))
 
-    def wait_committed(self, step, timeout=RUN_TIMEOUT):
-        """Block until `committed step` is printed."""
+    def _wait(self, done, what, timeout=RUN_TIMEOUT):
         deadline = time.monotonic() + timeout
-        while self.committed < step:
+        while not done():
             try:
                 line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                pytest.fail(f"no `committed {step}` within {timeout} s; saw {self.seen}")
+                pytest.fail(f"no `{what}` within {timeout} s; saw {self.seen}")
             if line is None:
-                pytest.fail(f"writer ended before `committed {step}`: {self.seen}\n"
+                pytest.fail(f"writer ended before `{what}`: {self.seen}\n"
                             f"{self.proc.stderr.read()}")
             self._take(line)
+
+    def wait_committed(self, step):
+        """Block until `committed step` is printed."""
+        self._wait(lambda: self.committed >= step, f"committed {step}")
+
+    def wait_line(self, want):
+        """Block until the line `want` is printed (`opening`, `closing S`)."""
+        self._wait(lambda: want + "\n" in self.seen, want)
 
     def kill(self):
         """SIGKILL everything, then collect what was printed before the kill."""
@@ -193,6 +200,41 @@ def check_after_kill(writer, ranks, path, engine, committed):
     return steps
 
 
+def check_refused_or_exact(writer, ranks, path, engine, committed):
+    """After a kill that may have landed before the first commit: the reader refuses the
+    output with a clear error naming it (only if nothing was known committed), or reads its
+    steps exactly. No upper bound beyond the steps asked for: within a few milliseconds a fast
+    writer commits steps whose `committed` lines the kill loses inside mpiexec. Every step the
+    reader sees is checked value by value, which is what rules out garbage."""
+    rc, steps, out = verify(writer, ranks, path, engine)
+    if rc == 0:  # 0 steps, or steps that committed before the kill landed: all exact
+        assert steps is not None and committed <= steps <= MANY_STEPS, out
+    else:
+        assert rc == 2 and not committed, out
+        assert re.search(rf"^error: tapio_open: .*'{re.escape(str(path))}'", out, re.M), out
+    if engine != "subfile":
+        try:
+            assert check_netcdf(path, committed, MANY_STEPS) == (steps or 0)
+        except OSError:  # netCDF4 may refuse what tapio refused, nothing else
+            assert rc != 0, out
+
+
+def append_and_check(writer, path, engine, ranks, before):
+    """Append 2 steps to a killed writer's output (with `ranks` ranks) and read all back."""
+    a = Writer(ranks, *writer_args(writer, path, engine, ranks, 2, 0, "--append"))
+    try:
+        rc = a.proc.wait(timeout=RUN_TIMEOUT)
+        a.kill()  # collects the output; the processes have ended
+    finally:
+        a.cleanup()
+    assert rc == 0, f"append after a crash failed:\n{''.join(a.seen)}{a.proc.stderr.read()}"
+    assert a.committed == before + 1 and f"closed {before + 2}\n" in a.seen, a.seen
+    rc, steps, out = verify(writer, ranks, path, engine)
+    assert rc == 0 and steps == before + 2, out
+    if engine != "subfile":
+        assert check_netcdf(path, before + 2, before + 2) == before + 2
+
+
 def writer_args(writer, path, engine, ranks, steps, sleep_ms, *extra):
     return (writer, path, engine, steps, sleep_ms, *extra, *PARAMS.get((engine, ranks), []))
 
@@ -252,20 +294,7 @@ def test_kill_before_any_commit(writer, tmp_path, engine, ranks):
             committed = w.kill()
         finally:
             w.cleanup()
-        rc, steps, out = verify(writer, ranks, path, engine)
-        # No upper bound beyond the steps asked for: within a few milliseconds a fast writer
-        # commits steps whose `committed` lines the kill loses inside mpiexec. Every step the
-        # reader sees is checked value by value, which is what rules out garbage.
-        if rc == 0:  # 0 steps, or steps that committed before the kill landed: all exact
-            assert steps is not None and committed <= steps <= MANY_STEPS, out
-        else:
-            assert rc == 2 and not committed, out
-            assert re.search(rf"^error: tapio_open: .*'{re.escape(str(path))}'", out, re.M), out
-        if engine != "subfile":
-            try:
-                assert check_netcdf(path, committed, MANY_STEPS) == (steps or 0)
-            except OSError:  # netCDF4 may refuse what tapio refused, nothing else
-                assert rc != 0, out
+        check_refused_or_exact(writer, ranks, path, engine, committed)
 
 
 @pytest.mark.parametrize("engine, ranks, append_ranks",
@@ -282,19 +311,7 @@ def test_append_after_crash(writer, tmp_path, engine, ranks, append_ranks):
     finally:
         w.cleanup()
     before = check_after_kill(writer, ranks, path, engine, committed)
-    a = Writer(append_ranks,
-               *writer_args(writer, path, engine, append_ranks, 2, 0, "--append"))
-    try:
-        rc = a.proc.wait(timeout=RUN_TIMEOUT)
-        a.kill()  # collects the output; the processes have ended
-    finally:
-        a.cleanup()
-    assert rc == 0, f"append after a crash failed:\n{''.join(a.seen)}{a.proc.stderr.read()}"
-    assert a.committed == before + 1 and f"closed {before + 2}\n" in a.seen, a.seen
-    rc, steps, out = verify(writer, append_ranks, path, engine)
-    assert rc == 0 and steps == before + 2, out
-    if engine != "subfile":
-        assert check_netcdf(path, before + 2, before + 2) == before + 2
+    append_and_check(writer, path, engine, append_ranks, before)
 
 
 def writer_ranks(proc):
@@ -310,6 +327,19 @@ def writer_ranks(proc):
     return sorted(pids)
 
 
+def kill_one_rank(w, rng):
+    """SIGKILL one of the writer's rank processes (a seeded choice); Open MPI must then end the
+    job. Returns what was printed as committed before the kill."""
+    ranks = writer_ranks(w.proc)
+    assert len(ranks) == 4, f"expected 4 rank processes, found {ranks}"
+    os.kill(rng.choice(ranks), signal.SIGKILL)
+    try:
+        w.proc.wait(timeout=RUN_TIMEOUT)  # Open MPI aborts the other ranks
+    except subprocess.TimeoutExpired:
+        pytest.fail("the job went on after one of its ranks was killed")
+    return w.kill()  # collects what was printed; reaps anything left
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_kill_one_rank(writer, tmp_path, engine):
     """SIGKILL of one rank of four (a seeded choice, at a seeded moment after the first
@@ -320,15 +350,56 @@ def test_kill_one_rank(writer, tmp_path, engine):
     try:
         w.wait_committed(0)
         time.sleep(rng.uniform(0.0, 0.5))
-        ranks = writer_ranks(w.proc)
-        assert len(ranks) == 4, f"expected 4 rank processes, found {ranks}"
-        os.kill(rng.choice(ranks), signal.SIGKILL)
-        try:
-            w.proc.wait(timeout=RUN_TIMEOUT)  # Open MPI aborts the other ranks
-        except subprocess.TimeoutExpired:
-            pytest.fail("the job went on after one of its ranks was killed")
-        committed = w.kill()  # collects what was printed; reaps anything left
+        committed = kill_one_rank(w, rng)
     finally:
         w.cleanup()
     assert w.proc.returncode != 0, f"writer finished before the kill: {w.seen}"
     check_after_kill(writer, 4, path, engine, committed)
+
+
+SLOW_MS = 1000  # open(2) / fsync(2) delay that holds the writer inside open / close
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_kill_one_rank_at_open(writer, tmp_path, engine):
+    """One rank of four killed inside open (every open(2) of the I/O layer made slow, the kill
+    a seeded moment after `opening`): the job ends, and the output is refused with a clear
+    error or reads as 0 steps; never garbage."""
+    rng = random.Random(f"open-{engine}")
+    path = out_path(tmp_path, engine)
+    w = Writer(4, *writer_args(writer, path, engine, 4, MANY_STEPS, 0,
+                               "--slow-open-ms", SLOW_MS))
+    try:
+        w.wait_line("opening")
+        time.sleep(rng.uniform(0.0, 0.3))
+        committed = kill_one_rank(w, rng)
+    finally:
+        w.cleanup()
+    assert committed == 0, f"the kill missed the open: {w.seen}"
+    check_refused_or_exact(writer, 4, path, engine, committed)
+
+
+@pytest.mark.parametrize("who, ranks", [("all", 1), ("all", 4), ("one", 4)])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_kill_at_close(writer, tmp_path, engine, who, ranks):
+    """The whole job, or one rank of four, killed inside close (every fsync(2) made slow, so
+    the close's final syncs and the subfile end record are under way, the kill a seeded
+    moment after `closing`): every step written reads back exactly, no more, and an append
+    adds two more."""
+    rng = random.Random(f"close-{engine}-{who}-{ranks}")
+    path = out_path(tmp_path, engine)
+    w = Writer(ranks, *writer_args(writer, path, engine, ranks, 3, 0,
+                                   "--slow-fsync-ms", SLOW_MS))
+    try:
+        w.wait_line("closing 3")
+        time.sleep(rng.uniform(0.0, 0.3))
+        committed = kill_one_rank(w, rng) if who == "one" else w.kill()
+    finally:
+        w.cleanup()
+    assert committed == 3 and "closed 3\n" not in w.seen, f"the kill missed the close: {w.seen}"
+    rc, steps, out = verify(writer, ranks, path, engine)
+    assert rc == 0 and steps == 3, out
+    if engine != "subfile":
+        assert check_netcdf(path, 3, 3) == 3
+    if engine != "mpiio":
+        append_and_check(writer, path, engine, ranks, 3)
