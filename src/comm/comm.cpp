@@ -54,8 +54,8 @@ size_t element_size(Comm::Type type) {
 
 Status Comm::barrier() const { return do_barrier(); }
 
-Status Comm::bcast_value(uint64_t* value, int root) const {
-  return do_bcast(value, sizeof *value, root);
+Status Comm::bcast_values(uint64_t* values, int n, int root) const {
+  return do_bcast(values, static_cast<int>(sizeof *values) * n, root);
 }
 
 Status Comm::bcast_bytes(std::vector<uint8_t>& bytes, int root) const {

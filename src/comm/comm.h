@@ -89,8 +89,9 @@ class Comm {
   virtual Status allocate_shared(uint64_t bytes, std::unique_ptr<SharedWindow>* out) const = 0;
 
   Status barrier() const;
-  // Root's value reaches every rank.
-  Status bcast_value(uint64_t* value, int root) const;
+  // Root's n values reach every rank.
+  Status bcast_values(uint64_t* values, int n, int root) const;
+  Status bcast_value(uint64_t* value, int root) const { return bcast_values(value, 1, root); }
   // Root's bytes reach every rank (resized on non-roots).
   Status bcast_bytes(std::vector<uint8_t>& bytes, int root) const;
   // MAX and MIN of uint64 values below 2^63 only: some MPIs (MPICH 4.0) compare MPI_UINT64_T

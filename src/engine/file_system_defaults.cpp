@@ -1,7 +1,7 @@
 #include "engine/file_system_defaults.h"
 
 #include <algorithm>
-#include <cstring>
+#include <array>
 #include <limits>
 
 #include "core/warnings.h"
@@ -64,21 +64,18 @@ Result<std::optional<io::LustreLayout>> lustre_request(const Params& p, const st
 }
 
 // The detection result travels as six numbers; the kind follows from the magic.
-std::vector<uint8_t> encode(const io::FileSystemInfo& fs) {
-  const uint64_t v[6] = {fs.magic,
-                         fs.block_size,
-                         fs.layout.has_value(),
-                         fs.layout ? fs.layout->stripe_size : 0u,
-                         fs.layout ? fs.layout->stripe_count : 0u,
-                         fs.layout ? fs.layout->stripe_offset : 0u};
-  std::vector<uint8_t> out(sizeof v);
-  std::memcpy(out.data(), v, sizeof v);
-  return out;
+using Encoded = std::array<uint64_t, 6>;
+
+Encoded encode(const io::FileSystemInfo& fs) {
+  return {fs.magic,
+          fs.block_size,
+          fs.layout.has_value(),
+          fs.layout ? fs.layout->stripe_size : 0u,
+          fs.layout ? fs.layout->stripe_count : 0u,
+          fs.layout ? fs.layout->stripe_offset : 0u};
 }
 
-io::FileSystemInfo decode(const std::vector<uint8_t>& bytes) {
-  uint64_t v[6] = {};
-  std::memcpy(v, bytes.data(), std::min(bytes.size(), sizeof v));
+io::FileSystemInfo decode(const Encoded& v) {
   io::FileSystemInfo fs;
   fs.magic = v[0];
   fs.kind = io::fs_kind_of_magic(v[0]);
@@ -127,14 +124,15 @@ Result<FileSystemPlan> plan_for_file_system(const io::FileSystemInfo& fs, const 
 
 Status apply_file_system(const comm::Comm& comm, OpenSpec* spec) {
   io::FileSystemInfo fs;
-  std::vector<uint8_t> bytes;
+  Encoded values{};
   if (comm.rank() == 0) {
     fs = io::detect_filesystem(spec->path);
-    bytes = encode(fs);
+    values = encode(fs);
   }
   // Agreed at once: a rank whose broadcast failed knows nothing of the file system.
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm, comm.bcast_bytes(bytes, 0)));
-  if (comm.rank() != 0) fs = decode(bytes);
+  TAPIO_RETURN_IF_ERROR(comm::agree(
+      comm, comm.bcast_values(values.data(), static_cast<int>(values.size()), 0)));
+  if (comm.rank() != 0) fs = decode(values);
   TAPIO_ASSIGN_OR_RETURN(FileSystemPlan plan, plan_for_file_system(fs, *spec));
   for (const auto& [name, value] : plan.defaults)
     if (!spec->params.has(name)) TAPIO_RETURN_IF_ERROR(spec->params.set(name, value));
