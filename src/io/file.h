@@ -1,5 +1,5 @@
-// The file layer: one small interface that every transport implements (POSIX today; buffered
-// write-behind, read-ahead and object stores stack behind the same interface later).
+// The file layer: one small interface that every transport implements (POSIX today; object
+// stores later) and the buffering layers of io/layers.h stack behind.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -57,5 +57,11 @@ class File {
 Result<std::unique_ptr<File>> open_posix(const std::string& path, OpenMode mode,
                                          Counters* counters,
                                          const std::optional<LustreLayout>& striping = {});
+
+// Open an existing file again for reading and writing with O_DIRECT (no page cache), counted
+// in *counters. Every request through it must be aligned in offset, length and memory to the
+// device's block size. A file system that cannot do direct I/O (tmpfs) answers
+// TAPIO_ERR_UNSUPPORTED.
+Result<std::unique_ptr<File>> open_posix_direct(const std::string& path, Counters* counters);
 
 }  // namespace tapio::io
