@@ -82,6 +82,11 @@ Status AlignedFile::sync() {
   return inner_->sync();
 }
 
+Status AlignedFile::flush() {
+  TAPIO_RETURN_IF_ERROR(flush_pending());
+  return inner_->flush();
+}
+
 Status AlignedFile::truncate(uint64_t size) {
   TAPIO_RETURN_IF_ERROR(flush_pending());
   return inner_->truncate(size);

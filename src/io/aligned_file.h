@@ -21,6 +21,7 @@ class AlignedFile final : public File {
   Status write_at(uint64_t offset, const void* data, size_t n) override;
   Status read_at(uint64_t offset, void* data, size_t n, size_t* got) override;
   Status sync() override;
+  Status flush() override;
   Status truncate(uint64_t size) override;
   Result<uint64_t> size() override;
   Status close() override;

@@ -102,6 +102,11 @@ Status BufferedFile::sync() {
   return keep(inner_->sync());
 }
 
+Status BufferedFile::flush() {
+  TAPIO_RETURN_IF_ERROR(settle());
+  return keep(inner_->flush());
+}
+
 Status BufferedFile::truncate(uint64_t size) {
   TAPIO_RETURN_IF_ERROR(settle());
   ahead_.clear();

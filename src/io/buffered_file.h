@@ -22,6 +22,7 @@ class BufferedFile final : public File {
   Status read_at(uint64_t offset, void* data, size_t n, size_t* got) override;
   // Every buffered byte is on storage (the inner file synced) before this returns.
   Status sync() override;
+  Status flush() override;
   Status truncate(uint64_t size) override;
   Result<uint64_t> size() override;
   Status close() override;

@@ -39,6 +39,10 @@ class File {
   // Read exactly n bytes, or fail with TAPIO_ERR_FORMAT "truncated" naming path and offset.
   Status read_exact(uint64_t offset, void* data, size_t n);
   virtual Status sync() = 0;
+  // Hand every byte this object still holds (a buffering layer's, io/layers.h) to the storage
+  // below, without waiting for it to be durable: what an engine calls before a commit that
+  // another file records. Plain transports hold nothing.
+  virtual Status flush() { return ok_status(); }
   // A hint: start writing [offset, offset + length) to storage now, without waiting, so that a
   // later sync has less left to do. Failures show at that sync; this never fails.
   virtual void start_writeback(uint64_t offset, uint64_t length) { (void)offset, (void)length; }

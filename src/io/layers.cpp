@@ -51,7 +51,7 @@ Result<LayerSpec> LayerSpec::parse(const Params& params, uint64_t stripe_size) {
   spec.cache_pages = std::max<uint64_t>(params.get_size("read_cache_size") / spec.cache_page, 1);
   spec.buffer_size = params.get_size("layer_buffer_size");
   spec.buffers = static_cast<uint32_t>(params.get_int("layer_buffers"));
-  spec.align = params.has("layer_align") ? params.get_size("layer_align") : stripe_size;
+  spec.align = params.get_size("layer_align") > 0 ? params.get_size("layer_align") : stripe_size;
   if (spec.align == 0) spec.align = uint64_t{1} << 20;  // stripe_size = auto, not yet chosen
   spec.direct = params.get_bool("layer_direct");
   return spec;

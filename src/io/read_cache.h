@@ -24,6 +24,7 @@ class ReadCache final : public File {
   Status write_at(uint64_t offset, const void* data, size_t n) override;
   Status write_gathered_at(uint64_t offset, const ConstBytes* pieces, size_t count) override;
   Status sync() override { return inner_->sync(); }
+  Status flush() override { return inner_->flush(); }
   void start_writeback(uint64_t offset, uint64_t length) override {
     inner_->start_writeback(offset, length);
   }
