@@ -332,3 +332,26 @@ def test_kill_one_rank(writer, tmp_path, engine):
         w.cleanup()
     assert w.proc.returncode != 0, f"writer finished before the kill: {w.seen}"
     check_after_kill(writer, 4, path, engine, committed)
+
+
+# The buffering layers (docs/design.md, "Buffering layers") hold bytes back from storage; in
+# order, and flushed before a commit, so a kill still leaves every committed step exact.
+LAYERS = ["--param", "layers=buffered,aligned", "--param", "layer_buffer_size=64KiB",
+          "--param", "layer_align=64KiB"]
+
+
+@pytest.mark.parametrize("engine", ["serial", "subfile"])
+def test_kill_with_buffering_layers(writer, tmp_path, engine):
+    """SIGKILL between steps and mid-step, writing through the buffered and aligned layers."""
+    for i, (sleep_ms, delay) in enumerate([(300, None), (0, 0.3)]):
+        path = tmp_path / str(i) / out_path(tmp_path, engine).name
+        path.parent.mkdir()
+        w = Writer(4, *writer_args(writer, path, engine, 4, MANY_STEPS, sleep_ms, *LAYERS))
+        try:
+            w.wait_committed(0 if delay is not None else 2)
+            if delay is not None:
+                time.sleep(delay)
+            committed = w.kill()
+        finally:
+            w.cleanup()
+        check_after_kill(writer, 4, path, engine, committed)
