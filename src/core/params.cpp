@@ -127,6 +127,29 @@ const std::vector<ParamDef> kRegistry = {
     {"mpiio_hints", K::kString, "", "", {}, "mpiio",
      "Comma-separated key=value MPI-IO hints, e.g. \"cb_nodes=2,romio_cb_write=enable\".", kNoMin,
      false},
+    // Buffering layers behind the file interface (src/io/layers.h), per file through rules.
+    {"layers", K::kString, "", "", {}, "serial,subfile",
+     "Comma-separated layers between the engine and storage: cache (small-read cache), buffered "
+     "(write-behind, read-ahead), aligned (requests cut at layer_align); \"\" for none.",
+     kNoMin, false},
+    {"layer_buffer_size", K::kSize, "4MiB", "bytes", {}, "serial,subfile",
+     "Size of each buffer of the buffered layer (not buffer_size, the aggregation round).", 4096,
+     false},
+    {"layer_buffers", K::kInteger, "2", "", {}, "serial,subfile",
+     "Buffers of the buffered layer: one fills while the others are written behind; 1 writes "
+     "each full buffer before returning.",
+     1, false},
+    {"layer_align", K::kSize, "0", "bytes", {}, "serial,subfile",
+     "Unit the aligned layer coalesces and cuts requests at; 0: the stripe_size.", 0, false},
+    {"layer_direct", K::kBoolean, "false", "", {}, "serial,subfile",
+     "The aligned layer writes whole units with O_DIRECT (aligned memory); where the file "
+     "system refuses it (tmpfs), a warning and the page cache.",
+     kNoMin, false},
+    {"read_cache_page", K::kSize, "1MiB", "bytes", {}, "serial,subfile",
+     "Page of the small-read cache: a miss reads this much (more when misses are sequential).",
+     512, false},
+    {"read_cache_size", K::kSize, "64MiB", "bytes", {}, "serial,subfile",
+     "Memory of the small-read cache per open file and rank.", 512, false},
 };
 
 std::string lower(std::string_view s) {

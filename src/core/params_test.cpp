@@ -58,6 +58,13 @@ const Expected kExpected[] = {
     {"metadata_read", ParamKind::kEnum, "delegate", "subfile"},
     {"metadata_prefetch", ParamKind::kSize, "1MiB", "subfile"},
     {"mpiio_hints", ParamKind::kString, "", "mpiio"},
+    {"layers", ParamKind::kString, "", "serial,subfile"},
+    {"layer_buffer_size", ParamKind::kSize, "4MiB", "serial,subfile"},
+    {"layer_buffers", ParamKind::kInteger, "2", "serial,subfile"},
+    {"layer_align", ParamKind::kSize, "0", "serial,subfile"},
+    {"layer_direct", ParamKind::kBoolean, "false", "serial,subfile"},
+    {"read_cache_page", ParamKind::kSize, "1MiB", "serial,subfile"},
+    {"read_cache_size", ParamKind::kSize, "64MiB", "serial,subfile"},
 };
 
 TEST(Registry, MatchesTheDesign) {

@@ -1,5 +1,5 @@
-// The file layer: one small interface that every transport implements (POSIX today; buffered
-// write-behind, read-ahead and object stores stack behind the same interface later).
+// The file layer: one small interface that every transport implements (POSIX today; object
+// stores later) and the buffering layers of io/layers.h stack behind.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -39,6 +39,10 @@ class File {
   // Read exactly n bytes, or fail with TAPIO_ERR_FORMAT "truncated" naming path and offset.
   Status read_exact(uint64_t offset, void* data, size_t n);
   virtual Status sync() = 0;
+  // Hand every byte this object still holds (a buffering layer's, io/layers.h) to the storage
+  // below, without waiting for it to be durable: what an engine calls before a commit that
+  // another file records. Plain transports hold nothing.
+  virtual Status flush() { return ok_status(); }
   // A hint: start writing [offset, offset + length) to storage now, without waiting, so that a
   // later sync has less left to do. Failures show at that sync; this never fails.
   virtual void start_writeback(uint64_t offset, uint64_t length) { (void)offset, (void)length; }
@@ -57,5 +61,11 @@ class File {
 Result<std::unique_ptr<File>> open_posix(const std::string& path, OpenMode mode,
                                          Counters* counters,
                                          const std::optional<LustreLayout>& striping = {});
+
+// Open an existing file again for reading and writing with O_DIRECT (no page cache), counted
+// in *counters. Every request through it must be aligned in offset, length and memory to the
+// device's block size. A file system that cannot do direct I/O (tmpfs) answers
+// TAPIO_ERR_UNSUPPORTED.
+Result<std::unique_ptr<File>> open_posix_direct(const std::string& path, Counters* counters);
 
 }  // namespace tapio::io

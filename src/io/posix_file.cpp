@@ -308,7 +308,45 @@ Status set_striping(int fd, const std::string& path, const LustreLayout& layout)
                path, layout.stripe_count, layout.stripe_size, errno_string(err));
 }
 
+#ifdef O_DIRECT
+constexpr int kDirect = O_DIRECT;
+#else
+constexpr int kDirect = 0;  // no O_DIRECT here: open_posix_direct answers unsupported
+#endif
+
+// One open(2) through the syscall table, retried on EINTR and counted; the descriptor, or an
+// error naming the path (a missing file is TAPIO_ERR_NOT_FOUND).
+Result<int> open_fd(const std::string& path, int flags, const char* purpose, Counters* counters) {
+  // 0666 filtered by the process umask, as for any new file: 0644 under the usual umask 022.
+  constexpr mode_t kNewFileMode = 0666;
+  for (;;) {
+    const Clock::time_point start = Clock::now();
+    const int fd = syscalls().open(path.c_str(), flags, kNewFileMode);
+    const int err = errno;
+    if (counters != nullptr) counters->meta_time += seconds_since(start);
+    if (fd >= 0) {
+      if (counters != nullptr) counters->opens += 1;
+      return fd;
+    }
+    if (err == EINTR) continue;
+    // EINVAL for O_DIRECT: the file system cannot bypass its cache (tmpfs).
+    const bool refused_direct = err == EINVAL && (flags & kDirect) != 0;
+    const tapio_status code = err == ENOENT     ? TAPIO_ERR_NOT_FOUND
+                              : refused_direct ? TAPIO_ERR_UNSUPPORTED
+                                               : TAPIO_ERR_IO;
+    return error(code, "open of '{}' for {} failed: {}", path, purpose, errno_string(err));
+  }
+}
+
 }  // namespace
+
+Result<std::unique_ptr<File>> open_posix_direct(const std::string& path, Counters* counters) {
+  if (kDirect == 0)
+    return error(TAPIO_ERR_UNSUPPORTED, "open of '{}' for direct I/O: no O_DIRECT here", path);
+  TAPIO_ASSIGN_OR_RETURN(const int fd, open_fd(path, O_RDWR | kDirect | O_CLOEXEC,
+                                               "direct I/O (O_DIRECT)", counters));
+  return std::unique_ptr<File>(new PosixFile(path, fd, counters));
+}
 
 Result<std::unique_ptr<File>> open_posix(const std::string& path, OpenMode mode,
                                          Counters* counters,
@@ -335,20 +373,7 @@ Result<std::unique_ptr<File>> open_posix(const std::string& path, OpenMode mode,
   flags |= O_CLOEXEC;  // never leak descriptors into a child process
   const bool stripe = striping.has_value() && mode == OpenMode::kCreate;
   if (stripe) flags |= kLovDelayCreate;
-  // 0666 filtered by the process umask, as for any new file: 0644 under the usual umask 022.
-  constexpr mode_t kNewFileMode = 0666;
-  int fd = -1;
-  for (;;) {
-    const Clock::time_point start = Clock::now();
-    fd = syscalls().open(path.c_str(), flags, kNewFileMode);
-    const int err = errno;
-    if (counters != nullptr) counters->meta_time += seconds_since(start);
-    if (fd >= 0) break;
-    if (err == EINTR) continue;
-    return error(err == ENOENT ? TAPIO_ERR_NOT_FOUND : TAPIO_ERR_IO, "open of '{}' for {} failed: {}",
-                 path, purpose, errno_string(err));
-  }
-  if (counters != nullptr) counters->opens += 1;
+  TAPIO_ASSIGN_OR_RETURN(const int fd, open_fd(path, flags, purpose, counters));
   if (stripe) {
     const Status set = set_striping(fd, path, *striping);
     if (!set.ok()) {

@@ -403,3 +403,26 @@ def test_kill_at_close(writer, tmp_path, engine, who, ranks):
         assert check_netcdf(path, 3, 3) == 3
     if engine != "mpiio":
         append_and_check(writer, path, engine, ranks, 3)
+
+
+# The buffering layers (docs/design.md, "Buffering layers") hold bytes back from storage; in
+# order, and flushed before a commit, so a kill still leaves every committed step exact.
+LAYERS = ["--param", "layers=buffered,aligned", "--param", "layer_buffer_size=64KiB",
+          "--param", "layer_align=64KiB"]
+
+
+@pytest.mark.parametrize("engine", ["serial", "subfile"])
+def test_kill_with_buffering_layers(writer, tmp_path, engine):
+    """SIGKILL between steps and mid-step, writing through the buffered and aligned layers."""
+    for i, (sleep_ms, delay) in enumerate([(300, None), (0, 0.3)]):
+        path = tmp_path / str(i) / out_path(tmp_path, engine).name
+        path.parent.mkdir()
+        w = Writer(4, *writer_args(writer, path, engine, 4, MANY_STEPS, sleep_ms, *LAYERS))
+        try:
+            w.wait_committed(0 if delay is not None else 2)
+            if delay is not None:
+                time.sleep(delay)
+            committed = w.kill()
+        finally:
+            w.cleanup()
+        check_after_kill(writer, 4, path, engine, committed)

@@ -14,6 +14,7 @@
 #include "engine/netcdf/netcdf_spec.h"
 #include "format/netcdf/header.h"
 #include "io/file.h"
+#include "io/layers.h"
 
 namespace tapio {
 
@@ -29,6 +30,9 @@ struct DatasetEnv {
   Profile* profile = nullptr;
   NetcdfSpec spec;
   std::optional<io::LustreLayout> striping;  // the new file's layout (OpenSpec::striping)
+  // Buffering layers of rank 0's file: the serial engine's only, since elsewhere MPI-IO or
+  // aggregators write the same file through other descriptors (docs/design.md).
+  io::LayerSpec layers;
 };
 
 // Which variables some rank put: in the last batch, and in the current step.

@@ -57,11 +57,12 @@ Result<netcdf::Header> bcast_header(const comm::Comm& comm, io::File* file) {
 }
 
 Result<std::unique_ptr<io::File>> open_on_root(const comm::Comm& comm, const std::string& path,
-                                              io::OpenMode mode, io::Counters* counters) {
+                                              io::OpenMode mode, io::Counters* counters,
+                                              const io::LayerSpec& layers) {
   std::unique_ptr<io::File> file;
   Status local = ok_status();
   if (comm.rank() == 0) {
-    auto opened = io::open_posix(path, mode, counters);
+    auto opened = io::open_layered(path, mode, counters, layers);
     if (opened.ok()) {
       file = std::move(opened).value();
     } else {

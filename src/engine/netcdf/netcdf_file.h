@@ -7,6 +7,7 @@
 #include "format/netcdf/header.h"
 #include "format/netcdf/layout.h"
 #include "io/file.h"
+#include "io/layers.h"
 
 namespace tapio::ncfile {
 
@@ -22,6 +23,7 @@ Result<netcdf::Header> bcast_header(const comm::Comm& comm, io::File* file);
 
 // Collective: rank 0 opens `path`; others get nullptr. The same status on every rank.
 Result<std::unique_ptr<io::File>> open_on_root(const comm::Comm& comm, const std::string& path,
-                                              io::OpenMode mode, io::Counters* counters);
+                                              io::OpenMode mode, io::Counters* counters,
+                                              const io::LayerSpec& layers);
 
 }  // namespace tapio::ncfile

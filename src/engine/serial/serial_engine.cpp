@@ -4,12 +4,25 @@
 
 namespace tapio {
 
-SerialEngine::SerialEngine(EngineEnv env)
+namespace {
+
+DatasetEnv with_layers(DatasetEnv env, io::LayerSpec layers) {
+  env.layers = layers;
+  return env;
+}
+
+}  // namespace
+
+SerialEngine::SerialEngine(EngineEnv env, io::LayerSpec layers)
     : Engine(std::move(env)),
-      nc_(dataset_env(resources(), open_spec(), &profile(), NetcdfSpec::parse(params()))) {}
+      nc_(with_layers(dataset_env(resources(), open_spec(), &profile(), NetcdfSpec::parse(params())),
+                      layers)) {}
 
 Result<std::unique_ptr<Engine>> SerialEngine::open(EngineEnv env) {
-  std::unique_ptr<SerialEngine> e(new SerialEngine(std::move(env)));
+  TAPIO_ASSIGN_OR_RETURN(
+      io::LayerSpec layers,
+      io::LayerSpec::parse(env.spec.params, env.spec.params.get_size("stripe_size")));
+  std::unique_ptr<SerialEngine> e(new SerialEngine(std::move(env), layers));
   uint64_t first = 0;
   TAPIO_RETURN_IF_ERROR(e->nc_.open(&first));
   e->start_at_step(first);

@@ -17,7 +17,7 @@ class SerialEngine final : public Engine {
   static Result<std::unique_ptr<Engine>> open(EngineEnv env);
 
  private:
-  explicit SerialEngine(EngineEnv env);
+  SerialEngine(EngineEnv env, io::LayerSpec layers);
 
   Status write_puts(const std::vector<PutOp>& puts, uint64_t step) override;
   Status write_step(const std::vector<PutOp>& puts, uint64_t step, const Status& local) override;

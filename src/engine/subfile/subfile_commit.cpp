@@ -35,6 +35,8 @@ Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
   const size_t known_selections = table_.selections.size();
   const size_t definitions_before = definitions_sent_;
   TAPIO_RETURN_IF_ERROR(write_batch(puts, &local));
+  // A buffering layer's bytes reach storage before the index can commit the step.
+  if (local.ok() && data_) local = data_->flush();
   if (local.ok() && spec_.sync_step && data_) {
     PhaseTimer t(&profile(), Phase::kSync);
     local = data_->sync();

@@ -18,6 +18,8 @@ Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
   if (!host_is_little_endian())
     return error(TAPIO_ERR_UNSUPPORTED, "the subfile format is little-endian; this host is not");
   std::unique_ptr<SubfileEngine> e(new SubfileEngine(std::move(env)));
+  TAPIO_ASSIGN_OR_RETURN(e->spec_.layers,
+                         io::LayerSpec::parse(e->params(), e->params().get_size("stripe_size")));
   Status st;
   switch (e->mode()) {
     case OpenMode::kWrite: st = e->create(); break;

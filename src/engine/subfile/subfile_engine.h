@@ -18,6 +18,7 @@
 #include "format/subfile/block_list.h"
 #include "format/subfile/records.h"
 #include "io/file.h"
+#include "io/layers.h"
 #include "io/write_behind.h"
 #include "plan/group_layout.h"
 
@@ -41,6 +42,7 @@ struct SubfileSpec {
   uint64_t merge_below = 256 << 10;
   bool sync_step = false;       // fsync = step
   bool sync_close = true;       // fsync != never
+  io::LayerSpec layers;         // of the data files (io/layers.h); set by SubfileEngine::open
 
   static SubfileSpec parse(const Params& params);
 };

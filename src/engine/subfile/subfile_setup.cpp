@@ -127,8 +127,9 @@ Status SubfileEngine::setup_writers() {
   const bool first = !group_ || group_->rank() == 0;
   Status local = ok_status();
   if (first) {  // the group's first rank creates its subfile
-    auto data = storage().open(file_path(subfile::data_name(generation_, subfile_)),
-                               io::OpenMode::kCreate, &profile().io, open_spec().striping);
+    auto data = io::open_layered(file_path(subfile::data_name(generation_, subfile_)),
+                                 io::OpenMode::kCreate, &profile().io, spec_.layers,
+                                 open_spec().striping, &storage());
     local = data.status();
     if (local.ok()) data_ = std::move(data).value();
   }
@@ -149,8 +150,9 @@ Status SubfileEngine::open_subfile() {
   if (spec_.fpp || aggregate_) return ok_status();
   Status local = ok_status();
   if (group_->rank() != 0) {
-    auto data = storage().open(file_path(subfile::data_name(generation_, subfile_)),
-                               io::OpenMode::kReadWrite, &profile().io);
+    auto data = io::open_layered(file_path(subfile::data_name(generation_, subfile_)),
+                                 io::OpenMode::kReadWrite, &profile().io, spec_.layers, {},
+                                 &storage());
     local = data.status();
     if (local.ok()) data_ = std::move(data).value();
   }
