@@ -20,10 +20,13 @@ Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
   std::unique_ptr<SubfileEngine> e(new SubfileEngine(std::move(env)));
   Status st;
   switch (e->mode()) {
-    case OpenMode::kWrite: st = e->create(); break;
+    case OpenMode::kWrite: st = e->resolve_operators(); break;
     case OpenMode::kAppend: st = e->open_append(); break;
     case OpenMode::kRead: st = e->open_read(); break;
   }
+  // A bad operator is found before anything is created (every rank finds it alike).
+  if (st.ok() && e->mode() == OpenMode::kWrite) st = e->create();
+  if (st.ok() && e->mode() == OpenMode::kAppend) st = e->resolve_operators();
   if (!st.ok()) return st.with_context(fmt::format("dataset '{}'", e->path()));
   return std::unique_ptr<Engine>(std::move(e));
 }
