@@ -1,5 +1,6 @@
 // Pieces, the contract's data values, and byte totals shared by every pattern and method.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "bench.h"
@@ -78,6 +79,41 @@ Piece Piece::from_boxes(const Dims& shape, const std::vector<Box>& boxes) {
   return sorted;
 }
 
+namespace {
+
+struct SmoothField {
+  bool on = false;
+  uint64_t nx = 1, ny = 1;
+  double tolerance = 0;
+};
+SmoothField field;
+double worst = 0;  // since reset_max_error()
+
+// Temperature-like: warm at the surface, decaying with depth, colder towards the poles, with
+// mesoscale waves that drift with the step and differ per variable.
+double smooth_value(int v, uint64_t s, uint64_t g) {
+  const double i = double(g % field.nx), j = double((g / field.nx) % field.ny);
+  const double k = double(g / (field.nx * field.ny));
+  const double lon = 2 * M_PI * i / double(field.nx), lat = M_PI * (j / double(field.ny) - 0.5);
+  return 2 + 26 * std::exp(-k / 8) * std::cos(lat) +
+         1.5 * std::sin(5 * lon + 0.1 * double(s) + v) * std::cos(3 * lat) +
+         0.3 * std::sin(17 * lon - 11 * lat + v) * std::exp(-k / 20);
+}
+
+}  // namespace
+
+double value(int v, uint64_t s, uint64_t g) {
+  if (field.on) return smooth_value(v, s, g);
+  return static_cast<double>(g) + v / 4.0 + static_cast<double>(s) * 1048576.0;
+}
+
+void use_smooth_field(uint64_t nx, uint64_t ny, double tolerance) {
+  field = SmoothField{true, nx, ny, tolerance};
+}
+
+void reset_max_error() { worst = 0; }
+double max_error() { return worst; }
+
 void fill(const Piece& p, int v, uint64_t s, double* buf) {
   for (size_t r = 0; r < p.offsets.size(); ++r) {
     double* out = buf + p.mem_offsets[r];
@@ -91,7 +127,11 @@ uint64_t count_wrong(const Piece& p, int v, uint64_t s, const double* buf) {
   for (size_t r = 0; r < p.offsets.size(); ++r) {
     const double* in = buf + p.mem_offsets[r];
     const uint64_t g0 = p.offsets[r];
-    for (uint64_t i = 0; i < p.lengths[r]; ++i) bad += in[i] != value(v, s, g0 + i);
+    for (uint64_t i = 0; i < p.lengths[r]; ++i) {
+      const double err = std::abs(in[i] - value(v, s, g0 + i));
+      worst = std::max(worst, err);
+      bad += !(err <= field.tolerance);  // NaN is wrong too
+    }
   }
   return bad;
 }
