@@ -81,23 +81,49 @@ Piece Piece::from_boxes(const Dims& shape, const std::vector<Box>& boxes) {
 
 namespace {
 
+// Temperature-like: warm at the surface, decaying with depth, colder towards the poles, with
+// mesoscale waves that drift with the step and differ per variable:
+//   2 + 26 e^(-k/8) cos(lat) + 1.5 sin(5 lon + s/10 + v) cos(3 lat)
+//     + 0.3 sin(17 lon - 11 lat + v) e^(-k/20)
+// The sines and cosines of each axis are tabulated (the sums by angle addition), so checking
+// a read costs a few multiplications per value, not the transcendental functions the timed
+// read would otherwise measure.
 struct SmoothField {
   bool on = false;
   uint64_t nx = 1, ny = 1;
   double tolerance = 0;
+  std::vector<double> s5, c5, s17, c17;  // per lon: sin/cos of 5 lon and 17 lon
+  std::vector<double> cl, c3, s11, c11;  // per lat: cos lat, cos 3 lat, sin/cos 11 lat
+  std::vector<double> e8, e20;           // per depth: e^(-k/8), e^(-k/20)
+  int v = -1;                            // the (variable, step) of the terms below
+  uint64_t s = 0;
+  double sb = 0, cb = 0, sv = 0, cv = 0;  // sin/cos of s/10 + v and of v
 };
 SmoothField field;
 double worst = 0;  // since reset_max_error()
 
-// Temperature-like: warm at the surface, decaying with depth, colder towards the poles, with
-// mesoscale waves that drift with the step and differ per variable.
 double smooth_value(int v, uint64_t s, uint64_t g) {
-  const double i = double(g % field.nx), j = double((g / field.nx) % field.ny);
-  const double k = double(g / (field.nx * field.ny));
-  const double lon = 2 * M_PI * i / double(field.nx), lat = M_PI * (j / double(field.ny) - 0.5);
-  return 2 + 26 * std::exp(-k / 8) * std::cos(lat) +
-         1.5 * std::sin(5 * lon + 0.1 * double(s) + v) * std::cos(3 * lat) +
-         0.3 * std::sin(17 * lon - 11 * lat + v) * std::exp(-k / 20);
+  const uint64_t i = g % field.nx, j = (g / field.nx) % field.ny, k = g / (field.nx * field.ny);
+  if (k >= field.e8.size()) {  // tabulated up to the depths a pattern uses
+    for (uint64_t d = field.e8.size(); d <= k; ++d) {
+      field.e8.push_back(std::exp(-double(d) / 8));
+      field.e20.push_back(std::exp(-double(d) / 20));
+    }
+  }
+  if (v != field.v || s != field.s) {
+    const double b = 0.1 * double(s) + v;
+    field.v = v;
+    field.s = s;
+    field.sb = std::sin(b), field.cb = std::cos(b);
+    field.sv = std::sin(double(v)), field.cv = std::cos(double(v));
+  }
+  const double sb = field.sb, cb = field.cb, sv = field.sv, cv = field.cv;
+  const double wave5 = field.s5[i] * cb + field.c5[i] * sb;        // sin(5 lon + b)
+  const double sp = field.s17[i] * cv + field.c17[i] * sv;         // sin(17 lon + v)
+  const double cp = field.c17[i] * cv - field.s17[i] * sv;         // cos(17 lon + v)
+  const double wave17 = sp * field.c11[j] - cp * field.s11[j];     // sin(17 lon + v - 11 lat)
+  return 2 + 26 * field.e8[k] * field.cl[j] + 1.5 * wave5 * field.c3[j] +
+         0.3 * wave17 * field.e20[k];
 }
 
 }  // namespace
@@ -108,7 +134,25 @@ double value(int v, uint64_t s, uint64_t g) {
 }
 
 void use_smooth_field(uint64_t nx, uint64_t ny, double tolerance) {
-  field = SmoothField{true, nx, ny, tolerance};
+  field = SmoothField{};
+  field.on = true;
+  field.nx = nx;
+  field.ny = ny;
+  field.tolerance = tolerance;
+  for (uint64_t i = 0; i < nx; ++i) {
+    const double lon = 2 * M_PI * double(i) / double(nx);
+    field.s5.push_back(std::sin(5 * lon));
+    field.c5.push_back(std::cos(5 * lon));
+    field.s17.push_back(std::sin(17 * lon));
+    field.c17.push_back(std::cos(17 * lon));
+  }
+  for (uint64_t j = 0; j < ny; ++j) {
+    const double lat = M_PI * (double(j) / double(ny) - 0.5);
+    field.cl.push_back(std::cos(lat));
+    field.c3.push_back(std::cos(3 * lat));
+    field.s11.push_back(std::sin(11 * lat));
+    field.c11.push_back(std::cos(11 * lat));
+  }
 }
 
 void reset_max_error() { worst = 0; }
