@@ -20,13 +20,16 @@ Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
   std::unique_ptr<SubfileEngine> e(new SubfileEngine(std::move(env)));
   Status st;
   switch (e->mode()) {
-    case OpenMode::kWrite: st = e->resolve_operators(); break;
-    case OpenMode::kAppend: st = e->open_append(); break;
+    case OpenMode::kWrite:  // a bad operator is found (alike on every rank) before creating
+      st = e->resolve_operators();
+      if (st.ok()) st = e->create();
+      break;
+    case OpenMode::kAppend:  // the dataset's variables and the program's
+      st = e->open_append();
+      if (st.ok()) st = e->resolve_operators();
+      break;
     case OpenMode::kRead: st = e->open_read(); break;
   }
-  // A bad operator is found before anything is created (every rank finds it alike).
-  if (st.ok() && e->mode() == OpenMode::kWrite) st = e->create();
-  if (st.ok() && e->mode() == OpenMode::kAppend) st = e->resolve_operators();
   if (!st.ok()) return st.with_context(fmt::format("dataset '{}'", e->path()));
   return std::unique_ptr<Engine>(std::move(e));
 }
