@@ -56,12 +56,19 @@ struct Piece {
   static Piece from_boxes(const Dims& shape, const std::vector<Box>& boxes);
 };
 
-// The contract's data value: element g of variable v at step s.
-inline double value(int v, uint64_t s, uint64_t g) {
-  return static_cast<double>(g) + v / 4.0 + static_cast<double>(s) * 1048576.0;
-}
+// The contract's data value: element g of variable v at step s. With use_smooth_field (the
+// --operator comparison), a LICOM-like ocean field instead: what compression meets in
+// practice, where the contract's ramp would flatter zfp and random data would defeat zstd.
+double value(int v, uint64_t s, uint64_t g);
+// The smooth field over an nx (lon) by ny (lat) grid, g = (depth * ny + lat) * nx + lon; reads
+// are then checked to within `tolerance` (a lossy operator's bound; 0: exact).
+void use_smooth_field(uint64_t nx, uint64_t ny, double tolerance);
 void fill(const Piece& p, int v, uint64_t s, double* buf);
+// Elements further than the tolerance from their value; the largest error of every call since
+// reset_max_error() is max_error()'s (this rank's).
 uint64_t count_wrong(const Piece& p, int v, uint64_t s, const double* buf);
+void reset_max_error();
+double max_error();
 // Copy the runs of a (possibly gapped) buffer into a contiguous one, in run order.
 void pack(const Piece& p, const double* buf, double* out);
 

@@ -1,5 +1,6 @@
 // Pieces, the contract's data values, and byte totals shared by every pattern and method.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "bench.h"
@@ -78,6 +79,85 @@ Piece Piece::from_boxes(const Dims& shape, const std::vector<Box>& boxes) {
   return sorted;
 }
 
+namespace {
+
+// Temperature-like: warm at the surface, decaying with depth, colder towards the poles, with
+// mesoscale waves that drift with the step and differ per variable:
+//   2 + 26 e^(-k/8) cos(lat) + 1.5 sin(5 lon + s/10 + v) cos(3 lat)
+//     + 0.3 sin(17 lon - 11 lat + v) e^(-k/20)
+// The sines and cosines of each axis are tabulated (the sums by angle addition), so checking
+// a read costs a few multiplications per value, not the transcendental functions the timed
+// read would otherwise measure.
+struct SmoothField {
+  bool on = false;
+  uint64_t nx = 1, ny = 1;
+  double tolerance = 0;
+  std::vector<double> s5, c5, s17, c17;  // per lon: sin/cos of 5 lon and 17 lon
+  std::vector<double> cl, c3, s11, c11;  // per lat: cos lat, cos 3 lat, sin/cos 11 lat
+  std::vector<double> e8, e20;           // per depth: e^(-k/8), e^(-k/20)
+  int v = -1;                            // the (variable, step) of the terms below
+  uint64_t s = 0;
+  double sb = 0, cb = 0, sv = 0, cv = 0;  // sin/cos of s/10 + v and of v
+};
+SmoothField field;
+double worst = 0;  // since reset_max_error()
+
+double smooth_value(int v, uint64_t s, uint64_t g) {
+  const uint64_t i = g % field.nx, j = (g / field.nx) % field.ny, k = g / (field.nx * field.ny);
+  if (k >= field.e8.size()) {  // tabulated up to the depths a pattern uses
+    for (uint64_t d = field.e8.size(); d <= k; ++d) {
+      field.e8.push_back(std::exp(-double(d) / 8));
+      field.e20.push_back(std::exp(-double(d) / 20));
+    }
+  }
+  if (v != field.v || s != field.s) {
+    const double b = 0.1 * double(s) + v;
+    field.v = v;
+    field.s = s;
+    field.sb = std::sin(b), field.cb = std::cos(b);
+    field.sv = std::sin(double(v)), field.cv = std::cos(double(v));
+  }
+  const double sb = field.sb, cb = field.cb, sv = field.sv, cv = field.cv;
+  const double wave5 = field.s5[i] * cb + field.c5[i] * sb;        // sin(5 lon + b)
+  const double sp = field.s17[i] * cv + field.c17[i] * sv;         // sin(17 lon + v)
+  const double cp = field.c17[i] * cv - field.s17[i] * sv;         // cos(17 lon + v)
+  const double wave17 = sp * field.c11[j] - cp * field.s11[j];     // sin(17 lon + v - 11 lat)
+  return 2 + 26 * field.e8[k] * field.cl[j] + 1.5 * wave5 * field.c3[j] +
+         0.3 * wave17 * field.e20[k];
+}
+
+}  // namespace
+
+double value(int v, uint64_t s, uint64_t g) {
+  if (field.on) return smooth_value(v, s, g);
+  return static_cast<double>(g) + v / 4.0 + static_cast<double>(s) * 1048576.0;
+}
+
+void use_smooth_field(uint64_t nx, uint64_t ny, double tolerance) {
+  field = SmoothField{};
+  field.on = true;
+  field.nx = nx;
+  field.ny = ny;
+  field.tolerance = tolerance;
+  for (uint64_t i = 0; i < nx; ++i) {
+    const double lon = 2 * M_PI * double(i) / double(nx);
+    field.s5.push_back(std::sin(5 * lon));
+    field.c5.push_back(std::cos(5 * lon));
+    field.s17.push_back(std::sin(17 * lon));
+    field.c17.push_back(std::cos(17 * lon));
+  }
+  for (uint64_t j = 0; j < ny; ++j) {
+    const double lat = M_PI * (double(j) / double(ny) - 0.5);
+    field.cl.push_back(std::cos(lat));
+    field.c3.push_back(std::cos(3 * lat));
+    field.s11.push_back(std::sin(11 * lat));
+    field.c11.push_back(std::cos(11 * lat));
+  }
+}
+
+void reset_max_error() { worst = 0; }
+double max_error() { return worst; }
+
 void fill(const Piece& p, int v, uint64_t s, double* buf) {
   for (size_t r = 0; r < p.offsets.size(); ++r) {
     double* out = buf + p.mem_offsets[r];
@@ -91,7 +171,11 @@ uint64_t count_wrong(const Piece& p, int v, uint64_t s, const double* buf) {
   for (size_t r = 0; r < p.offsets.size(); ++r) {
     const double* in = buf + p.mem_offsets[r];
     const uint64_t g0 = p.offsets[r];
-    for (uint64_t i = 0; i < p.lengths[r]; ++i) bad += in[i] != value(v, s, g0 + i);
+    for (uint64_t i = 0; i < p.lengths[r]; ++i) {
+      const double err = std::abs(in[i] - value(v, s, g0 + i));
+      worst = std::max(worst, err);
+      bad += !(err <= field.tolerance);  // NaN is wrong too
+    }
   }
   return bad;
 }

@@ -186,6 +186,7 @@ json to_json(const RunInfo& info, const std::vector<MethodResult>& results) {
     if (!m.read_phases.empty()) r["read_phases_ms"] = phase_summary(m.read_phases);
     res[m.name] = r;
   }
+  if (!info.op.empty()) j["operator"] = operator_summary(info, results);
   return j;
 }
 

@@ -48,7 +48,7 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 struct Options {
-  std::string methods, dir = "/tmp", json_path;
+  std::string methods, dir = "/tmp", json_path, op;
   int reps = 3;
   bool keep = false, no_fsync = false, read = false;
 };
@@ -69,6 +69,9 @@ int run(int argc, char** argv, MPI_Comm comm) {
   app.add_option("--json", o.json_path, "write the results as JSON to this file");
   app.add_flag("--no-fsync", o.no_fsync, "no fsync at close (page-cache figures)");
   app.add_flag("--read", o.read, "also time reading back");
+  app.add_option("--operator", o.op,
+                 "licom only: compare the subfile engine with this operator (e.g. zstd:level=3, "
+                 "zfp:accuracy=1e-3) against it without, on smooth LICOM-like fields");
   std::vector<std::pair<CLI::App*, PatternBuilder>> subs;
   for (const auto& p : patterns()) {
     CLI::App* sub = app.add_subcommand(p.name, p.help);
@@ -112,6 +115,14 @@ int run(int argc, char** argv, MPI_Comm comm) {
   RunConfig cfg{o.dir, !o.no_fsync, comm, rank, size};
   std::vector<std::unique_ptr<Method>> methods;
   auto all = all_methods();
+  if (!o.op.empty()) {
+    const std::optional<std::string> bad = compare_operator(o.op, *pattern, &o.methods, &all);
+    if (bad) {
+      if (rank == 0) std::fprintf(stderr, "tapio-bench: %s\n", bad->c_str());
+      return 2;
+    }
+    o.read = true;
+  }
   if (o.methods.empty()) {
     for (auto& m : all)
       if (!named_only(m->name())) methods.push_back(std::move(m));
@@ -156,6 +167,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
   info.write_bytes = pattern->write_bytes(comm);
   info.read_bytes = pattern->read_bytes(comm);
   info.timed_read = o.read;
+  info.op = o.op;
   info.fsync = cfg.fsync;
   info.dir = o.dir;
   const double wmib = info.write_bytes / 1048576.0, rmib = info.read_bytes / 1048576.0;
@@ -179,9 +191,11 @@ int run(int argc, char** argv, MPI_Comm comm) {
         m.after_write(cfg, *pattern);  // untimed extra measurements (metadata timings)
         MPI_Barrier(comm);
         uint64_t wrong = 0;
+        reset_max_error();
         t0 = MPI_Wtime();
         Counters rd = m.read_verify(cfg, *pattern, &wrong);
         t = max_over_ranks(comm, MPI_Wtime() - t0);
+        r.max_error = std::max(r.max_error, max_over_ranks(comm, max_error()));
         r.read_mib_s.push_back(rmib / t);
         r.read_ms.push_back(1e3 * t);
         uint64_t all_wrong = 0;
@@ -208,6 +222,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
     if (results[i].ran()) results[i].extra = methods[i]->extras();
   if (rank == 0) {
     print_table(info, results);
+    if (!info.op.empty()) print_operator_table(info, results);
     if (!o.json_path.empty()) {
       std::ofstream out(o.json_path);
       out << to_json(info, results).dump(2) << "\n";

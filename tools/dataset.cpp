@@ -95,6 +95,15 @@ Status Dataset::queue_get(const VariableDef& var, const std::vector<uint64_t>& s
   });
 }
 
+Result<std::pair<uint64_t, uint64_t>> Dataset::stored_bytes(const VariableDef& var) {
+  std::pair<uint64_t, uint64_t> sizes;
+  TAPIO_RETURN_IF_ERROR(api_call([&] {
+    Variable v = io_.inquire_variable(var.name);
+    sizes = engine_.stored_bytes(v);
+  }));
+  return sizes;
+}
+
 Status Dataset::perform_gets() { return api_call([&] { engine_.perform_gets(); }); }
 
 Status Dataset::close() { return api_call([&] { engine_.close(); }); }

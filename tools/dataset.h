@@ -46,6 +46,8 @@ class Dataset {
   Status queue_get(const VariableDef& var, const std::vector<uint64_t>& start,
                    const std::vector<uint64_t>& count, uint64_t step, void* out);
   Status perform_gets();  // collective
+  // Local. The bytes of `var` over every step, as put and as stored (operators).
+  Result<std::pair<uint64_t, uint64_t>> stored_bytes(const VariableDef& var);
   Status close();         // collective
 
  private:

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "commands.h"
+#include "dataset.h"
 #include "input.h"
 #include "print_values.h"
 
@@ -15,6 +17,24 @@ using netcdf::Attr;
 using netcdf::Var;
 
 constexpr const char* kDatasetFormat = "tapio subfile dataset";
+
+// A dataset's variables whose blocks an operator encoded: bytes as put and as stored.
+using Coded = std::map<std::string, std::pair<uint64_t, uint64_t>>;
+
+Result<Coded> coded_variables(const Input& in) {
+  Coded coded;
+  if (!is_dataset(in)) return coded;
+  for (const VariableDef& v : in.dataset->definitions().vars) {
+    TAPIO_ASSIGN_OR_RETURN(const auto sizes, in.dataset->stored_bytes(v));
+    if (sizes.first != sizes.second) coded[v.name] = sizes;
+  }
+  return coded;
+}
+
+double ratio(const std::pair<uint64_t, uint64_t>& sizes) {
+  return static_cast<double>(sizes.first) /
+         static_cast<double>(std::max<uint64_t>(1, sizes.second));
+}
 
 std::string format_label(int version) {
   switch (version) {
@@ -50,7 +70,7 @@ void print_attrs(const std::vector<Attr>& attrs, const char* indent) {
     fmt::print("{}{:<8} {} = {}\n", indent, type_name(a.type), a.name, attr_text(a));
 }
 
-void print_vars(const Input& in) {
+void print_vars(const Input& in, const Coded& coded) {
   size_t width = 0;
   for (const Var& v : in.header.vars) width = std::max(width, v.name.size());
   width = std::min<size_t>(width, 32);
@@ -59,12 +79,15 @@ void print_vars(const Input& in) {
     std::string line = fmt::format("  {:<8} {:<{}}  {}", type_name(v.type), v.name, width,
                                    shape_text(in, v));
     if (in.header.is_record(v)) line += "  " + steps_text(in.steps);
+    if (auto c = coded.find(v.name); c != coded.end())
+      line += fmt::format("  ratio {:.2f} ({} of {} bytes stored)", ratio(c->second),
+                          c->second.second, c->second.first);
     fmt::print("{}\n", line);
     print_attrs(v.attrs, "      ");
   }
 }
 
-void print_text(const Input& in) {
+void print_text(const Input& in, const Coded& coded) {
   const netcdf::Header& h = in.header;
   fmt::print("file: {}\nformat: {}\n", in.path,
              is_dataset(in) ? kDatasetFormat : format_label(h.version));
@@ -78,7 +101,7 @@ void print_text(const Input& in) {
   }
   if (!h.attrs.empty()) fmt::print("global attributes:\n");
   print_attrs(h.attrs, "  ");
-  if (!h.vars.empty()) print_vars(in);
+  if (!h.vars.empty()) print_vars(in, coded);
 }
 
 Json attrs_json(const std::vector<Attr>& attrs) {
@@ -87,7 +110,7 @@ Json attrs_json(const std::vector<Attr>& attrs) {
   return j;
 }
 
-Json var_json(const Input& in, const Var& v) {
+Json var_json(const Input& in, const Var& v, const Coded& coded) {
   Json names = Json::array(), shape = Json::array();
   for (int32_t id : v.dimids) {
     names.push_back(in.header.dims[size_t(id)].name);
@@ -97,17 +120,22 @@ Json var_json(const Input& in, const Var& v) {
             {"record", in.header.is_record(v)}};
   if (in.header.is_record(v)) j["steps"] = in.steps;
   if (!is_dataset(in)) j["begin"] = v.begin;
+  if (auto c = coded.find(v.name); c != coded.end()) {
+    j["bytes"] = c->second.first;
+    j["stored_bytes"] = c->second.second;
+    j["ratio"] = ratio(c->second);
+  }
   j["attributes"] = attrs_json(v.attrs);
   return j;
 }
 
-Json to_json(const Input& in, bool truncated) {
+Json to_json(const Input& in, const Coded& coded, bool truncated) {
   const netcdf::Header& h = in.header;
   Json dims = Json::object();
   for (const netcdf::Dim& d : h.dims)
     dims[d.name] = {{"length", d.length == 0 ? in.steps : d.length}, {"unlimited", d.length == 0}};
   Json vars = Json::object();
-  for (const Var& v : h.vars) vars[v.name] = var_json(in, v);
+  for (const Var& v : h.vars) vars[v.name] = var_json(in, v, coded);
   if (is_dataset(in)) {
     return {{"file", in.path},        {"format", kDatasetFormat},
             {"numrecs", in.steps},    {"dimensions", dims},
@@ -142,10 +170,12 @@ int run_ls(const LsOptions& options) {
   Result<Input> in = open_input(options.path);
   if (!in.ok()) return fail(in.status().message());
   const std::string warning = truncation_warning(*in);
+  const Result<Coded> coded = coded_variables(*in);
+  if (!coded.ok()) return fail(coded.status().message());
   if (options.json) {
-    fmt::print("{}\n", to_json_text(to_json(*in, !warning.empty()), 2));
+    fmt::print("{}\n", to_json_text(to_json(*in, *coded, !warning.empty()), 2));
   } else {
-    print_text(*in);
+    print_text(*in, *coded);
   }
   std::fflush(stdout);
   if (!warning.empty()) fmt::print(stderr, "tapio: warning: {}\n", warning);

@@ -34,6 +34,7 @@ struct MdRep {
   std::vector<double> end_step_s;  // per step, max over ranks
   double write_s = 0, fetch_s = 0;
   uint64_t md_bytes = 0, blocks_per_step = 0, steps = 0, puts = 0;
+  uint64_t stored_bytes = 0;  // the variables' blocks in the data files (operators)
 };
 
 class TapioMethod : public Method {
@@ -133,6 +134,7 @@ class TapioMethod : public Method {
       e.close();
     }
     pending_.fetch_s = max_over(cfg.comm, MPI_Wtime() - t0);
+    pending_.stored_bytes = stored_bytes(cfg, p);
     if (cfg.rank == 0) {
       struct stat st{};
       if (::stat((path(cfg, p, suffix()) + "/tapio.md").c_str(), &st) == 0)
@@ -160,6 +162,7 @@ class TapioMethod : public Method {
     j["steps"] = last.steps;
     j["blocks_per_step"] = last.blocks_per_step;
     j["md_bytes"] = last.md_bytes;
+    j["stored_bytes"] = last.stored_bytes;
     j["md_bytes_per_block_step"] =
         last.blocks_per_step ? json(static_cast<double>(last.md_bytes) /
                                     (static_cast<double>(last.blocks_per_step) * last.steps))
@@ -241,6 +244,18 @@ class TapioMethod : public Method {
     io.set_parameter("profile", prof);
     for (const auto& [k, v] : params_) io.set_parameter(k, v);
     return io;
+  }
+  // Untimed: the bytes the dataset's blocks take in its data files (tapio_var_stored_bytes).
+  uint64_t stored_bytes(const RunConfig& cfg, const Pattern& p) {
+    tapio::IO io = prepare(cfg, "stored", "");
+    tapio::Engine e = io.open(path(cfg, p, suffix()), TAPIO_MODE_READ);
+    uint64_t stored = 0;
+    for (const Var& v : p.vars()) {
+      tapio::Variable var = io.inquire_variable(v.name);
+      stored += e.stored_bytes(var).second;
+    }
+    e.close();
+    return stored;
   }
   static void select(tapio::Variable& var, const Piece& pc) {
     if (pc.boxes.size() == 1)

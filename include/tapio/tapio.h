@@ -159,6 +159,12 @@ TAPIO_API int tapio_steps(tapio_engine* engine, uint64_t* steps);
  * whole shape); a subfile dataset stores each put as a block. A block written as an offset
  * list (tapio_var_set_offsets/_runs) is no box: TAPIO_ERR_UNSUPPORTED. Readers use this to
  * split their work the way the data was written. */
+/* LOCAL, read mode. The bytes of `var` over every step, as put (*bytes) and as stored
+ * (*stored): they differ where the subfile engine's `operator` parameter encoded the
+ * variable's blocks (docs/format.md, "Operators"); *bytes / *stored is its compression ratio.
+ * A NetCDF file stores every byte as put. Reads every step's metadata of a subfile dataset. */
+TAPIO_API int tapio_var_stored_bytes(tapio_engine* engine, tapio_var* var, uint64_t* bytes,
+                                     uint64_t* stored);
 TAPIO_API int tapio_var_blocks(tapio_engine* engine, tapio_var* var, uint64_t step,
                                size_t capacity, uint64_t* starts, uint64_t* counts,
                                size_t* nblocks);

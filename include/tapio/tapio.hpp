@@ -108,6 +108,12 @@ class Engine {
   uint64_t current_step() const { uint64_t s; check(tapio_current_step(e_, &s)); return s; }
   uint64_t steps() const { uint64_t s; check(tapio_steps(e_, &s)); return s; }
   std::string engine_name() const { const char* n; check(tapio_engine_name(e_, &n)); return n; }
+  // Read mode: the bytes of `v` over every step, as put and as stored (tapio_var_stored_bytes).
+  std::pair<uint64_t, uint64_t> stored_bytes(Variable& v) const {
+    uint64_t bytes = 0, stored = 0;
+    check(tapio_var_stored_bytes(e_, v.get(), &bytes, &stored));
+    return {bytes, stored};
+  }
   // Read mode: the blocks the file stores of `v` at `step` (tapio_var_blocks), as
   // (start, count) pairs.
   std::vector<std::pair<Dims, Dims>> blocks(Variable& v, uint64_t step) const {

@@ -194,6 +194,20 @@ int tapio_var_blocks(tapio_engine* handle, tapio_var* var, uint64_t step, size_t
   });
 }
 
+int tapio_var_stored_bytes(tapio_engine* handle, tapio_var* var, uint64_t* bytes,
+                           uint64_t* stored) {
+  return api::guarded("tapio_var_stored_bytes", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
+    TAPIO_ASSIGN_OR_RETURN(Target t, target_of(e, var));
+    TAPIO_RETURN_IF_ERROR(need(bytes, "bytes"));
+    TAPIO_RETURN_IF_ERROR(need(stored, "stored"));
+    TAPIO_ASSIGN_OR_RETURN(const Engine::StoredSize size, e->engine->stored_size(t.index));
+    *bytes = size.bytes;
+    *stored = size.stored;
+    return ok_status();
+  });
+}
+
 int tapio_engine_name(tapio_engine* e, const char** name) {
   return api::guarded("tapio_engine_name", [&]() -> Status {
     TAPIO_ASSIGN_OR_RETURN(Engine * engine, engine_of(e));

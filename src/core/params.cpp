@@ -103,6 +103,12 @@ const std::vector<ParamDef> kRegistry = {
      "Per-block statistics kept in the metadata: minmax (each block's min and max, as ADIOS2 "
      "does by default) or none.",
      kNoMin, false},
+    {"operator", K::kString, "", "", {}, "subfile",
+     "Per-variable compression (docs/format.md, Operators): a spec for every variable "
+     "(zstd:level=3, shuffle+zstd, zfp:accuracy=1e-3, zfp:rate=16, zfp:precision=20, none) or "
+     "rules GLOB=SPEC separated by ';', the first whose glob matches a variable's name applying; "
+     "zfp only on float32/float64 variables; other engines reject it.",
+     kNoMin, false},
     {"read_merge_below", K::kSize, "256KiB", "bytes", {}, "subfile",
      "A read of less than this from one block (rounded to its checksum chunks), unless it lands "
      "whole in the reader's buffer, goes through the rank that serves its subfile, which reads "

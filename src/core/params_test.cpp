@@ -52,6 +52,7 @@ const Expected kExpected[] = {
     {"block_align", ParamKind::kSize, "4096", "subfile"},
     {"subfile_write", ParamKind::kEnum, "auto", "subfile"},
     {"statistics", ParamKind::kEnum, "minmax", "subfile"},
+    {"operator", ParamKind::kString, "", "subfile"},
     {"read_merge_below", ParamKind::kSize, "256KiB", "subfile"},
     {"metadata", ParamKind::kEnum, "gather", "subfile"},
     {"metadata_chunk", ParamKind::kSize, "4096", "subfile"},

@@ -146,6 +146,23 @@ Result<std::vector<plan::Selection>> Engine::blocks(int var, uint64_t step) {
   return stored;
 }
 
+Result<Engine::StoredSize> Engine::stored_size(int var) {
+  TAPIO_RETURN_IF_ERROR(check_index(var));
+  const std::string ctx = on_rank(var);
+  TAPIO_RETURN_IF_ERROR(require(open_.mode == OpenMode::kRead, "stored_size",
+                                "the file is not open for reading", ctx));
+  Result<StoredSize> sums = sum_stored(var);
+  if (!sums.ok()) return sums.status().with_context(ctx);
+  return sums;
+}
+
+Result<Engine::StoredSize> Engine::sum_stored(int var) {
+  const VariableDef& v = io().vars[var];
+  uint64_t bytes = type_size(v.type) * (v.record ? available_steps() : 1);
+  for (uint64_t n : v.shape) bytes *= n;
+  return StoredSize{bytes, bytes};
+}
+
 Result<std::vector<plan::Selection>> Engine::stored_blocks(int var, uint64_t) {
   const std::vector<uint64_t>& shape = io().vars[var].shape;
   return std::vector<plan::Selection>{

@@ -103,6 +103,12 @@ class Engine {
   // whatever the step), as the writers' selections. What a reader needs to split work the
   // way the data was written (xarray's dask chunks, ADIOS2's BlocksInfo).
   Result<std::vector<plan::Selection>> blocks(int var, uint64_t step);
+  // Local, read mode: the bytes of `var` over every step, as put and as stored (they differ
+  // where an operator encoded its blocks: subfile datasets); what `tapio ls` shows as a ratio.
+  struct StoredSize {
+    uint64_t bytes = 0, stored = 0;
+  };
+  Result<StoredSize> stored_size(int var);
 
   bool in_step() const { return in_step_; }
   uint64_t current_step() const { return step_; }
@@ -130,6 +136,8 @@ class Engine {
   // Read mode, a valid var and step: the stored blocks. A NetCDF file holds a variable's
   // step as one block, its whole shape.
   virtual Result<std::vector<plan::Selection>> stored_blocks(int var, uint64_t step);
+  // Read mode, a valid var: stored_size's sums. A NetCDF file stores every byte as put.
+  virtual Result<StoredSize> sum_stored(int var);
   // Read mode only: look for steps that appeared since open (read while writing).
   virtual Status refresh_steps() { return ok_status(); }
   // Read mode only: true while a writer may still add steps (begin_step then answers

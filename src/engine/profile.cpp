@@ -8,7 +8,8 @@ namespace tapio {
 namespace {
 
 constexpr const char* kPhaseNames[kPhaseCount] = {
-    "plan", "copy", "swap", "checksum", "exchange", "write", "sync", "read", "metadata", "agree"};
+    "plan", "copy", "swap", "checksum", "exchange", "write", "sync", "read", "metadata", "agree",
+    "encode"};
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();

@@ -26,8 +26,9 @@ enum class Phase : int {
   kRead,      // in read calls
   kMetadata,  // headers, indexes, numrecs, metadata records
   kAgree,     // waiting for other ranks: agreements, barriers, reductions
+  kEncode,    // encoding and decoding blocks with operators (subfile engine)
 };
-inline constexpr int kPhaseCount = 10;
+inline constexpr int kPhaseCount = 11;
 const char* phase_name(Phase p);  // "plan", "copy", "swap", ...
 
 struct Profile {

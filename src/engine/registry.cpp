@@ -44,9 +44,22 @@ Result<std::unique_ptr<Engine>> open_by_name(EngineEnv env) {
                env.spec.path, name);
 }
 
+// Operators exist only in subfile datasets: NetCDF classic has no place for a coded block, so
+// asking another engine for one is an error rather than silently uncompressed output.
+Status check_operator(const OpenSpec& spec) {
+  if (spec.mode == OpenMode::kRead || spec.engine == "subfile" ||
+      spec.params.get("operator").empty())
+    return ok_status();
+  return error(TAPIO_ERR_CONFIG,
+               "file '{}': operator = '{}' applies only to the subfile engine (the {} engine "
+               "writes NetCDF, which has no operators)",
+               spec.path, spec.params.get("operator"), spec.engine);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Engine>> open_engine(EngineEnv env) {
+  TAPIO_RETURN_IF_ERROR(check_operator(env.spec));
   TAPIO_RETURN_IF_ERROR(apply_file_system(*env.res.comm, &env.spec));
   auto engine = open_by_name(std::move(env));
   if (engine.ok()) (*engine)->opened();

@@ -22,7 +22,9 @@ bool same(const subfile::BlockList& a, const subfile::BlockList& b) {
       a.sums.size() != b.sums.size())
     return false;
   for (size_t i = 0; i < a.sums.size(); ++i)
-    if (a.sums[i].chunks != b.sums[i].chunks) return false;
+    if (a.sums[i].chunks != b.sums[i].chunks || a.shapes[i].codec != b.shapes[i].codec ||
+        a.shapes[i].stored_bytes() != b.shapes[i].stored_bytes())
+      return false;
   return true;
 }
 
@@ -40,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const subfile::BlockShape& b : list->shapes)
       if (b.selection >= table.selections.size() + list->new_selections.size()) std::abort();
     for (size_t i = 0; i < list->shapes.size(); ++i)
-      if (list->sums[i].chunks.size() != subfile::chunk_count(list->shapes[i].length))
+      if (list->sums[i].chunks.size() != subfile::chunk_count(list->shapes[i].stored_bytes()))
         std::abort();
     const std::vector<uint8_t> encoded = subfile::encode_block_list(*list);
     auto again = subfile::decode_block_list(encoded.data(), encoded.size(), table, kMaxRuns);

@@ -108,6 +108,21 @@ def map_seeds(path):
         k += 1
 
 
+def operator_seeds():
+    # Smooth values (what the operators meet) for each codec and type: the target encodes them,
+    # decodes them back, and decodes them as if they were stored bytes.
+    import math
+    field = [20 + 5 * math.sin(i / 9) * math.cos(i / 31) for i in range(512)]
+    for codec, name in enumerate(["none", "zstd", "shuffle-zstd", "zfp"]):
+        for type_code, fmt in [(0, "f"), (1, "d")]:
+            values = struct.pack(f"<{len(field)}{fmt}", *field)
+            length = len(values) // 16
+            save("operators", bytes([codec, type_code]) + struct.pack("<H", length) + values,
+                 f"{name}-{fmt}")
+    save("operators", bytes([1, 2]) + struct.pack("<H", 64) + struct.pack("<256i", *range(256)),
+         "zstd-int")
+
+
 def segment_seeds():
     # Segment lists as the collective engine sends them: a block's rows (offset, length,
     # stride, count), HPIO's interleaved regions, a contiguous range, an E3SM-like scatter.
@@ -152,6 +167,12 @@ def main(build):
         'path = "*/e3sm-f"\n')
     dataset_seeds(out, "e3sm-f")
     dataset_seeds(os.path.join(ROOT, "tests", "data", "subfile_v1"), "version1")
+    dataset_seeds(os.path.join(ROOT, "tests", "data", "subfile_v2"), "version2")
+    out = os.path.join(tmp, "licom-operators")
+    run(build, 2, [demo, out, "2"], "subfile",
+        'operator = "temp=zfp:accuracy=1e-3; salt=zfp:rate=12; ssh=zstd; *=shuffle+zstd"\n')
+    dataset_seeds(out, "licom-operators")
+    operator_seeds()
     tuning = open(os.path.join(ROOT, "docs", "tuning.md")).read()
     for i, block in enumerate(re.findall(r"```toml\n(.*?)```", tuning, re.S)):
         save("config", block.encode(), f"tuning-{i}")

@@ -14,7 +14,8 @@ case "$mode" in
   --time) limit=(-max_total_time="$amount") ;;
   *) echo "usage: $0 FUZZ_BUILD --runs N | --time S" >&2; exit 2 ;;
 esac
-targets=(netcdf_header subfile_dataset block_list selection config segment_list e3sm_map)
+targets=(netcdf_header subfile_dataset block_list operators selection config segment_list
+  e3sm_map)
 if (($#)); then targets=("$@"); fi
 mkdir -p "$build/crashes"
 failed=0

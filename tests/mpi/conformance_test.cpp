@@ -132,7 +132,7 @@ double phase(const nlohmann::json& j, const std::string& name, const char* what)
 void expect_phases_add_up(const nlohmann::json& j) {
   double total = 0;
   for (const char* name : {"plan", "copy", "swap", "checksum", "exchange", "write", "sync",
-                           "read", "metadata", "agree", "other"}) {
+                           "read", "metadata", "agree", "encode", "other"}) {
     EXPECT_LE(phase(j, name, "min"), phase(j, name, "median")) << name;
     EXPECT_LE(phase(j, name, "median"), phase(j, name, "max")) << name;
     EXPECT_LE(phase(j, name, "max"), phase(j, name, "sum") + 1e-12) << name;

@@ -246,11 +246,24 @@ def test_older_format_version_is_rejected_clearly(tmp_path):
     # A dataset written by the tapio before subfile format version 2 (tests/data/subfile_v1: a
     # 4 x 3 double variable, one step), read by this one: a clear error, never garbage.
     old = Path(__file__).resolve().parents[1] / "data" / "subfile_v1"
-    want = ["format version 1, this tapio reads version 2", "older tapio", "subfile_v1"]
+    want = ["format version 1, this tapio reads versions 2 and 3", "older tapio", "subfile_v1"]
     fails("ls", old, contains=want)
     fails("dump", old, "x", contains=want)
     fails("convert", old, tmp_path / "x.nc", contains=want)
     assert not (tmp_path / "x.nc").exists()
+
+
+def test_version_2_dataset_is_still_read(tmp_path):
+    # tests/data/subfile_v2: the bands example (examples/bands) written on 2 ranks by the tapio
+    # before operators (format version 3). This tapio's bands reads it on 3 ranks and checks
+    # every value; convert gives NetCDF with bands' values.
+    old = Path(__file__).resolve().parents[1] / "data" / "subfile_v2"
+    mpirun(3, BUILD / "examples" / "bands", "read", old)
+    tapio("convert", old, tmp_path / "v2.nc")
+    with netCDF4.Dataset(tmp_path / "v2.nc") as ds:
+        t = ds["t"][:]
+        s, j, i = np.meshgrid(range(3), range(8), range(6), indexing="ij")
+        assert np.array_equal(t, 1000 * s + 6 * j + i)
 
 
 def test_dataset_lookup_errors(licom):

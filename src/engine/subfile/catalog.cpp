@@ -85,9 +85,9 @@ Status Catalog::add_blocks(const StepRecord& record, const uint8_t* payload, siz
     if (!v.record && !(record.flags & kStepHasFixed))
       return error(TAPIO_ERR_FORMAT, "a block of fixed variable '{}' its index record does not "
                    "announce (writer {})", v.name, writer);
-    step->entries.push_back(
-        Entry{record.generation, list.subfile, b.var, &sel, at, b.length, std::move(list.sums[i])});
-    at += b.length;
+    step->entries.push_back(Entry{record.generation, list.subfile, b.var, &sel, at,
+                                  b.stored_bytes(), std::move(list.sums[i]), b.codec, b.length});
+    at += b.stored_bytes();
   }
   return ok_status();
 }

@@ -26,8 +26,11 @@ struct Entry {
   uint32_t var = 0;
   const plan::Selection* sel = nullptr;  // in its writer's table, which the catalog keeps
   uint64_t offset = 0;  // in the subfile
-  uint64_t length = 0;  // bytes
-  BlockSums sums;
+  uint64_t length = 0;  // bytes in the subfile
+  BlockSums sums;       // checksums of the bytes in the subfile
+  Codec codec = Codec::kNone;
+  uint64_t decoded = 0;  // bytes as put (length unless coded): what needs' positions count
+
 };
 
 // An element range a get needs from a stored block, and where it goes.

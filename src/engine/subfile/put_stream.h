@@ -1,6 +1,7 @@
 // A rank's puts of one batch seen as one stream of bytes, block after block — the bytes of its
 // region of the subfile, in the user's buffers (each put's data is contiguous, in the
-// variable's type and the host's little-endian order, which is what the format stores).
+// variable's type and the host's little-endian order, which is what the format stores), or
+// for a block an operator encoded, in its encoded buffer (subfile_operators.cpp).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -14,12 +15,14 @@ namespace tapio::subfile {
 
 class PutStream {
  public:
-  PutStream(const std::vector<PutOp>& puts, const IoDef& io) : puts_(puts) {
+  // puts[b].data holds shapes[b].stored_bytes() bytes.
+  PutStream(const std::vector<PutOp>& puts, const std::vector<BlockShape>& shapes)
+      : puts_(puts), shapes_(shapes) {
     starts_.reserve(puts.size() + 1);
     uint64_t at = 0;
-    for (const PutOp& p : puts) {
+    for (const BlockShape& s : shapes) {
       starts_.push_back(at);
-      at += p.elements * type_size(io.vars[p.var].type);
+      at += s.stored_bytes();
     }
     starts_.push_back(at);
   }
@@ -27,6 +30,7 @@ class PutStream {
   size_t blocks() const { return puts_.size(); }
   uint64_t block_bytes(size_t b) const { return starts_[b + 1] - starts_[b]; }
   const PutOp& put(size_t b) const { return puts_[b]; }
+  bool coded(size_t b) const { return shapes_[b].codec != Codec::kNone; }
 
   // Calls f(block, data, n) for the pieces of stream bytes [from, to), in stream order.
   template <typename F>
@@ -40,11 +44,14 @@ class PutStream {
 
  private:
   const std::vector<PutOp>& puts_;
+  const std::vector<BlockShape>& shapes_;
   std::vector<uint64_t> starts_;  // stream offset of each block, then the total
 };
 
 // Each block's BlockSummer, fed with stream ranges in order; a block's sums are stored in
-// (*sums)[block] when its last byte has passed (empty blocks at once).
+// (*sums)[block] when its last byte has passed (empty blocks at once). A coded block's
+// checksums cover its stored bytes; its min/max, of the values put, are already in
+// (*sums)[block] (computed when it was encoded) and kept.
 class BlockSummers {
  public:
   BlockSummers(const PutStream& stream, const IoDef& io, bool stats, std::vector<BlockSums>* sums);

@@ -22,8 +22,14 @@ Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
                          io::LayerSpec::parse(e->params(), e->params().get_size("stripe_size")));
   Status st;
   switch (e->mode()) {
-    case OpenMode::kWrite: st = e->create(); break;
-    case OpenMode::kAppend: st = e->open_append(); break;
+    case OpenMode::kWrite:  // a bad operator is found (alike on every rank) before creating
+      st = e->resolve_operators();
+      if (st.ok()) st = e->create();
+      break;
+    case OpenMode::kAppend:  // the dataset's variables and the program's
+      st = e->open_append();
+      if (st.ok()) st = e->resolve_operators();
+      break;
     case OpenMode::kRead: st = e->open_read(); break;
   }
   if (!st.ok()) return st.with_context(fmt::format("dataset '{}'", e->path()));

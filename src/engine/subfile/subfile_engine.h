@@ -76,11 +76,11 @@ class SubfileEngine final : public Engine {
   Status write_puts(const std::vector<PutOp>& puts, uint64_t step) override;
   Status write_batch(const std::vector<PutOp>& puts, Status* local);
   Result<plan::GroupLayout> place(uint64_t bytes);
-  Status write_direct(const std::vector<PutOp>& puts, uint64_t offset,
+  Status write_direct(const subfile::PutStream& stream, uint64_t offset,
                       std::vector<subfile::BlockSums>* sums);
-  Status send_rounds(const std::vector<PutOp>& puts, const plan::GroupLayout& layout,
+  Status send_rounds(const subfile::PutStream& stream, const plan::GroupLayout& layout,
                      std::vector<subfile::BlockSums>* sums);
-  Status write_rounds(const std::vector<PutOp>& puts, const plan::GroupLayout& layout,
+  Status write_rounds(const subfile::PutStream& stream, const plan::GroupLayout& layout,
                       std::vector<subfile::BlockSums>* sums);
   Status receive_round(uint64_t k, const plan::GroupLayout& layout,
                        const subfile::PutStream& stream, subfile::BlockSummers* summers,
@@ -89,7 +89,18 @@ class SubfileEngine final : public Engine {
                      uint64_t at, uint64_t n, uint8_t* out);
   io::WriteBehind::Ticket queue_write(const uint8_t* buf, uint64_t from, uint64_t length);
   // This batch's block list: shapes (selections found in or added to this rank's table).
-  subfile::BlockList describe(const std::vector<PutOp>& puts, uint64_t offset);
+  subfile::BlockList describe(const std::vector<PutOp>& puts);
+
+  // Operators (subfile_operators.cpp): each variable's, from the `operator` parameter
+  // (TAPIO_ERR_CONFIG naming the variable); the definitions as stored (with each operator's
+  // attributes); a batch's puts as stored (encoded where an operator applies).
+  Status resolve_operators();
+  IoDef stored_definitions() const;
+  struct StoredPuts {
+    std::vector<PutOp> puts;                   // data: the encoded buffer of a coded block
+    std::vector<std::vector<uint8_t>> buffers;  // per block, empty unless coded
+  };
+  StoredPuts encode_puts(const std::vector<PutOp>& puts, subfile::BlockList* list);
   uint32_t selection_id(const plan::Selection& sel, subfile::BlockList* list);
 
   // The commit (subfile_commit.cpp): this rank's metadata records, the backend that stores
@@ -130,6 +141,7 @@ class SubfileEngine final : public Engine {
   Status ensure_loaded(uint64_t step);  // local: the step's blocks, read on first need
   Status read_gets(const std::vector<GetOp>& gets) override;
   Result<std::vector<plan::Selection>> stored_blocks(int var, uint64_t step) override;
+  Result<StoredSize> sum_stored(int var) override;  // subfile_operators.cpp
   // Bytes [from, to) of block `entry` of `step` (from and to on checksum chunk boundaries),
   // and where they go: `dst` when the bytes land there whole (read in place), else a buffer.
   struct ChunkRequest {
@@ -164,6 +176,8 @@ class SubfileEngine final : public Engine {
   Status read_asked(const std::vector<Asker>& askers, Spans* spans);
   void answer(const Asker& a, const Spans& spans, std::vector<uint8_t>* reply, Status* local);
   Status verify(const ChunkRequest& q, const uint8_t* bytes) const;
+  // A coded block, read whole and verified, decoded into `out` (subfile_operators.cpp).
+  Result<const uint8_t*> decode(const ChunkRequest& q, const uint8_t* stored, ByteBuffer* out);
   int server_of(uint32_t generation, uint32_t subfile) const;
   Result<io::File*> data_file(uint32_t generation, uint32_t subfile);
   Status refresh_steps() override;
@@ -191,6 +205,8 @@ class SubfileEngine final : public Engine {
   // What this rank put in the previous step: when this step's differ on some rank, the
   // step's blocks are checked for overlaps.
   std::vector<subfile::BlockShape> last_step_shapes_;
+  std::optional<std::vector<subfile::OperatorRule>> operator_rules_;  // parsed on first need
+  std::vector<subfile::Operator> operators_;  // per variable (none for most)
   size_t definitions_sent_ = SIZE_MAX;  // rank 0: variable count last described
   std::unique_ptr<io::WriteBehind> writer_;  // aggregate: the group's first rank
   ByteBuffer round_bufs_[2];                 // aggregate: the rounds being received / written

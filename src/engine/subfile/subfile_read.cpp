@@ -293,6 +293,14 @@ void SubfileEngine::plan_requests(std::vector<subfile::Need>* needs, Requests* o
   const std::vector<subfile::Need>& n = *needs;
   for (size_t k = 0; k < n.size();) {
     const subfile::Entry& e = catalog_.entry(n[k].step, n[k].entry);
+    if (e.codec != subfile::Codec::kNone) {  // read whole by this rank, then decoded
+      size_t m = k + 1;
+      while (m < n.size() && n[m].step == n[k].step && n[m].entry == n[k].entry) ++m;
+      own->list.push_back(ChunkRequest{n[k].step, n[k].entry, 0, e.length});
+      own->needs.emplace_back(k, m);
+      k = m;
+      continue;
+    }
     uint64_t c1 = (n[k].pos + n[k].bytes + C - 1) / C;
     size_t m = k + 1;
     while (m < n.size() && n[m].step == n[k].step && n[m].entry == n[k].entry &&
@@ -337,12 +345,19 @@ Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
     needs = needs_of(gets, io(), catalog_);
   }
   if (local.ok()) plan_requests(&needs, &own, &served);
-  ByteBuffer scratch;
+  ByteBuffer scratch, decoded;
   for (size_t r = 0; r < own.list.size() && local.ok(); ++r) {
     const ChunkRequest& q = own.list[r];
     uint8_t* out = q.dst ? q.dst : scratch.prepare(q.to - q.from);
     local = read_own(q, out);
-    if (local.ok()) deliver(q, own.needs[r], needs, out);
+    if (!local.ok()) break;
+    if (catalog_.entry(q.step, q.entry).codec == subfile::Codec::kNone) {
+      deliver(q, own.needs[r], needs, out);
+      continue;
+    }
+    Result<const uint8_t*> bytes = decode(q, out, &decoded);
+    local = bytes.status();
+    if (local.ok()) deliver(q, own.needs[r], needs, *bytes);
   }
   uint64_t votes[2] = {served.list.empty() ? 0u : 1u, local.ok() ? 0u : 1u};
   {

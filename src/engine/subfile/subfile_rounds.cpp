@@ -32,9 +32,9 @@ comm::Pieces stream_pieces(const subfile::PutStream& stream, uint64_t from, uint
 
 }  // namespace
 
-Status SubfileEngine::send_rounds(const std::vector<PutOp>& puts, const plan::GroupLayout& layout,
+Status SubfileEngine::send_rounds(const subfile::PutStream& stream,
+                                  const plan::GroupLayout& layout,
                                   std::vector<subfile::BlockSums>* sums) {
-  const subfile::PutStream stream(puts, io());
   subfile::BlockSummers summers(stream, io(), spec_.stats, sums);
   const uint64_t me = static_cast<uint64_t>(group_->rank());
   const uint64_t offset = layout.offsets[me], round = spec_.round;
@@ -59,9 +59,9 @@ Status SubfileEngine::send_rounds(const std::vector<PutOp>& puts, const plan::Gr
   return local;
 }
 
-Status SubfileEngine::write_rounds(const std::vector<PutOp>& puts, const plan::GroupLayout& layout,
+Status SubfileEngine::write_rounds(const subfile::PutStream& stream,
+                                   const plan::GroupLayout& layout,
                                    std::vector<subfile::BlockSums>* sums) {
-  const subfile::PutStream stream(puts, io());
   subfile::BlockSummers summers(stream, io(), spec_.stats, sums);
   if (!writer_) writer_ = std::make_unique<io::WriteBehind>();
   io::WriteBehind::Ticket last_write[2] = {0, 0};

@@ -38,12 +38,11 @@ uint32_t SubfileEngine::selection_id(const plan::Selection& sel, subfile::BlockL
   return id;
 }
 
-subfile::BlockList SubfileEngine::describe(const std::vector<PutOp>& puts, uint64_t offset) {
+subfile::BlockList SubfileEngine::describe(const std::vector<PutOp>& puts) {
   PhaseTimer t(&profile(), Phase::kPlan);
   subfile::BlockList list;
   list.writer = static_cast<uint32_t>(comm().rank());
   list.subfile = subfile_;
-  list.offset = offset;
   list.stats = spec_.stats;
   for (const PutOp& p : puts) {
     const uint64_t bytes = p.elements * type_size(io().vars[p.var].type);
@@ -72,19 +71,22 @@ Status SubfileEngine::write_puts(const std::vector<PutOp>& puts, uint64_t) {
 
 Status SubfileEngine::write_batch(const std::vector<PutOp>& puts, Status* local) {
   static const std::vector<PutOp> kNothing;
+  if (local->ok())  // variables defined since the last batch
+    *local = resolve_operators().with_context(fmt::format("dataset '{}'", path()));
   const std::vector<PutOp>& mine = local->ok() ? puts : kNothing;  // a failed rank writes nothing
-  uint64_t bytes = 0;
-  for (const PutOp& p : mine) bytes += p.elements * type_size(io().vars[p.var].type);
-  TAPIO_ASSIGN_OR_RETURN(const plan::GroupLayout layout, place(bytes));
+  subfile::BlockList list = describe(mine);
+  const StoredPuts stored = encode_puts(mine, &list);
+  const subfile::PutStream stream(stored.puts, list.shapes);
+  TAPIO_ASSIGN_OR_RETURN(const plan::GroupLayout layout, place(stream.bytes()));
   const size_t me = group_ ? static_cast<size_t>(group_->rank()) : 0;
-  subfile::BlockList list = describe(mine, layout.offsets[me]);
+  list.offset = layout.offsets[me];
   Status st;
   if (!aggregate_)
-    st = write_direct(mine, layout.offsets[me], &list.sums);
+    st = write_direct(stream, layout.offsets[me], &list.sums);
   else if (me == 0)
-    st = write_rounds(mine, layout, &list.sums);
+    st = write_rounds(stream, layout, &list.sums);
   else
-    st = send_rounds(mine, layout, &list.sums);
+    st = send_rounds(stream, layout, &list.sums);
   data_end_ = layout.end;
   if (!st.ok() && local->ok()) *local = st;
   if (!local->ok()) return ok_status();
@@ -101,9 +103,8 @@ Status SubfileEngine::write_batch(const std::vector<PutOp>& puts, Status* local)
   return ok_status();
 }
 
-Status SubfileEngine::write_direct(const std::vector<PutOp>& puts, uint64_t offset,
+Status SubfileEngine::write_direct(const subfile::PutStream& stream, uint64_t offset,
                                    std::vector<subfile::BlockSums>* sums) {
-  const subfile::PutStream stream(puts, io());
   subfile::BlockSummers summers(stream, io(), spec_.stats, sums);
   std::vector<io::ConstBytes> pieces;
   for (uint64_t from = 0; from < stream.bytes(); from += kPiece) {

@@ -14,22 +14,29 @@
 #include <vector>
 
 #include "core/status.h"
+#include "format/subfile/operators.h"
 #include "plan/selection.h"
 
 namespace tapio::subfile {
 
-// What a block holds: a variable's selection (an id in its writer's table) and its bytes.
+// What a block holds: a variable's selection (an id in its writer's table) and its bytes —
+// `length` as put, `stored` in the subfile when an operator encoded it.
 struct BlockShape {
   uint32_t var = 0;
   uint32_t selection = 0;
   uint64_t length = 0;
+  Codec codec = Codec::kNone;
+  uint64_t stored = 0;  // with an operator: fewer than length (else the block is stored as put)
+  uint64_t stored_bytes() const { return codec == Codec::kNone ? length : stored; }
+  // The shape, not how it was encoded this time (a step whose stored sizes differ from the
+  // previous one's puts the same elements in the same places).
   bool operator==(const BlockShape& o) const {
     return var == o.var && selection == o.selection && length == o.length;
   }
 };
 
 // A block's statistics (in the variable's type, little-endian; zero when not recorded) and
-// one XXH3-64 checksum per kChecksumChunk bytes of its data.
+// one XXH3-64 checksum per kChecksumChunk bytes of its stored data.
 struct BlockSums {
   uint8_t min[8] = {}, max[8] = {};
   std::vector<uint64_t> chunks;

@@ -72,10 +72,10 @@ Status check_index_header(const uint8_t* data, size_t size) {
   LeReader tail(data + 56, 8);
   if (tail.u64() != checksum(data, 56))
     return error(TAPIO_ERR_CHECKSUM, "index header checksum mismatch");
-  if (version != kVersion)
+  if (version < kOldestVersion || version > kVersion)
     return error(TAPIO_ERR_UNSUPPORTED,
-                 "the dataset is subfile format version {}, this tapio reads version {}{}", version,
-                 kVersion,
+                 "the dataset is subfile format version {}, this tapio reads versions {} and {}{}",
+                 version, kOldestVersion, kVersion,
                  version < kVersion ? " (written by an older tapio: convert it to NetCDF with "
                                       "the tapio that wrote it, `tapio convert`)"
                                     : " (written by a newer tapio)");

@@ -19,7 +19,9 @@
 
 namespace tapio::subfile {
 
-inline constexpr uint32_t kVersion = 2;
+// Version 3 added operators (coded blocks); a version 2 dataset is one without them.
+inline constexpr uint32_t kVersion = 3;
+inline constexpr uint32_t kOldestVersion = 2;
 inline constexpr uint64_t kIndexHeaderSize = 64;
 inline constexpr uint64_t kStepRecordSize = 64;
 inline constexpr uint64_t kChecksumChunk = 1u << 20;  // data checksums cover 1 MiB chunks
