@@ -2,6 +2,7 @@
 //   mpiexec -n P tapio-bench PATTERN [options]      (contract: docs/benchmarks.md)
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -45,6 +46,27 @@ std::vector<std::string> split_list(const std::string& s) {
   while (std::getline(in, item, ','))
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+// With --compute: for each method M measured beside M-async, the share of M's write time that
+// M-async hid behind the compute: (wall_M - wall_async) / (wall_M - compute), medians of the
+// interleaved repetitions (wall: open to close, compute included).
+void print_hidden_writes(const Pattern& p, double wmib, const std::vector<MethodResult>& results) {
+  const double compute = p.compute_seconds() * static_cast<double>(p.steps());
+  auto wall = [wmib](const MethodResult& r) {  // the median repetition's seconds
+    std::vector<double> rates = r.write_mib_s;
+    std::sort(rates.begin(), rates.end());
+    return wmib / rates[rates.size() / 2];
+  };
+  for (const MethodResult& sync : results)
+    for (const MethodResult& async : results) {
+      if (async.name != sync.name + "-async" || !sync.ran() || !async.ran()) continue;
+      const double ws = wall(sync), wa = wall(async);
+      std::printf("hidden writes, %s vs %s: wall %.3f s vs %.3f s, compute %.3f s, write %.3f "
+                  "s: %.0f%% hidden\n",
+                  async.name.c_str(), sync.name.c_str(), wa, ws, compute, ws - compute,
+                  100.0 * (ws - wa) / (ws - compute));
+    }
 }
 
 struct Options {
@@ -110,6 +132,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
 
   // Methods: the requested ones in the order asked, or every one that was built.
   RunConfig cfg{o.dir, !o.no_fsync, comm, rank, size};
+  cfg.compute_units = calibrate_compute(pattern->compute_seconds(), comm);
   std::vector<std::unique_ptr<Method>> methods;
   auto all = all_methods();
   if (o.methods.empty()) {
@@ -136,6 +159,8 @@ int run(int argc, char** argv, MPI_Comm comm) {
     results[i].avail = methods[i]->available(cfg);
     if (results[i].avail.kind == Availability::kAvailable)
       results[i].avail = methods[i]->supports(*pattern);
+    if (cfg.compute_units && !methods[i]->computes())
+      results[i].avail = {Availability::kUnavailable, "--compute is run by the tapio methods only"};
   }
 
   // Every step's data, made before any timing, in each piece's memory layout.
@@ -208,6 +233,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
     if (results[i].ran()) results[i].extra = methods[i]->extras();
   if (rank == 0) {
     print_table(info, results);
+    if (cfg.compute_units) print_hidden_writes(*pattern, wmib, results);
     if (!o.json_path.empty()) {
       std::ofstream out(o.json_path);
       out << to_json(info, results).dump(2) << "\n";

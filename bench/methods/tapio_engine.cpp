@@ -41,6 +41,7 @@ class TapioMethod : public Method {
   TapioMethod(std::string name, std::string engine, Params params)
       : name_(std::move(name)), engine_(std::move(engine)), params_(std::move(params)) {}
   std::string name() const override { return name_; }
+  bool computes() const override { return true; }
 
   Availability available(const RunConfig& cfg) override {
     std::string probe = cfg.dir + "/.tapio-bench-probe." + name_ + suffix();
@@ -101,6 +102,7 @@ class TapioMethod : public Method {
       const double ts = MPI_Wtime();
       e.end_step();
       end_step[s] = MPI_Wtime() - ts;
+      compute(cfg.compute_units);
     }
     e.close();
     const double write_s = MPI_Wtime() - t0;

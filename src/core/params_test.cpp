@@ -58,6 +58,8 @@ const Expected kExpected[] = {
     {"metadata_read", ParamKind::kEnum, "delegate", "subfile"},
     {"metadata_prefetch", ParamKind::kSize, "1MiB", "subfile"},
     {"mpiio_hints", ParamKind::kString, "", "mpiio"},
+    {"async", ParamKind::kBoolean, "false", "serial"},
+    {"async_buffer", ParamKind::kSize, "256MiB", "serial"},
 };
 
 TEST(Registry, MatchesTheDesign) {

@@ -130,6 +130,12 @@ class Engine {
   // Read mode, a valid var and step: the stored blocks. A NetCDF file holds a variable's
   // step as one block, its whole shape.
   virtual Result<std::vector<plan::Selection>> stored_blocks(int var, uint64_t step);
+  // Write mode, async output: a background failure this rank already knows of, which
+  // begin_step reports at once (the next end_step or close reports it on every rank).
+  virtual Status background_failure() { return ok_status(); }
+  // Async output: steps from `step` on were not committed after all (a background write
+  // failed), so the next step is `step` again.
+  void rewind_to(uint64_t step);
   // Read mode only: look for steps that appeared since open (read while writing).
   virtual Status refresh_steps() { return ok_status(); }
   // Read mode only: true while a writer may still add steps (begin_step then answers

@@ -6,6 +6,24 @@
 #include "engine/serial/serial_engine.h"
 
 namespace tapio {
+namespace {
+
+// A variable's record in file order, `image`, at `offset`: whole, or with `only_covered` just
+// the runs of `covered` (sorted by offset; touching runs merge into one request).
+Status write_image(io::File& file, uint64_t offset, const std::vector<uint8_t>& image,
+                   bool only_covered, const std::vector<plan::OwnedRun>& covered, size_t esize) {
+  if (!only_covered) return file.write_at(offset, image.data(), image.size());
+  for (size_t i = 0; i < covered.size();) {
+    uint64_t start = covered[i].run.offset, end = start + covered[i].run.length;
+    for (++i; i < covered.size() && covered[i].run.offset == end; ++i)
+      end += covered[i].run.length;
+    TAPIO_RETURN_IF_ERROR(
+        file.write_at(offset + start * esize, image.data() + start * esize, (end - start) * esize));
+  }
+  return ok_status();
+}
+
+}  // namespace
 
 Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   std::vector<plan::Request> mine;
@@ -85,6 +103,7 @@ Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* stagi
   const uint64_t total = def.elements();
   const bool complete = elements == total;
   const bool fill = nc_.spec().fill;
+  if (nc_.async()) nc_.reserve(total * esize);  // before the image exists: async_buffer bounds it
 
   PhaseTimer swapping(&profile(), Phase::kSwap);
   std::vector<uint8_t> image =
@@ -101,26 +120,22 @@ Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* stagi
     }
   }
   const uint64_t offset = nc_.header().data_offset(nv, step);
-  PhaseTimer t(&profile(), Phase::kWrite);
-  if (complete || fill)
-    return nc_.root_file()
-        ->write_at(offset, image.data(), image.size())
+  io::File* file = nc_.root_file();
+  // Without fill, elements no rank wrote keep whatever the file holds: covered runs only.
+  const bool only_covered = !complete && !fill;
+  if (!nc_.async()) {
+    PhaseTimer t(&profile(), Phase::kWrite);
+    return write_image(*file, offset, image, only_covered, owned, esize)
         .with_context(at_step(var, step));
-  return write_covered(var, offset, owned, image).with_context(at_step(var, step));
-}
-
-// Without fill, elements no rank wrote keep whatever the file holds: write covered runs only
-// (owned is sorted by offset; touching runs merge into one request).
-Status SerialEngine::write_covered(int var, uint64_t offset,
-                                   const std::vector<plan::OwnedRun>& owned,
-                                   const std::vector<uint8_t>& image) {
-  const size_t esize = type_size(io().vars[var].type);
-  for (size_t i = 0; i < owned.size();) {
-    uint64_t start = owned[i].run.offset, end = start + owned[i].run.length;
-    for (++i; i < owned.size() && owned[i].run.offset == end; ++i) end += owned[i].run.length;
-    TAPIO_RETURN_IF_ERROR(nc_.root_file()->write_at(
-        offset + start * esize, image.data() + start * esize, (end - start) * esize));
   }
+  const std::string ctx = fmt::format("{} (a background write)", at_step(var, step));
+  std::atomic<int64_t>* background = &profile().background_write_ns;
+  const uint64_t bytes = image.size();
+  nc_.write_behind(bytes, [file, offset, esize, ctx, background, only_covered,
+                           image = std::move(image), owned = std::move(owned)] {
+    AtomicTimer t(background);
+    return write_image(*file, offset, image, only_covered, owned, esize).with_context(ctx);
+  });
   return ok_status();
 }
 
