@@ -31,7 +31,7 @@ class SerialEngine final : public Engine {
                          const RankRequests& all);
   // Rank 0: byte-swap the gathered pieces of `var` into file order and write them (with
   // async, queue the write).
-  Status write_variable(int var, uint64_t step, const uint8_t* staging,
+  Status write_variable(int var, uint64_t step, std::vector<uint8_t> staging,
                         const RankRequests& requests);
   // Collective: one (variable, step) of a read: rank 0 reads and scatters, every rank copies.
   Status read_item(int var, uint64_t step, const std::vector<GetOp>& gets,
