@@ -90,6 +90,7 @@ class Pattern {
 struct Counters {
   std::optional<double> requests, bytes, messages;
   json phases;  // a tapio engine's per-phase times (its profile's "phases"); null: none
+  double compute_s = 0;  // seconds of --compute inside the write (slowest rank; rank 0)
 };
 
 struct RunConfig {

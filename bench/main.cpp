@@ -49,23 +49,24 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 // With --compute: for each method M measured beside M-async, the share of M's write time that
-// M-async hid behind the compute: (wall_M - wall_async) / (wall_M - compute), medians of the
-// interleaved repetitions (wall: open to close, compute included).
-void print_hidden_writes(const Pattern& p, double wmib, const std::vector<MethodResult>& results) {
-  const double compute = p.compute_seconds() * static_cast<double>(p.steps());
-  auto wall = [wmib](const MethodResult& r) {  // the median repetition's seconds
-    std::vector<double> rates = r.write_mib_s;
-    std::sort(rates.begin(), rates.end());
-    return wmib / rates[rates.size() / 2];
+// M-async hid behind the compute: (compute + write - wall_async) / write, where compute is
+// what the busy loops took in M's run (no writer thread beside them) and write = wall_M -
+// compute. Medians of the interleaved repetitions; wall is open to close, compute included.
+void print_hidden_writes(double wmib, const std::vector<MethodResult>& results) {
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
   };
   for (const MethodResult& sync : results)
     for (const MethodResult& async : results) {
       if (async.name != sync.name + "-async" || !sync.ran() || !async.ran()) continue;
-      const double ws = wall(sync), wa = wall(async);
-      std::printf("hidden writes, %s vs %s: wall %.3f s vs %.3f s, compute %.3f s, write %.3f "
-                  "s: %.0f%% hidden\n",
-                  async.name.c_str(), sync.name.c_str(), wa, ws, compute, ws - compute,
-                  100.0 * (ws - wa) / (ws - compute));
+      const double ws = wmib / median(sync.write_mib_s), wa = wmib / median(async.write_mib_s);
+      const double compute = median(sync.compute_s), write = ws - compute;
+      std::printf("hidden writes, %s vs %s: wall %.3f s vs %.3f s, compute %.3f s (%.3f s in "
+                  "%s), write %.3f s: %.0f%% hidden\n",
+                  async.name.c_str(), sync.name.c_str(), wa, ws, compute,
+                  median(async.compute_s), async.name.c_str(), write,
+                  100.0 * (compute + write - wa) / write);
     }
 }
 
@@ -201,6 +202,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
         Counters w = m.write(cfg, *pattern, data);
         double t = max_over_ranks(comm, MPI_Wtime() - t0);
         r.write_mib_s.push_back(wmib / t);
+        r.compute_s.push_back(w.compute_s);
         m.after_write(cfg, *pattern);  // untimed extra measurements (metadata timings)
         MPI_Barrier(comm);
         uint64_t wrong = 0;
@@ -233,7 +235,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
     if (results[i].ran()) results[i].extra = methods[i]->extras();
   if (rank == 0) {
     print_table(info, results);
-    if (cfg.compute_units) print_hidden_writes(*pattern, wmib, results);
+    if (cfg.compute_units) print_hidden_writes(wmib, results);
     if (!o.json_path.empty()) {
       std::ofstream out(o.json_path);
       out << to_json(info, results).dump(2) << "\n";
