@@ -98,7 +98,7 @@ struct RunConfig {
   bool fsync = true;
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0, size = 1;
-  uint64_t compute_units = 0;  // the busy loop after each step (--compute; compute.cpp)
+  double compute_s = 0;  // the busy loop after each step, seconds (--compute; compute.cpp)
 };
 
 // Data of every step of every variable, in each piece's memory layout: data[s][v].
@@ -155,10 +155,8 @@ Piece packed(const Piece& p);
 // Split a run of a variable into boxes that stay within one row of the last dimension.
 void run_boxes(const Dims& shape, uint64_t offset, uint64_t length,
                const std::function<void(const Dims& start, const Dims& count)>& each);
-// Collective: the busy-loop units that take `seconds` on this machine with every rank busy
-// (the fewest over the ranks), and the loop itself (compute.cpp).
-uint64_t calibrate_compute(double seconds, MPI_Comm comm);
-void compute(uint64_t units);
+// A busy loop of `seconds` on the steady clock (compute.cpp).
+void compute(double seconds);
 // Sum a value over ranks (valid everywhere).
 double sum_over_ranks(MPI_Comm comm, double mine);
 

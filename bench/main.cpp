@@ -133,7 +133,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
 
   // Methods: the requested ones in the order asked, or every one that was built.
   RunConfig cfg{o.dir, !o.no_fsync, comm, rank, size};
-  cfg.compute_units = calibrate_compute(pattern->compute_seconds(), comm);
+  cfg.compute_s = pattern->compute_seconds();
   std::vector<std::unique_ptr<Method>> methods;
   auto all = all_methods();
   if (o.methods.empty()) {
@@ -160,7 +160,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
     results[i].avail = methods[i]->available(cfg);
     if (results[i].avail.kind == Availability::kAvailable)
       results[i].avail = methods[i]->supports(*pattern);
-    if (cfg.compute_units && !methods[i]->computes())
+    if (cfg.compute_s > 0 && !methods[i]->computes())
       results[i].avail = {Availability::kUnavailable, "--compute is run by the tapio methods only"};
   }
 
@@ -235,7 +235,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
     if (results[i].ran()) results[i].extra = methods[i]->extras();
   if (rank == 0) {
     print_table(info, results);
-    if (cfg.compute_units) print_hidden_writes(wmib, results);
+    if (cfg.compute_s > 0) print_hidden_writes(wmib, results);
     if (!o.json_path.empty()) {
       std::ofstream out(o.json_path);
       out << to_json(info, results).dump(2) << "\n";

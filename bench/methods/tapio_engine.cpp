@@ -104,7 +104,7 @@ class TapioMethod : public Method {
       e.end_step();
       end_step[s] = MPI_Wtime() - ts;
       const double tc = MPI_Wtime();
-      compute(cfg.compute_units);
+      compute(cfg.compute_s);
       compute_s += MPI_Wtime() - tc;
     }
     e.close();

@@ -67,7 +67,7 @@ PatternBuilder setup_licom(CLI::App* app) {
   app->add_option("--vars2d", o->vars2d, "2-D variables")->capture_default_str()->check(CLI::NonNegativeNumber);
   app->add_option("--steps", o->steps, "steps (records)")->capture_default_str()->check(CLI::PositiveNumber);
   app->add_option("--compute", o->compute,
-                  "SECONDS of compute (a calibrated busy loop) after each step; tapio methods only")
+                  "SECONDS of compute (a busy loop on the clock) after each step; tapio methods only")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   return [o](int rank, int size) -> std::unique_ptr<Pattern> {
