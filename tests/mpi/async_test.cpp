@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <atomic>
 #include <string>
 
@@ -74,6 +75,21 @@ void put_step(Engine& out, Variable& x, uint64_t step, std::vector<double>* data
   out.put(x, *data);
 }
 
+// Steps 0 .. n-1 (each end_step only queues the writes: OK everywhere). Before step
+// `arm_at`'s end_step, `what` is armed to fail from its `from`-th call on.
+void write_steps(Engine& out, Variable& x, uint64_t n, std::vector<double>* data,
+                 uint64_t arm_at = UINT64_MAX, FailWhat what = kNothing, int from = 0) {
+  for (uint64_t s = 0; s < n; ++s) {
+    out.begin_step();
+    put_step(out, x, s, data);
+    if (s == arm_at) {
+      fail_from = from;
+      failing = what;
+    }
+    expect_same_everywhere(attempt([&] { out.end_step(); }).code);
+  }
+}
+
 TEST(Async, StepsWrittenInTheBackgroundReadBackExact) {
   TempDir dir;
   const std::string path = dir.file("async.nc");
@@ -83,11 +99,7 @@ TEST(Async, StepsWrittenInTheBackgroundReadBackExact) {
     Engine out = open_async(io, path, "step");
     Variable x = io.inquire_variable("x");
     std::vector<double> data;
-    for (uint64_t s = 0; s < 5; ++s) {
-      out.begin_step();
-      put_step(out, x, s, &data);
-      out.end_step();
-    }
+    write_steps(out, x, 5, &data);
     out.close();
   }
   expect_block_steps("serial", path, kPerRank, 5, "async");
@@ -115,15 +127,7 @@ void fail_and_recover(const Fault& f) {
     Engine out = open_async(io, path, f.fsync);
     Variable x = io.inquire_variable("x");
     std::vector<double> data;
-    for (uint64_t s = 0; s < 3; ++s) {
-      out.begin_step();
-      put_step(out, x, s, &data);
-      if (s == 2) {
-        fail_from = f.from;
-        failing = f.what;
-      }
-      expect_same_everywhere(attempt([&] { out.end_step(); }).code);  // queued: OK
-    }
+    write_steps(out, x, 3, &data, 2, f.what, f.from);
     // Rank 0's begin_step may report the failure already (when the thread has met it).
     const Outcome begun = attempt([&] { out.begin_step(); });
     EXPECT_TRUE(begun.code == TAPIO_OK || (rank() == 0 && begun.code == TAPIO_ERR_IO))
@@ -166,15 +170,7 @@ TEST(Async, FailureAtCloseIsReportedByCloseOnEveryRank) {
     Engine out = open_async(io, path, "close");
     Variable x = io.inquire_variable("x");
     std::vector<double> data;
-    for (uint64_t s = 0; s < 3; ++s) {
-      out.begin_step();
-      put_step(out, x, s, &data);
-      if (s == 2) {
-        fail_from = 2;
-        failing = kDataWrites;
-      }
-      out.end_step();
-    }
+    write_steps(out, x, 3, &data, 2, kDataWrites, 2);
     const Outcome o = attempt([&] { out.close(); });
     expect_same_everywhere(o.code);
     EXPECT_EQ(o.code, TAPIO_ERR_IO);

@@ -120,6 +120,7 @@ class NetcdfDataset {
   Status settle_pending(uint64_t* redo);
   Status wait_behind();  // rank 0: every queued job finished; its first error
   io::WriteBehind& behind();  // rank 0: made at the first use
+
   DatasetEnv env_;
   std::unique_ptr<io::File> file_;   // rank 0 only: header, numrecs, fill
   netcdf::Header header_;            // every rank
@@ -127,10 +128,10 @@ class NetcdfDataset {
   std::vector<bool> fixed_written_;  // every rank: fixed vars written at least once
   // Async: rank 0's background thread (the data file's only user while it runs), and the
   // step written but not yet committed, with the record variables it touched.
-  std::unique_ptr<io::WriteBehind> behind_;
+  uint64_t committed_ = 0;  // rank 0, async: steps whose commit finished (the thread's)
+  std::unique_ptr<io::WriteBehind> behind_;  // after what its jobs use: destroyed first
   std::optional<uint64_t> pending_;
   std::vector<bool> pending_touched_;
-  uint64_t committed_ = 0;  // rank 0, async: steps whose commit finished (the thread's)
 };
 
 }  // namespace tapio
