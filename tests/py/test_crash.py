@@ -207,11 +207,15 @@ def check_after_kill(writer, ranks, path, engine, printed):
     more: one committed but not yet printed, and a `committed` line still on its way through
     mpiexec when the kill landed."""
     committed = known_committed(engine, printed)
+    # An async writer's end_step returns before its writes, so it runs further ahead of the
+    # `committed` lines mpiexec still holds at the kill (seen: 10 steps at 1 rank): no upper
+    # bound but the steps asked for; every step read is still checked exact.
+    most = MANY_STEPS if engine in LAG else printed + SLACK
     rc, steps, out = verify(writer, ranks, path, engine)
     assert rc == 0, f"{engine} at {ranks} ranks, {committed} steps committed:\n{out}"
-    assert steps is not None and committed <= steps <= printed + SLACK, out
+    assert steps is not None and committed <= steps <= most, out
     if engine != "subfile":
-        assert check_netcdf(path, committed, printed + SLACK) == steps
+        assert check_netcdf(path, committed, most) == steps
     return steps
 
 
