@@ -81,6 +81,8 @@ class Pattern {
   virtual uint64_t steps() const = 0;
   virtual const Piece& write_piece(int v) const = 0;  // same in every step
   virtual const Piece& read_piece(int v) const { return write_piece(v); }
+  // Seconds of compute (a busy loop) the application does after each step (--compute).
+  virtual double compute_seconds() const { return 0; }
   // The steps the read covers, ascending (default: every step; a selection reads one or a few).
   virtual std::vector<uint64_t> read_steps() const;
   // The chunk shape a user of a chunked format (HDF5) would give variable v, without the record
@@ -95,6 +97,7 @@ class Pattern {
 struct Counters {
   std::optional<double> requests, bytes, messages;
   json phases;  // a tapio engine's per-phase times (its profile's "phases"); null: none
+  double compute_s = 0;  // seconds of --compute inside the write (slowest rank; rank 0)
 };
 
 struct RunConfig {
@@ -102,6 +105,7 @@ struct RunConfig {
   bool fsync = true;
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0, size = 1;
+  double compute_s = 0;  // the busy loop after each step, seconds (--compute; compute.cpp)
 };
 
 // Data of every step of every variable, in each piece's memory layout: data[s][v].
@@ -131,6 +135,8 @@ class Method {
   // Collective, untimed, after each write and before read_verify: extra measurements of the
   // written dataset (the subfile methods time a metadata-only reader here).
   virtual void after_write(const RunConfig&, const Pattern&) {}
+  // Whether write() runs the pattern's compute between steps (--compute needs it).
+  virtual bool computes() const { return false; }
   // Extra per-method results for the JSON (valid on rank 0), e.g. metadata timings; null: none.
   virtual json extras() const { return nullptr; }
 
@@ -156,6 +162,8 @@ Piece packed(const Piece& p);
 // Split a run of a variable into boxes that stay within one row of the last dimension.
 void run_boxes(const Dims& shape, uint64_t offset, uint64_t length,
                const std::function<void(const Dims& start, const Dims& count)>& each);
+// A busy loop of `seconds` on the steady clock (compute.cpp).
+void compute(double seconds);
 // Sum a value over ranks (valid everywhere).
 double sum_over_ranks(MPI_Comm comm, double mine);
 

@@ -2,6 +2,7 @@
 //   mpiexec -n P tapio-bench PATTERN [options]      (contract: docs/benchmarks.md)
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -45,6 +46,28 @@ std::vector<std::string> split_list(const std::string& s) {
   while (std::getline(in, item, ','))
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+// With --compute: for each method M measured beside M-async, the share of M's write time that
+// M-async hid behind the compute: (compute + write - wall_async) / write, where compute is
+// what the busy loops took in M's run (no writer thread beside them) and write = wall_M -
+// compute. Medians of the interleaved repetitions; wall is open to close, compute included.
+void print_hidden_writes(double wmib, const std::vector<MethodResult>& results) {
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  for (const MethodResult& sync : results)
+    for (const MethodResult& async : results) {
+      if (async.name != sync.name + "-async" || !sync.ran() || !async.ran()) continue;
+      const double ws = wmib / median(sync.write_mib_s), wa = wmib / median(async.write_mib_s);
+      const double compute = median(sync.compute_s), write = ws - compute;
+      std::printf("hidden writes, %s vs %s: wall %.3f s vs %.3f s, compute %.3f s (%.3f s in "
+                  "%s), write %.3f s: %.0f%% hidden\n",
+                  async.name.c_str(), sync.name.c_str(), wa, ws, compute,
+                  median(async.compute_s), async.name.c_str(), write,
+                  100.0 * (compute + write - wa) / write);
+    }
 }
 
 struct Options {
@@ -113,6 +136,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
 
   // Methods: the requested ones in the order asked, or every one that was built.
   RunConfig cfg{o.dir, !o.no_fsync, comm, rank, size};
+  cfg.compute_s = pattern->compute_seconds();
   std::vector<std::unique_ptr<Method>> methods;
   auto all = all_methods();
   if (!o.op.empty()) {
@@ -147,6 +171,8 @@ int run(int argc, char** argv, MPI_Comm comm) {
     results[i].avail = methods[i]->available(cfg);
     if (results[i].avail.kind == Availability::kAvailable)
       results[i].avail = methods[i]->supports(*pattern);
+    if (cfg.compute_s > 0 && !methods[i]->computes())
+      results[i].avail = {Availability::kUnavailable, "--compute is run by the tapio methods only"};
   }
 
   // Every step's data, made before any timing, in each piece's memory layout.
@@ -188,6 +214,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
         Counters w = m.write(cfg, *pattern, data);
         double t = max_over_ranks(comm, MPI_Wtime() - t0);
         r.write_mib_s.push_back(wmib / t);
+        r.compute_s.push_back(w.compute_s);
         m.after_write(cfg, *pattern);  // untimed extra measurements (metadata timings)
         MPI_Barrier(comm);
         uint64_t wrong = 0;
@@ -223,6 +250,7 @@ int run(int argc, char** argv, MPI_Comm comm) {
   if (rank == 0) {
     print_table(info, results);
     if (!info.op.empty()) print_operator_table(info, results);
+    if (cfg.compute_s > 0) print_hidden_writes(wmib, results);
     if (!o.json_path.empty()) {
       std::ofstream out(o.json_path);
       out << to_json(info, results).dump(2) << "\n";

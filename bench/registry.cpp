@@ -34,6 +34,8 @@ std::vector<std::unique_ptr<Method>> all_methods() {
     for (const char* rd : {"delegate", "all"})
       m.push_back(make_tapio_variant(std::string("subfile-") + md + (rd[0] == 'a' ? "/all" : ""),
                                      "subfile", {{"metadata", md}, {"metadata_read", rd}}));
+  // Asynchronous output (docs/benchmarks.md, "Asynchronous output"): named only.
+  m.push_back(make_tapio_variant("serial-async", "serial", {{"async", "true"}}));
   m.push_back(make_mpiio("romio321"));
   m.push_back(make_mpiio("ompio"));
   m.push_back(make_pnetcdf(false));
@@ -46,7 +48,7 @@ std::vector<std::unique_ptr<Method>> all_methods() {
 }
 
 bool named_only(const std::string& m) {
-  return m.rfind("subfile-gather", 0) == 0 || m.rfind("subfile-log", 0) == 0 ||
+  return m == "serial-async" || m.rfind("subfile-gather", 0) == 0 || m.rfind("subfile-log", 0) == 0 ||
          m.rfind("subfile-aligned", 0) == 0;
 }
 

@@ -20,6 +20,7 @@ struct MethodResult {
   Availability avail;
   std::string error;             // set when the method failed (tapio error)
   std::vector<double> write_mib_s, read_mib_s, read_ms;
+  std::vector<double> compute_s;  // each repetition's --compute seconds inside the write
   Counters write, read;          // of the last repetition
   std::vector<json> write_phases, read_phases;  // each repetition's (tapio engines)
   double peak_rss_mib = 0;       // max over ranks and repetitions

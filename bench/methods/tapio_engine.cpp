@@ -42,6 +42,7 @@ class TapioMethod : public Method {
   TapioMethod(std::string name, std::string engine, Params params)
       : name_(std::move(name)), engine_(std::move(engine)), params_(std::move(params)) {}
   std::string name() const override { return name_; }
+  bool computes() const override { return true; }
 
   Availability available(const RunConfig& cfg) override {
     std::string probe = cfg.dir + "/.tapio-bench-probe." + name_ + suffix();
@@ -73,6 +74,7 @@ class TapioMethod : public Method {
     std::vector<std::vector<double>> packs(p.vars().size());
     std::vector<double> end_step(p.steps());
     uint64_t puts = 0;
+    double compute_s = 0;
     const double t0 = MPI_Wtime();
     tapio::Engine e = io.open(path(cfg, p, suffix()), TAPIO_MODE_WRITE);
     for (uint64_t s = 0; s < p.steps(); ++s) {
@@ -102,6 +104,9 @@ class TapioMethod : public Method {
       const double ts = MPI_Wtime();
       e.end_step();
       end_step[s] = MPI_Wtime() - ts;
+      const double tc = MPI_Wtime();
+      compute(cfg.compute_s);
+      compute_s += MPI_Wtime() - tc;
     }
     e.close();
     const double write_s = MPI_Wtime() - t0;
@@ -112,7 +117,9 @@ class TapioMethod : public Method {
       pending_.steps = p.steps();
       pending_.puts = puts;
     }
-    return profile(cfg, prof, "POSIX_WRITES", "POSIX_BYTES_WRITTEN");
+    Counters c = profile(cfg, prof, "POSIX_WRITES", "POSIX_BYTES_WRITTEN");
+    c.compute_s = max_over(cfg.comm, compute_s);
+    return c;
   }
 
   void after_write(const RunConfig& cfg, const Pattern& p) override {

@@ -12,6 +12,7 @@ struct Options {
   std::string grid = "144x96x30";  // NX (lon) x NY (lat) x NZ (depth)
   int vars3d = 4, vars2d = 2;
   uint64_t steps = 3;
+  double compute = 0;  // seconds of busy loop after each step
 };
 
 void split(uint64_t n, int parts, int p, uint64_t* start, uint64_t* count) {
@@ -42,10 +43,11 @@ class Licom : public Pattern {
   json params() const override {
     return {{"grid", o_.grid}, {"nx", grid_[0]}, {"ny", grid_[1]}, {"nz", grid_[2]},
             {"vars3d", o_.vars3d}, {"vars2d", o_.vars2d}, {"steps", o_.steps},
-            {"process_grid", pgrid_}};
+            {"process_grid", pgrid_}, {"compute_s", o_.compute}};
   }
   const std::vector<Var>& vars() const override { return vars_; }
   uint64_t steps() const override { return o_.steps; }
+  double compute_seconds() const override { return o_.compute; }
   const Piece& write_piece(int v) const override { return pieces_[v]; }
 
  private:
@@ -64,6 +66,10 @@ PatternBuilder setup_licom(CLI::App* app) {
   app->add_option("--vars3d", o->vars3d, "3-D variables")->capture_default_str()->check(CLI::NonNegativeNumber);
   app->add_option("--vars2d", o->vars2d, "2-D variables")->capture_default_str()->check(CLI::NonNegativeNumber);
   app->add_option("--steps", o->steps, "steps (records)")->capture_default_str()->check(CLI::PositiveNumber);
+  app->add_option("--compute", o->compute,
+                  "SECONDS of compute (a busy loop on the clock) after each step; tapio methods only")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   return [o](int rank, int size) -> std::unique_ptr<Pattern> {
     unsigned long long nx, ny, nz;
     char tail;

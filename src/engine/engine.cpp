@@ -80,6 +80,7 @@ Status Engine::begin_step(StepStatus* status) {
   Status local =
       require(!closed_ && !in_step_, "begin_step", "already in a step or closed", where());
   if (open_.mode != OpenMode::kRead) {  // nothing to agree on: end_step carries any misuse
+    if (local.ok()) local = background_failure();
     TAPIO_RETURN_IF_ERROR(local);
     in_step_ = true;
     *status = StepStatus::kOk;
@@ -102,6 +103,11 @@ Status Engine::begin_step(StepStatus* status) {
   in_step_ = true;
   *status = StepStatus::kOk;
   return ok_status();
+}
+
+void Engine::rewind_to(uint64_t step) {
+  profile_.steps -= step_ - step;
+  step_ = step;
 }
 
 Status Engine::put(int var, const plan::Selection& sel, DataType memtype, const void* data) {

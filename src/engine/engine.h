@@ -138,6 +138,12 @@ class Engine {
   virtual Result<std::vector<plan::Selection>> stored_blocks(int var, uint64_t step);
   // Read mode, a valid var: stored_size's sums. A NetCDF file stores every byte as put.
   virtual Result<StoredSize> sum_stored(int var);
+  // Write mode, async output: a background failure this rank already knows of, which
+  // begin_step reports at once (the next end_step or close reports it on every rank).
+  virtual Status background_failure() { return ok_status(); }
+  // Async output: steps from `step` on were not committed after all (a background write
+  // failed), so the next step is `step` again.
+  void rewind_to(uint64_t step);
   // Read mode only: look for steps that appeared since open (read while writing).
   virtual Status refresh_steps() { return ok_status(); }
   // Read mode only: true while a writer may still add steps (begin_step then answers

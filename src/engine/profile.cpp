@@ -37,6 +37,8 @@ Named flatten_counters(const Profile& p) {
   n.add("time_in_calls", p.in_calls);
   n.add("time_background_write", static_cast<double>(p.background_write_ns.load()) * 1e-9);
   n.add("time_total", p.total_time);
+  n.add("async_waits", static_cast<double>(p.async_waits));
+  n.add("time_async_wait", p.async_wait);
   return n;
 }
 

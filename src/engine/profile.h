@@ -46,6 +46,10 @@ struct Profile {
   // Seconds a background thread spent writing (write-behind): not part of any phase, which
   // only count the calling thread; what the caller waited for shows as `write`.
   std::atomic<int64_t> background_write_ns{0};
+  // Async output: how often, and for how long, end_step or close waited for background writes
+  // (async_buffer full, or the previous step's writes unfinished); also part of `write`.
+  uint64_t async_waits = 0;
+  double async_wait = 0;
 
   // Collective: one reduction of the counters (sum/min/max) and one gather of the phase
   // times (min/median/max per phase need every rank's value), which also carries the

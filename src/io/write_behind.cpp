@@ -13,11 +13,12 @@ WriteBehind::~WriteBehind() {
   worker_.join();
 }
 
-WriteBehind::Ticket WriteBehind::submit(std::function<Status()> job) {
+WriteBehind::Ticket WriteBehind::submit(std::function<Status()> job, uint64_t bytes) {
   Ticket ticket;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(std::move(job));
+    queue_.push_back(Job{std::move(job), bytes});
+    held_ += bytes;
     ticket = ++submitted_;
   }
   changed_.notify_all();
@@ -28,6 +29,24 @@ Status WriteBehind::wait(Ticket ticket) {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return finished_ >= ticket; });
   return std::exchange(first_error_, Status());
+}
+
+bool WriteBehind::wait_for_room(uint64_t bytes, uint64_t budget) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto room = [&] { return held_ == 0 || held_ + bytes <= budget; };
+  if (room()) return false;
+  changed_.wait(lock, room);
+  return true;
+}
+
+bool WriteBehind::busy() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return finished_ < submitted_;
+}
+
+Status WriteBehind::failure() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return first_error_;
 }
 
 Status WriteBehind::drain() {
@@ -48,8 +67,10 @@ void WriteBehind::run() {
     queue_.pop_front();
     const bool skip = !first_error_.ok();
     lock.unlock();
-    Status st = skip ? Status() : job();
+    Status st = skip ? Status() : job.run();
+    job.run = nullptr;  // the buffers it holds are released before wait_for_room hears of it
     lock.lock();
+    held_ -= job.bytes;
     ++finished_;
     if (!st.ok() && first_error_.ok()) first_error_ = st;
     changed_.notify_all();

@@ -77,5 +77,36 @@ TEST(WriteBehind, FirstErrorIsReportedAndLaterJobsSkipped) {
   EXPECT_TRUE(wb.drain().ok());  // reported once
 }
 
+TEST(WriteBehind, WaitForRoomBlocksUntilHeldBytesFitTheBudget) {
+  WriteBehind wb;
+  std::atomic<bool> release{false};
+  std::atomic<bool> finished{false};
+  wb.submit(
+      [&] {
+        while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        finished = true;
+        return Status();
+      },
+      60);
+  EXPECT_FALSE(wb.wait_for_room(40, 100));  // 60 + 40 fit
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    release = true;
+  });
+  EXPECT_TRUE(wb.wait_for_room(41, 100));  // 60 + 41 do not: waits for the job
+  EXPECT_TRUE(finished);
+  releaser.join();
+  EXPECT_FALSE(wb.wait_for_room(500, 100));  // nothing held: a job over the budget runs alone
+}
+
+TEST(WriteBehind, FailureIsSeenWithoutWaitingAndStillReported) {
+  WriteBehind wb;
+  const WriteBehind::Ticket t = wb.submit([] { return Status(TAPIO_ERR_IO, "EIO"); });
+  while (wb.failure().ok()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(wb.failure().code(), TAPIO_ERR_IO);
+  EXPECT_EQ(wb.wait(t).code(), TAPIO_ERR_IO);  // failure() did not clear it
+  EXPECT_TRUE(wb.failure().ok());
+}
+
 }  // namespace
 }  // namespace tapio::io

@@ -283,6 +283,7 @@ TEST(MpiFaults, OneRankFailsEveryRankReportsAndTheNextStepWorks) {
   const Params shared = {{"direct", "never"}};
   const Params aggregate = {{"subfile_write", "aggregate"}, {"aggregators", "1"}};
   const Params served = {{"read_merge_below", "1GiB"}};
+  const Params async = {{"async", "true"}};
   const std::vector<Case> cases = {
       {"serial: gather of the data", "serial", {}, "Gatherv", false, false},
       {"serial: scatter of the data", "serial", {}, "Scatterv", false, true},
@@ -310,6 +311,10 @@ TEST(MpiFaults, OneRankFailsEveryRankReportsAndTheNextStepWorks) {
        false},
       {"collective: the direct writes' scan", "collective", {}, "Exscan", false, false},
       {"serial: the read's work list", "serial", {}, "Bcast", false, true},
+      // Asynchronous output keeps the exchange in end_step: the same failures, the same outcome.
+      {"serial async: gather of the data", "serial", async, "Gatherv", false, false},
+      {"serial async: which variables a step writes", "serial", async, "Allreduce", false,
+       false},
   };
   for (const Case& c : cases) {
     if (rank() == 0) std::fprintf(stderr, "case: %s\n", c.name);  // names a hang's case

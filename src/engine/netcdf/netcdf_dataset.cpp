@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "engine/netcdf/netcdf_file.h"
@@ -62,20 +63,20 @@ Status NetcdfDataset::note_puts(const std::vector<PutOp>& puts,
   return ok_status();
 }
 
-uint64_t NetcdfDataset::data_end() const {
-  // The exact bytes of data (not vsize, which pads to 4: a file whose last variable has an odd
-  // size legitimately ends before the padding).
-  uint64_t end = netcdf::header_extent(header_);
-  for (const auto& v : header_.vars) {
-    const uint64_t bytes = header_.elements(v) * netcdf::nc_type_size(v.type);
-    if (!header_.is_record(v)) {
+uint64_t data_end_of(const netcdf::Header& h) {
+  uint64_t end = netcdf::header_extent(h);
+  for (const auto& v : h.vars) {
+    const uint64_t bytes = h.elements(v) * netcdf::nc_type_size(v.type);
+    if (!h.is_record(v)) {
       end = std::max(end, v.begin + bytes);
-    } else if (header_.numrecs > 0) {
-      end = std::max(end, header_.data_offset(v, header_.numrecs - 1) + bytes);
+    } else if (h.numrecs > 0) {
+      end = std::max(end, h.data_offset(v, h.numrecs - 1) + bytes);
     }
   }
   return end;
 }
+
+uint64_t NetcdfDataset::data_end() const { return data_end_of(header_); }
 
 Status NetcdfDataset::create() {
   // Every rank builds the header (pure), so all agree on definition errors without messages.
@@ -127,6 +128,7 @@ Status NetcdfDataset::open_existing(uint64_t* first_step) {
     return ok_status();
   }
   *first_step = header_.numrecs;
+  committed_ = header_.numrecs;
   fixed_written_.assign(header_.vars.size(), true);
   record_.step.assign(header_.vars.size(), false);
   return merge_append_definitions(from_file);
@@ -198,7 +200,9 @@ Result<netcdf::Header> NetcdfDataset::appended_header(const IoDef& merged) const
 }
 
 Status NetcdfDataset::write_step(uint64_t step, const Status& local,
-                                 const std::function<Status()>& write_puts, Status* deferred) {
+                                 const std::function<Status()>& write_puts, Status* deferred,
+                                 uint64_t* redo) {
+  if (env_.spec.async) return write_step_async(step, local, write_puts, deferred, redo);
   TAPIO_RETURN_IF_ERROR(agree(local));
   TAPIO_RETURN_IF_ERROR(agree(write_puts()));
   return agree(commit_step(step, std::exchange(*deferred, Status())));
@@ -208,33 +212,39 @@ Status NetcdfDataset::commit_step(uint64_t step, Status local) {
   std::vector<bool> touched(header_.vars.size(), false);
   std::swap(touched, record_.step);
   if (!has_record_vars()) return local;
-  if (comm().rank() == 0 && local.ok()) {
-    // Record variables nobody put in this step hold fill values, as in netCDF's fill mode.
-    if (env_.spec.fill)
-      for (size_t v = 0; v < header_.vars.size() && local.ok(); ++v)
-        if (header_.is_record(header_.vars[v]) && !touched[v])
-          local = write_fill(static_cast<int>(v), step);
-    if (local.ok()) local = publish_record(step);
-  }
   header_.numrecs = step + 1;
+  if (comm().rank() == 0 && local.ok())
+    local = commit_record(*file_, header_, touched, env_.spec, env_.profile).with_context(where());
   return local;
 }
 
-// Rank 0: the file reaches the end of the new record even if its last variable was not written
-// (fill = false), or readers would find it shorter than its header says; then numrecs. Data
-// first, then numrecs: a reader (or a crash) never sees a half-written step.
-Status NetcdfDataset::publish_record(uint64_t step) {
-  header_.numrecs = step + 1;
-  PhaseTimer t(env_.profile, Phase::kMetadata);
-  TAPIO_ASSIGN_OR_RETURN(const uint64_t size, file_->size());
-  if (size < data_end()) TAPIO_RETURN_IF_ERROR(file_->truncate(data_end()));
+Status commit_record(io::File& file, const netcdf::Header& h, const std::vector<bool>& touched,
+                     const NetcdfSpec& spec, Profile* profile) {
+  const uint64_t step = h.numrecs - 1;
+  // Record variables nobody put in this step hold fill values, as in netCDF's fill mode.
+  if (spec.fill)
+    for (size_t v = 0; v < h.vars.size(); ++v)
+      if (h.is_record(h.vars[v]) && !touched[v])
+        TAPIO_RETURN_IF_ERROR(write_fill_at(file, h, static_cast<int>(v), step, profile)
+                                  .with_context(fmt::format("variable '{}'", h.vars[v].name)));
+  // The file reaches the end of the new record even if its last variable was not written
+  // (fill = false), or readers would find it shorter than its header says.
+  std::optional<PhaseTimer> t;
+  if (profile) t.emplace(profile, Phase::kMetadata);
+  TAPIO_ASSIGN_OR_RETURN(const uint64_t size, file.size());
+  if (size < data_end_of(h)) TAPIO_RETURN_IF_ERROR(file.truncate(data_end_of(h)));
   // Data first, then numrecs: a reader (or a crash) never sees a half-written step; with
-  // fsync = step numrecs is synced too, so the step is on storage when end_step returns.
-  const bool sync = env_.spec.fsync == Fsync::kStep;
-  if (sync) TAPIO_RETURN_IF_ERROR(sync_file());
-  TAPIO_RETURN_IF_ERROR(ncfile::write_numrecs(*file_, header_, header_.numrecs));
-  // Without a sync, a buffering layer's numrecs still reaches the system when end_step returns.
-  return sync ? sync_file() : file_->flush();
+  // fsync = step numrecs is synced too, so the step is on storage when its commit returns.
+  const bool sync = spec.fsync == Fsync::kStep;
+  auto synced = [&] {
+    std::optional<PhaseTimer> s;
+    if (profile) s.emplace(profile, Phase::kSync);
+    return file.sync();
+  };
+  if (sync) TAPIO_RETURN_IF_ERROR(synced());
+  TAPIO_RETURN_IF_ERROR(ncfile::write_numrecs(file, h, h.numrecs));
+  // Without a sync, a buffering layer's numrecs still reaches the system when the commit returns.
+  return sync ? synced() : file.flush();
 }
 
 Status NetcdfDataset::sync_file() {
@@ -259,11 +269,17 @@ Status NetcdfDataset::close(Status local) {
 }
 
 Status NetcdfDataset::write_fill(int var, uint64_t step) {
-  const netcdf::Var& nv = header_.vars[var];
-  const std::vector<uint8_t> image = fill_image(nv, header_.elements(nv));
-  PhaseTimer t(env_.profile, Phase::kWrite);
-  return file_->write_at(header_.data_offset(nv, step), image.data(), image.size())
-      .with_context(fmt::format("{}, variable '{}'", where(), nv.name));
+  return write_fill_at(*file_, header_, var, step, env_.profile)
+      .with_context(fmt::format("{}, variable '{}'", where(), header_.vars[var].name));
+}
+
+Status write_fill_at(io::File& file, const netcdf::Header& h, int var, uint64_t step,
+                     Profile* profile) {
+  const netcdf::Var& nv = h.vars[var];
+  const std::vector<uint8_t> image = fill_image(nv, h.elements(nv));
+  std::optional<PhaseTimer> t;
+  if (profile) t.emplace(profile, Phase::kWrite);
+  return file.write_at(h.data_offset(nv, step), image.data(), image.size());
 }
 
 }  // namespace tapio

@@ -15,6 +15,7 @@
 #include "format/netcdf/header.h"
 #include "io/file.h"
 #include "io/layers.h"
+#include "io/write_behind.h"
 
 namespace tapio {
 
@@ -41,6 +42,19 @@ struct RecordStep {
   std::vector<bool> step;      // variables put in the step being written
 };
 
+// Where the data of a header's `numrecs` records ends: the exact bytes (not vsize, which pads
+// to 4: a file whose last variable has an odd size legitimately ends before the padding).
+uint64_t data_end_of(const netcdf::Header& h);
+
+// Rank 0: commit record h.numrecs - 1 of `file`: fill the record variables `touched` leaves
+// out (with fill), make the file reach the record's end, then numrecs, synced around it with
+// fsync = step. `profile` null: a background thread, which times no phase.
+Status commit_record(io::File& file, const netcdf::Header& h, const std::vector<bool>& touched,
+                     const NetcdfSpec& spec, Profile* profile);
+// Rank 0: v's fill value over record `step` (or over a fixed v); `profile` as above.
+Status write_fill_at(io::File& file, const netcdf::Header& h, int var, uint64_t step,
+                     Profile* profile);
+
 // The dataset of an engine: its resources and profile, and the file's spec.
 DatasetEnv dataset_env(const Resources& res, const OpenSpec& open, Profile* profile,
                        NetcdfSpec spec);
@@ -57,9 +71,24 @@ class NetcdfDataset {
   Status note_puts(const std::vector<PutOp>& puts, std::vector<uint64_t>* also_summed = nullptr);
   // Collective: agrees on `local`, then `write_puts`, then commits step `step` with *deferred
   // (an engine's first local error, taken after the puts and reported at this agreement),
-  // agreeing after each.
+  // agreeing after each. With `async` (netcdf_async.cpp) the step's writes only start and its
+  // commit waits for the next call: a failure of the previous step's background writes fails
+  // this call on every rank and sets *redo to that step, which the next step rewrites.
   Status write_step(uint64_t step, const Status& local, const std::function<Status()>& write_puts,
-                    Status* deferred);
+                    Status* deferred, uint64_t* redo = nullptr);
+  // Async, rank 0: queue a write of the step being written that holds `bytes` until it has run;
+  // waits first while the queued writes hold more than async_buffer allows (counted in the
+  // profile). The job runs on the background thread: it must not touch this object or call MPI.
+  void write_behind(uint64_t bytes, std::function<Status()> job);
+  // Async, rank 0: room for `bytes` more in the background writes, waiting if needed; call
+  // before building the buffer a write_behind job will hold.
+  void reserve(uint64_t bytes);
+  bool async() const { return env_.spec.async; }
+  // Async: a background failure this rank already knows of (begin_step reports it early).
+  Status background_failure();
+  // Collective, async: close's part: the last step's writes finished everywhere, then its
+  // commit (agreed). Sets *redo on a failure, as write_step does.
+  Status finish_async(uint64_t* redo);
   // This rank's part of close (rank 0: fill unwritten fixed variables, sync, close); the
   // caller agrees.
   Status close(Status deferred);
@@ -85,14 +114,28 @@ class NetcdfDataset {
   Result<netcdf::Header> appended_header(const IoDef& merged) const;
   // Rank 0: fill what nobody wrote, then numrecs (after a sync with fsync = step).
   Status commit_step(uint64_t step, Status local);
-  Status publish_record(uint64_t step);
   Status sync_file();  // timed as the sync phase
+  // Async (netcdf_async.cpp).
+  Status write_step_async(uint64_t step, const Status& local,
+                          const std::function<Status()>& write_puts, Status* deferred,
+                          uint64_t* redo);
+  // Collective: the pending step's background writes, agreed on; then rank 0 queues its
+  // commit.
+  Status settle_pending(uint64_t* redo);
+  Status wait_behind();  // rank 0: every queued job finished; its first error
+  io::WriteBehind& behind();  // rank 0: made at the first use
 
   DatasetEnv env_;
   std::unique_ptr<io::File> file_;   // rank 0 only: header, numrecs, fill
   netcdf::Header header_;            // every rank
   RecordStep record_;                // every rank
   std::vector<bool> fixed_written_;  // every rank: fixed vars written at least once
+  // Async: rank 0's background thread (the data file's only user while it runs), and the
+  // step written but not yet committed, with the record variables it touched.
+  uint64_t committed_ = 0;  // rank 0, async: steps whose commit finished (the thread's)
+  std::unique_ptr<io::WriteBehind> behind_;  // after what its jobs use: destroyed first
+  std::optional<uint64_t> pending_;
+  std::vector<bool> pending_touched_;
 };
 
 }  // namespace tapio

@@ -14,6 +14,8 @@ NetcdfSpec NetcdfSpec::parse(const Params& params) {
   s.layout.header_pad = params.get_size("header_pad");
   s.fill = params.get_bool("fill");
   s.fsync = parse_fsync(params);
+  s.async = params.get_bool("async");
+  s.async_buffer = params.get_size("async_buffer");
   return s;
 }
 

@@ -14,6 +14,8 @@ struct NetcdfSpec {
   netcdf::LayoutOptions layout;   // data_align, header_pad
   bool fill = true;               // fill what no rank wrote with the fill value
   Fsync fsync = Fsync::kClose;
+  bool async = false;             // storage writes and commits in the background (`async`)
+  uint64_t async_buffer = 0;      // bytes the background writes may hold (`async_buffer`)
 
   static NetcdfSpec parse(const Params& params);
 };

@@ -31,10 +31,20 @@ Result<std::unique_ptr<Engine>> SerialEngine::open(EngineEnv env) {
 
 Status SerialEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                 const Status& local) {
-  return nc_.write_step(step, local, [&] { return write_puts(puts, step); }, &deferred_);
+  uint64_t redo = step;
+  Status st = nc_.write_step(step, local, [&] { return write_puts(puts, step); }, &deferred_, &redo);
+  if (redo < step) rewind_to(redo);
+  return st;
 }
 
-Status SerialEngine::close_files() { return nc_.close(std::exchange(deferred_, Status())); }
+Status SerialEngine::background_failure() { return nc_.background_failure(); }
+
+Status SerialEngine::close_files() {
+  uint64_t redo = 0;
+  Status st = nc_.async() && mode() != OpenMode::kRead ? nc_.finish_async(&redo) : ok_status();
+  Status closed = nc_.close(std::exchange(deferred_, Status()));
+  return st.ok() ? closed : st;
+}
 
 uint64_t SerialEngine::available_steps() const {
   return mode() == OpenMode::kRead ? nc_.header().numrecs : current_step();

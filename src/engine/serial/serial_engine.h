@@ -24,15 +24,15 @@ class SerialEngine final : public Engine {
   Status read_gets(const std::vector<GetOp>& gets) override;
   Status close_files() override;
   uint64_t available_steps() const override;
+  Status background_failure() override;
 
   // Collective: variable v's pieces, gathered to rank 0 (which writes them).
   Status gather_variable(size_t v, const std::vector<PutOp>& puts, uint64_t step,
                          const RankRequests& all);
-  // Rank 0: byte-swap the gathered pieces of `var` into file order and write them.
-  Status write_variable(int var, uint64_t step, const uint8_t* staging,
+  // Rank 0: byte-swap the gathered pieces of `var` into file order and write them (with
+  // async, queue the write).
+  Status write_variable(int var, uint64_t step, std::vector<uint8_t> staging,
                         const RankRequests& requests);
-  Status write_covered(int var, uint64_t offset, const std::vector<plan::OwnedRun>& owned,
-                       const std::vector<uint8_t>& image);
   // Collective: one (variable, step) of a read: rank 0 reads and scatters, every rank copies.
   Status read_item(int var, uint64_t step, const std::vector<GetOp>& gets,
                    const std::vector<plan::Request>& mine, const RankRequests& all);

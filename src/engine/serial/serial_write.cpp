@@ -6,6 +6,49 @@
 #include "engine/serial/serial_engine.h"
 
 namespace tapio {
+namespace {
+
+// A variable's record in file order, `image`, at `offset`: whole, or with `only_covered` just
+// the runs of `covered` (sorted by offset; touching runs merge into one request).
+Status write_image(io::File& file, uint64_t offset, const std::vector<uint8_t>& image,
+                   bool only_covered, const std::vector<plan::OwnedRun>& covered, size_t esize) {
+  if (!only_covered) return file.write_at(offset, image.data(), image.size());
+  for (size_t i = 0; i < covered.size();) {
+    uint64_t start = covered[i].run.offset, end = start + covered[i].run.length;
+    for (++i; i < covered.size() && covered[i].run.offset == end; ++i)
+      end += covered[i].run.length;
+    TAPIO_RETURN_IF_ERROR(
+        file.write_at(offset + start * esize, image.data() + start * esize, (end - start) * esize));
+  }
+  return ok_status();
+}
+
+// How a variable's gathered pieces become its record in file order: what write_variable knows
+// once the gather is done, kept by value so the background thread can use it.
+struct ImagePlan {
+  netcdf::Var nv;
+  std::vector<uint64_t> shape;
+  uint64_t total = 0;  // elements of the record
+  size_t esize = 0;
+  std::vector<plan::Selection> sels;  // every rank's selections of the variable, in rank order
+  bool fill = false;                  // start from the fill value (some elements unwritten)
+
+  // The record, big-endian, from `staging` (the pieces back to back in `sels` order).
+  std::vector<uint8_t> image(const uint8_t* staging) const {
+    std::vector<uint8_t> out = fill ? fill_image(nv, total) : std::vector<uint8_t>(total * esize);
+    uint64_t base = 0;  // element position of the current selection in the staging buffer
+    for (const plan::Selection& sel : sels) {
+      plan::for_each_run(sel, shape, [&](const plan::Run& run, uint64_t mem) {
+        host_to_big_endian(out.data() + run.offset * esize, staging + (base + mem) * esize,
+                           run.length, esize);
+      });
+      base += sel.elements();
+    }
+    return out;
+  }
+};
+
+}  // namespace
 
 Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   std::vector<plan::Request> mine;
@@ -52,6 +95,9 @@ Status SerialEngine::gather_variable(size_t v, const std::vector<PutOp>& puts, u
     displs[r] = total;
     total += counts[r];
   }
+  // Async: room for this staging buffer and the image made from it, before either exists.
+  if (nc_.async() && comm().rank() == 0)
+    nc_.reserve(total * esize + io().vars[v].elements() * esize);
   std::vector<uint8_t> staging(total * esize);
   {
     PhaseTimer t(&profile(), Phase::kExchange);
@@ -68,59 +114,48 @@ Status SerialEngine::gather_variable(size_t v, const std::vector<PutOp>& puts, u
   }
   profile().messages_received += P - 1;
   profile().bytes_received += (total - my_elems) * esize;
-  if (deferred_.ok()) deferred_ = write_variable(static_cast<int>(v), step, staging.data(), all);
+  if (deferred_.ok()) deferred_ = write_variable(static_cast<int>(v), step, std::move(staging), all);
   return ok_status();
 }
 
-Status SerialEngine::write_variable(int var, uint64_t step, const uint8_t* staging,
+Status SerialEngine::write_variable(int var, uint64_t step, std::vector<uint8_t> staging,
                                     const RankRequests& requests) {
   const VariableDef& def = io().vars[var];
-  const netcdf::Var& nv = nc_.header().vars[var];
-  const size_t esize = type_size(def.type);
   std::vector<plan::OwnedRun> owned;
   std::optional<PhaseTimer> planning(std::in_place, &profile(), Phase::kPlan);
   TAPIO_ASSIGN_OR_RETURN(const uint64_t elements,
                          covered(def, var, requests, at_step(var, step), &owned));
+  ImagePlan plan{nc_.header().vars[var], def.shape, def.elements(), type_size(def.type), {}};
+  plan.fill = elements < def.elements() && nc_.spec().fill;
+  for (const auto& rank_requests : requests)
+    for (const auto& req : rank_requests)
+      if (req.var == static_cast<uint32_t>(var)) plan.sels.push_back(req.sel);
   planning.reset();
-  const uint64_t total = def.elements();
-  const bool complete = elements == total;
-  const bool fill = nc_.spec().fill;
-
-  PhaseTimer swapping(&profile(), Phase::kSwap);
-  std::vector<uint8_t> image =
-      !complete && fill ? fill_image(nv, total) : std::vector<uint8_t>(total * esize);
-  uint64_t base = 0;  // element position of the current request in the staging buffer
-  for (const auto& rank_requests : requests) {
-    for (const auto& req : rank_requests) {
-      if (req.var != static_cast<uint32_t>(var)) continue;
-      plan::for_each_run(req.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
-        host_to_big_endian(image.data() + run.offset * esize, staging + (base + mem) * esize,
-                           run.length, esize);
-      });
-      base += req.sel.elements();
+  const uint64_t offset = nc_.header().data_offset(plan.nv, step);
+  io::File* file = nc_.root_file();
+  // Without fill, elements no rank wrote keep whatever the file holds: covered runs only.
+  const bool only_covered = elements < def.elements() && !plan.fill;
+  if (!nc_.async()) {
+    std::vector<uint8_t> image;
+    {
+      PhaseTimer swapping(&profile(), Phase::kSwap);
+      image = plan.image(staging.data());
     }
-  }
-  const uint64_t offset = nc_.header().data_offset(nv, step);
-  PhaseTimer t(&profile(), Phase::kWrite);
-  if (complete || fill)
-    return nc_.root_file()
-        ->write_at(offset, image.data(), image.size())
+    PhaseTimer t(&profile(), Phase::kWrite);
+    return write_image(*file, offset, image, only_covered, owned, plan.esize)
         .with_context(at_step(var, step));
-  return write_covered(var, offset, owned, image).with_context(at_step(var, step));
-}
-
-// Without fill, elements no rank wrote keep whatever the file holds: write covered runs only
-// (owned is sorted by offset; touching runs merge into one request).
-Status SerialEngine::write_covered(int var, uint64_t offset,
-                                   const std::vector<plan::OwnedRun>& owned,
-                                   const std::vector<uint8_t>& image) {
-  const size_t esize = type_size(io().vars[var].type);
-  for (size_t i = 0; i < owned.size();) {
-    uint64_t start = owned[i].run.offset, end = start + owned[i].run.length;
-    for (++i; i < owned.size() && owned[i].run.offset == end; ++i) end += owned[i].run.length;
-    TAPIO_RETURN_IF_ERROR(nc_.root_file()->write_at(
-        offset + start * esize, image.data() + start * esize, (end - start) * esize));
   }
+  // The staging buffer holds the step's data now: the swap into file order and the write
+  // happen in the background.
+  const std::string ctx = fmt::format("{} (a background write)", at_step(var, step));
+  std::atomic<int64_t>* background = &profile().background_write_ns;
+  const uint64_t bytes = staging.size() + def.elements() * plan.esize;
+  nc_.write_behind(bytes, [file, offset, ctx, background, only_covered, plan = std::move(plan),
+                           staging = std::move(staging), owned = std::move(owned)] {
+    AtomicTimer t(background);
+    return write_image(*file, offset, plan.image(staging.data()), only_covered, owned, plan.esize)
+        .with_context(ctx);
+  });
   return ok_status();
 }
 

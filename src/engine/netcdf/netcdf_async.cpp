@@ -1,0 +1,99 @@
+// Asynchronous output of the NetCDF engines (the `async` parameter; docs/design.md,
+// "Asynchronous output"). end_step k exchanges as usual, but rank 0's writes of step k go to a
+// background thread and the step's commit waits: the agreement that step k's writes succeeded
+// rides on the next end_step (or close), which then queues the commit (fill, numrecs) behind
+// them. numrecs therefore never names a step some write of which has not finished, and a crash
+// keeps every step whose commit finished. The background thread is the only user of rank 0's
+// file while jobs are queued; it reads copies of the header, never this object.
+#include <optional>
+#include <utility>
+
+#include "engine/netcdf/netcdf_dataset.h"
+
+namespace tapio {
+
+Status NetcdfDataset::write_step_async(uint64_t step, const Status& local,
+                                       const std::function<Status()>& write_puts,
+                                       Status* deferred, uint64_t* redo) {
+  TAPIO_RETURN_IF_ERROR(settle_pending(redo));
+  TAPIO_RETURN_IF_ERROR(agree(local));
+  Status written = write_puts();
+  keep(&written, std::exchange(*deferred, Status()));
+  TAPIO_RETURN_IF_ERROR(agree(written));
+  pending_ = step;
+  pending_touched_.assign(header_.vars.size(), false);
+  std::swap(pending_touched_, record_.step);
+  if (has_record_vars()) header_.numrecs = step + 1;
+  return ok_status();
+}
+
+io::WriteBehind& NetcdfDataset::behind() {
+  if (!behind_) behind_ = std::make_unique<io::WriteBehind>();
+  return *behind_;
+}
+
+void NetcdfDataset::reserve(uint64_t bytes) {
+  PhaseTimer t(env_.profile, Phase::kWrite);
+  const auto start = std::chrono::steady_clock::now();
+  if (!behind().wait_for_room(bytes, env_.spec.async_buffer)) return;
+  ++env_.profile->async_waits;
+  env_.profile->async_wait +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void NetcdfDataset::write_behind(uint64_t bytes, std::function<Status()> job) {
+  reserve(bytes);  // a no-op when the caller reserved the room already
+  behind().submit(std::move(job), bytes);
+}
+
+Status NetcdfDataset::wait_behind() {
+  if (!behind_) return ok_status();
+  PhaseTimer t(env_.profile, Phase::kWrite);
+  if (!behind_->busy()) return behind_->drain();
+  const auto start = std::chrono::steady_clock::now();
+  Status st = behind_->drain();
+  ++env_.profile->async_waits;
+  env_.profile->async_wait +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return st;
+}
+
+Status NetcdfDataset::background_failure() {
+  if (!behind_) return ok_status();
+  return behind_->failure().with_context(
+      fmt::format("rank {}: a background write failed", comm().rank()));
+}
+
+// The pending step's writes (and the commit queued before them) have finished on every rank,
+// or the first failure is reported everywhere; rank 0 then says how many steps the file holds,
+// the step the next one rewrites. Otherwise the pending step's commit is queued.
+Status NetcdfDataset::settle_pending(uint64_t* redo) {
+  if (!pending_) return ok_status();
+  const uint64_t step = *std::exchange(pending_, std::nullopt);
+  Status st = agree(comm().rank() == 0 ? wait_behind() : ok_status());
+  if (!st.ok()) {
+    uint64_t committed = committed_;
+    keep(&st, comm().bcast_value(&committed, 0));
+    *redo = committed;
+    header_.numrecs = committed;
+    return st;
+  }
+  if (!has_record_vars() || comm().rank() != 0) return ok_status();
+  netcdf::Header h = header_;
+  h.numrecs = step + 1;
+  const std::string ctx = fmt::format("{}, the commit of step {}", where(), step);
+  behind().submit([this, file = file_.get(), h = std::move(h), ctx, spec = env_.spec,
+                   touched = std::move(pending_touched_)] {
+    TAPIO_RETURN_IF_ERROR(commit_record(*file, h, touched, spec, nullptr).with_context(ctx));
+    committed_ = h.numrecs;  // read by the caller only after a wait (the queue's mutex)
+    return ok_status();
+  });
+  return ok_status();
+}
+
+Status NetcdfDataset::finish_async(uint64_t* redo) {
+  TAPIO_RETURN_IF_ERROR(settle_pending(redo));
+  return agree(comm().rank() == 0 ? wait_behind() : ok_status());
+}
+
+}  // namespace tapio
