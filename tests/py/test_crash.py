@@ -160,6 +160,18 @@ class Writer:
         """Block until the line `want` is printed (`opening`, `closing S`)."""
         self._wait(lambda: want + "\n" in self.seen, want)
 
+    def drain(self):
+        """Take the lines printed so far, without waiting."""
+        while True:
+            try:
+                line = self.lines.get_nowait()
+            except queue.Empty:
+                return
+            if line is None:
+                self.lines.put(None)  # the end stays for kill() to find
+                return
+            self._take(line)
+
     def kill(self):
         """SIGKILL everything, then collect what was printed before the kill."""
         kill_all(self.proc)
@@ -411,8 +423,10 @@ def test_kill_one_rank_at_open(writer, tmp_path, engine):
 def test_kill_at_close(writer, tmp_path, engine, who, ranks):
     """The whole job, or one rank of four, killed inside close (every fsync(2) made slow, so
     the close's final syncs and the subfile end record are under way, the kill a seeded
-    moment after `closing`): every step written reads back exactly, no more, and an append
-    adds two more."""
+    moment after `closing`): every step written reads back exactly, no more (async: at least
+    the steps known committed), and an append adds two more. One rank killed may be one that
+    has left close for MPI_Finalize while rank 0 still syncs: rank 0 then prints `closed`
+    after the kill, which is the job's close all the same."""
     rng = random.Random(f"close-{engine}-{who}-{ranks}")
     path = out_path(tmp_path, engine)
     w = Writer(ranks, *writer_args(writer, path, engine, ranks, 3, 0,
@@ -420,16 +434,20 @@ def test_kill_at_close(writer, tmp_path, engine, who, ranks):
     try:
         w.wait_line("closing 3")
         time.sleep(rng.uniform(0.0, 0.3))
+        w.drain()
+        closed_before_kill = "closed 3\n" in w.seen
         committed = kill_one_rank(w, rng) if who == "one" else w.kill()
     finally:
         w.cleanup()
-    assert committed == 3 and "closed 3\n" not in w.seen, f"the kill missed the close: {w.seen}"
+    missed = closed_before_kill or (who == "all" and "closed 3\n" in w.seen)
+    assert committed == 3 and not missed, f"the kill missed the close: {w.seen}"
+    least = known_committed(engine, 3)
     rc, steps, out = verify(writer, ranks, path, engine)
-    assert rc == 0 and steps == 3, out
-    if engine != "subfile":
-        assert check_netcdf(path, 3, 3) == 3
+    assert rc == 0 and steps is not None and least <= steps <= 3, out
+    if engine_of(engine) != "subfile":
+        assert check_netcdf(path, steps, steps) == steps
     if engine != "mpiio":
-        append_and_check(writer, path, engine, ranks, 3)
+        append_and_check(writer, path, engine, ranks, steps)
 
 
 # The buffering layers (docs/design.md, "Buffering layers") hold bytes back from storage; in
