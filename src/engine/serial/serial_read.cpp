@@ -23,7 +23,7 @@ std::vector<uint8_t> work_list(const RankRequests& all) {
   std::sort(items.begin(), items.end());
   items.erase(std::unique(items.begin(), items.end()), items.end());
   std::vector<uint8_t> bytes(items.size() * 16);
-  std::memcpy(bytes.data(), items.data(), bytes.size());
+  if (!items.empty()) std::memcpy(bytes.data(), items.data(), bytes.size());  // none: null data
   return bytes;
 }
 
