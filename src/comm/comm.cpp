@@ -66,13 +66,13 @@ Status Comm::bcast_bytes(std::vector<uint8_t>& bytes, int root) const {
   uint64_t n = bytes.size();
   if (rank_ == root) {
     std::memcpy(first.data(), &n, 8);
-    std::memcpy(first.data() + 8, bytes.data(), std::min(n, kHead));
+    std::copy_n(bytes.begin(), std::min(n, kHead), first.begin() + 8);  // empty: no null memcpy
   }
   TAPIO_RETURN_IF_ERROR(do_bcast(first.data(), static_cast<int>(kFirst), root));
   if (rank_ != root) {
     std::memcpy(&n, first.data(), 8);
     bytes.resize(n);
-    std::memcpy(bytes.data(), first.data() + 8, std::min(n, kHead));
+    std::copy_n(first.begin() + 8, std::min(n, kHead), bytes.begin());
   }
   // The rest in pieces of at most 1 GiB, so no count overflows int.
   constexpr uint64_t kPiece = 1ull << 30;

@@ -81,6 +81,7 @@ Status SerialEngine::read_gets(const std::vector<GetOp>& gets) {
   if (comm().rank() == 0) items = work_list(all);
   // The list decides every rank's path: a rank whose broadcast failed must not go on alone.
   TAPIO_RETURN_IF_ERROR(agree(comm().bcast_bytes(items, 0)));
+  if (items.empty()) return std::exchange(deferred_, Status());  // no rank gets anything
   std::vector<uint64_t> list(items.size() / 8);
   std::memcpy(list.data(), items.data(), items.size());
   for (size_t i = 0; i < list.size(); i += 2)
