@@ -36,6 +36,9 @@ std::vector<std::unique_ptr<Method>> all_methods() {
                                      "subfile", {{"metadata", md}, {"metadata_read", rd}}));
   // Asynchronous output (docs/benchmarks.md, "Asynchronous output"): named only.
   m.push_back(make_tapio_variant("serial-async", "serial", {{"async", "true"}}));
+  m.push_back(make_tapio_variant("subfile-async", "subfile", {{"async", "true"}}));
+  m.push_back(make_tapio_variant("subfile-fpp-async", "subfile",
+                                 {{"aggregators", "all"}, {"async", "true"}}));
   m.push_back(make_mpiio("romio321"));
   m.push_back(make_mpiio("ompio"));
   m.push_back(make_pnetcdf(false));
@@ -48,7 +51,8 @@ std::vector<std::unique_ptr<Method>> all_methods() {
 }
 
 bool named_only(const std::string& m) {
-  return m == "serial-async" || m.rfind("subfile-gather", 0) == 0 || m.rfind("subfile-log", 0) == 0 ||
+  const bool async = m.size() > 6 && m.compare(m.size() - 6, 6, "-async") == 0;
+  return async || m.rfind("subfile-gather", 0) == 0 || m.rfind("subfile-log", 0) == 0 ||
          m.rfind("subfile-aligned", 0) == 0;
 }
 

@@ -1,5 +1,6 @@
-// Asynchronous output (`async = true`): a storage failure injected into a background write or
-// sync (through the syscall table, on rank 0, which writes the serial engine's file) surfaces
+// Asynchronous output (`async = true`) of the serial and subfile engines: a storage failure
+// injected into a background write or sync (through the syscall table, on rank 0, which writes
+// the serial engine's file and the subfile engine's metadata, index and a subfile) surfaces
 // at the next end_step on every rank, naming the file, the step and the rank; the steps
 // committed before stay readable and exact, and the next step rewrites the first step that was
 // not committed. Without faults, an async file is the same as a synchronous one.
@@ -59,8 +60,9 @@ class SwitchableFaults {
   io::ScopedSyscalls restore_;
 };
 
-Engine open_async(IO& io, const std::string& path, const std::string& fsync) {
-  io.set_engine("serial");
+Engine open_async(IO& io, const std::string& path, const std::string& fsync,
+                  const std::string& engine) {
+  io.set_engine(engine);
   io.set_parameter("async", "true");
   io.set_parameter("async_buffer", "64KiB");  // smaller than a step at 4 ranks: end_step waits
   io.set_parameter("fsync", fsync);
@@ -90,20 +92,23 @@ void write_steps(Engine& out, Variable& x, uint64_t n, std::vector<double>* data
   }
 }
 
-TEST(Async, StepsWrittenInTheBackgroundReadBackExact) {
+void round_trip(const std::string& engine) {
   TempDir dir;
   const std::string path = dir.file("async.nc");
   {
     Context ctx(MPI_COMM_WORLD);
     IO io = ctx.declare_io("async");
-    Engine out = open_async(io, path, "step");
+    Engine out = open_async(io, path, "step", engine);
     Variable x = io.inquire_variable("x");
     std::vector<double> data;
     write_steps(out, x, 5, &data);
     out.close();
   }
-  expect_block_steps("serial", path, kPerRank, 5, "async");
+  expect_block_steps(engine, path, kPerRank, 5, "async");
 }
+
+TEST(Async, StepsWrittenInTheBackgroundReadBackExact) { round_trip("serial"); }
+TEST(Async, SubfileStepsWrittenInTheBackgroundReadBackExact) { round_trip("subfile"); }
 
 struct Fault {
   const char* name;
@@ -112,6 +117,7 @@ struct Fault {
   int from;            // the first failing call of that kind (0-based)
   uint64_t committed;  // steps committed when the failure surfaces
   const char* step;    // what the error names
+  std::string engine = "serial";
 };
 
 // Steps 0-2, the fault armed on rank 0 before step 2's end_step; step 3's end_step (the
@@ -124,7 +130,7 @@ void fail_and_recover(const Fault& f) {
     SwitchableFaults faults;
     Context ctx(MPI_COMM_WORLD);
     IO io = ctx.declare_io("async");
-    Engine out = open_async(io, path, f.fsync);
+    Engine out = open_async(io, path, f.fsync, f.engine);
     Variable x = io.inquire_variable("x");
     std::vector<double> data;
     write_steps(out, x, 3, &data, 2, f.what, f.from);
@@ -147,7 +153,7 @@ void fail_and_recover(const Fault& f) {
     out.end_step();
     out.close();
   }
-  expect_block_steps("serial", path, kPerRank, f.committed + 1, f.name);
+  expect_block_steps(f.engine, path, kPerRank, f.committed + 1, f.name);
 }
 
 TEST(Async, BackgroundWriteFailureReachesEveryRankAtTheNextCall) {
@@ -160,14 +166,29 @@ TEST(Async, BackgroundSyncFailureReachesEveryRankAtTheNextCall) {
   fail_and_recover(Fault{"sync", "step", kSyncs, 2, 1, "the commit of step 1"});
 }
 
-TEST(Async, FailureAtCloseIsReportedByCloseOnEveryRank) {
+// Subfile: rank 0's data writes (> 1 KiB: its region or its group's round; metadata and index
+// records are smaller) are one per step, so the third is step 2's.
+TEST(Async, SubfileBackgroundWriteFailureReachesEveryRankAtTheNextCall) {
+  fail_and_recover(Fault{"write", "close", kDataWrites, 2, 2, "step 2", "subfile"});
+}
+
+TEST(Async, SubfileBackgroundSyncFailureReachesEveryRankAtTheNextCall) {
+  // fsync = step: rank 0 syncs the subfile behind each step's data, and the metadata and the
+  // index behind each index record. Queued before the fault is armed: subfile 0 (#0), step 0's
+  // index record (#1, #2), subfile 1 (#3); step 1's index record, queued by step 2's end_step,
+  // makes the fifth, which fails: step 1 is not committed either.
+  fail_and_recover(
+      Fault{"sync", "step", kSyncs, 4, 1, "the index record of step 1", "subfile"});
+}
+
+void fail_at_close(const std::string& engine) {
   TempDir dir;
   const std::string path = dir.file("close.nc");
   {
     SwitchableFaults faults;
     Context ctx(MPI_COMM_WORLD);
     IO io = ctx.declare_io("async");
-    Engine out = open_async(io, path, "close");
+    Engine out = open_async(io, path, "close", engine);
     Variable x = io.inquire_variable("x");
     std::vector<double> data;
     write_steps(out, x, 3, &data, 2, kDataWrites, 2);
@@ -176,11 +197,14 @@ TEST(Async, FailureAtCloseIsReportedByCloseOnEveryRank) {
     EXPECT_EQ(o.code, TAPIO_ERR_IO);
     EXPECT_TRUE(contains(o.message, "rank 0") && contains(o.message, "step 2")) << o.message;
   }
-  expect_block_steps("serial", path, kPerRank, 2, "close");
+  expect_block_steps(engine, path, kPerRank, 2, "close");
 }
 
+TEST(Async, FailureAtCloseIsReportedByCloseOnEveryRank) { fail_at_close("serial"); }
+TEST(Async, SubfileFailureAtCloseIsReportedByCloseOnEveryRank) { fail_at_close("subfile"); }
+
 TEST(Async, OtherEnginesRefuseAsyncClearly) {
-  for (const char* engine : {"collective", "mpiio", "subfile"}) {
+  for (const char* engine : {"collective", "mpiio"}) {
     TempDir dir;
     Context ctx(MPI_COMM_WORLD);
     IO io = ctx.declare_io("async");
@@ -192,6 +216,20 @@ TEST(Async, OtherEnginesRefuseAsyncClearly) {
     EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED) << engine;
     EXPECT_TRUE(contains(o.message, "async")) << o.message;
   }
+}
+
+TEST(Async, SubfileRefusesAsyncWithLogMetadata) {
+  TempDir dir;
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("async");
+  io.set_engine("subfile");
+  io.set_parameter("async", "true");
+  io.set_parameter("metadata", "log");
+  io.define_variable<double>("x", {kPerRank * size()}, {"n"});
+  const Outcome o = attempt([&] { io.open(dir.file("x.sub"), TAPIO_MODE_WRITE); });
+  expect_same_everywhere(o.code);
+  EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED);
+  EXPECT_TRUE(contains(o.message, "metadata = gather")) << o.message;
 }
 
 }  // namespace

@@ -16,7 +16,8 @@ step is checked: with `crash_writer --verify` (tapio's own reader, another decom
 every engine, and with netCDF4-python for the `.nc` engines.
 Values: element g of temp at step s is g + s*2^20, ids holds g + s*2^20, grid holds g + 0.5.
 
-`serial-async` is the serial engine with `async = true`: end_step returns before the step is
+`serial-async` and `subfile-async` are those engines with `async = true`: end_step returns
+before the step is
 on storage, and a step's commit finishes during the next end_step but one (the next one
 agrees its writes succeeded and queues the commit; the one after waits for it). So after
 `committed k` only the steps before k - 1 are known committed (LAG); every step the reader
@@ -36,8 +37,9 @@ import pytest
 
 from conftest import BUILD, MPI_ENV, mpiexec
 
-ENGINES = ["subfile", "collective", "serial", "mpiio", "serial-async"]
-LAG = {"serial-async": 2}  # end_steps between a step's end_step and its commit finishing
+ENGINES = ["subfile", "collective", "serial", "mpiio", "serial-async", "subfile-async"]
+# end_steps between a step's end_step and its commit finishing
+LAG = {"serial-async": 2, "subfile-async": 2}
 TEMP_SHAPE = (8, 256, 256)
 IDS = 1 << 18
 GRID = 4096
@@ -53,6 +55,10 @@ PARAMS = {
     ("serial-async", 1): ["--param", "async=true"],
     ("serial-async", 2): ["--param", "async=true"],
     ("serial-async", 4): ["--param", "async=true", "--param", "async_buffer=2MiB"],
+    ("subfile-async", 1): ["--param", "async=true"],
+    ("subfile-async", 2): ["--param", "async=true"],
+    ("subfile-async", 4): ["--param", "ranks_per_node=2", "--param", "async=true",
+                           "--param", "async_buffer=2MiB"],
 }
 
 
@@ -70,7 +76,7 @@ def writer():
 
 
 def out_path(tmp_path, engine):
-    return tmp_path / ("out.tapio" if engine == "subfile" else "out.nc")
+    return tmp_path / ("out.tapio" if engine_of(engine) == "subfile" else "out.nc")
 
 
 def known_committed(engine, printed):
@@ -233,7 +239,7 @@ def check_after_kill(writer, ranks, path, engine, printed):
     rc, steps, out = verify(writer, ranks, path, engine)
     assert rc == 0, f"{engine} at {ranks} ranks, {committed} steps committed:\n{out}"
     assert steps is not None and committed <= steps <= most, out
-    if engine != "subfile":
+    if engine_of(engine) != "subfile":
         assert check_netcdf(path, committed, most) == steps
     return steps
 
@@ -250,7 +256,7 @@ def check_refused_or_exact(writer, ranks, path, engine, committed):
     else:
         assert rc == 2 and not committed, out
         assert re.search(rf"^error: tapio_open: .*'{re.escape(str(path))}'", out, re.M), out
-    if engine != "subfile":
+    if engine_of(engine) != "subfile":
         try:
             assert check_netcdf(path, committed, MANY_STEPS) == (steps or 0)
         except OSError:  # netCDF4 may refuse what tapio refused, nothing else
@@ -269,7 +275,7 @@ def append_and_check(writer, path, engine, ranks, before):
     assert a.committed == before + 1 and f"closed {before + 2}\n" in a.seen, a.seen
     rc, steps, out = verify(writer, ranks, path, engine)
     assert rc == 0 and steps == before + 2, out
-    if engine != "subfile":
+    if engine_of(engine) != "subfile":
         assert check_netcdf(path, before + 2, before + 2) == before + 2
 
 
@@ -338,7 +344,8 @@ def test_kill_before_any_commit(writer, tmp_path, engine, ranks):
 
 @pytest.mark.parametrize("engine, ranks, append_ranks",
                          [("subfile", 4, 2), ("subfile", 1, 1), ("collective", 4, 2),
-                          ("serial", 2, 1), ("serial-async", 2, 1)])
+                          ("serial", 2, 1), ("serial-async", 2, 1),
+                          ("subfile-async", 4, 2)])
 def test_append_after_crash(writer, tmp_path, engine, ranks, append_ranks):
     """Kill mid-step, append 2 steps (from another rank count where given), verify all."""
     path = out_path(tmp_path, engine)

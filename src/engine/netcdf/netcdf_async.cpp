@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "engine/async_waits.h"
 #include "engine/netcdf/netcdf_dataset.h"
 
 namespace tapio {
@@ -33,12 +34,7 @@ io::WriteBehind& NetcdfDataset::behind() {
 }
 
 void NetcdfDataset::reserve(uint64_t bytes) {
-  PhaseTimer t(env_.profile, Phase::kWrite);
-  const auto start = std::chrono::steady_clock::now();
-  if (!behind().wait_for_room(bytes, env_.spec.async_buffer)) return;
-  ++env_.profile->async_waits;
-  env_.profile->async_wait +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  reserve_async(behind(), bytes, env_.spec.async_buffer, env_.profile);
 }
 
 void NetcdfDataset::write_behind(uint64_t bytes, std::function<Status()> job) {
@@ -47,15 +43,7 @@ void NetcdfDataset::write_behind(uint64_t bytes, std::function<Status()> job) {
 }
 
 Status NetcdfDataset::wait_behind() {
-  if (!behind_) return ok_status();
-  PhaseTimer t(env_.profile, Phase::kWrite);
-  if (!behind_->busy()) return behind_->drain();
-  const auto start = std::chrono::steady_clock::now();
-  Status st = behind_->drain();
-  ++env_.profile->async_waits;
-  env_.profile->async_wait +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return st;
+  return behind_ ? drain_async(*behind_, env_.profile) : ok_status();
 }
 
 Status NetcdfDataset::background_failure() {

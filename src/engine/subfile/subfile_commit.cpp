@@ -32,12 +32,14 @@ constexpr uint64_t kFlagOf[3] = {subfile::kStepHasDefinitions, subfile::kStepAdd
 Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                  const Status& given) {
   Status local = given;
+  if (spec_.async) TAPIO_RETURN_IF_ERROR(settle_pending());
   const size_t known_selections = table_.selections.size();
   const size_t definitions_before = definitions_sent_;
   TAPIO_RETURN_IF_ERROR(write_batch(puts, &local));
   // A buffering layer's bytes reach storage before the index can commit the step.
-  if (local.ok() && data_) local = data_->flush();
-  if (local.ok() && spec_.sync_step && data_) {
+  if (local.ok() && spec_.async) flush_behind();
+  if (local.ok() && data_ && !spec_.async) local = data_->flush();
+  if (local.ok() && spec_.sync_step && data_ && !spec_.async) {
     PhaseTimer t(&profile(), Phase::kSync);
     local = data_->sync();
   }
@@ -48,16 +50,23 @@ Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
   const Status st = spec_.metadata == SubfileSpec::Metadata::kGather
                         ? commit_gather(step, std::move(records), local, changed)
                         : commit_log(step, records, sum, local, changed);
-  if (st.ok()) {
+  if (st.ok())
     last_step_shapes_ = std::move(step_.shapes);
-  } else {  // nothing of this step was committed: forget what its lists told the readers
-    table_.selections.resize(known_selections);
-    for (auto it = selection_ids_.begin(); it != selection_ids_.end();)
-      it = it->second >= known_selections ? selection_ids_.erase(it) : std::next(it);
-    definitions_sent_ = definitions_before;
+  else  // nothing of this step was committed
+    forget_step(known_selections, definitions_before);
+  if (st.ok() && pending_) {
+    pending_->selections = known_selections;
+    pending_->definitions = definitions_before;
   }
   step_ = SubfileStep();
   return st;
+}
+
+void SubfileEngine::forget_step(size_t selections, size_t definitions) {
+  table_.selections.resize(selections);
+  for (auto it = selection_ids_.begin(); it != selection_ids_.end();)
+    it = it->second >= selections ? selection_ids_.erase(it) : std::next(it);
+  definitions_sent_ = definitions;
 }
 
 // This rank's records of the step, back to back, and the sum of their payload checksums.
@@ -121,9 +130,9 @@ Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
     PhaseTimer t(&profile(), Phase::kMetadata);
     outcome = comm().gather_fitting_bytes(records, 0, &all, &counts);
   }
+  subfile::StepRecord record = new_record(step);
   if (comm().rank() == 0 && outcome.ok()) {
     PhaseTimer t(&profile(), Phase::kMetadata);
-    subfile::StepRecord record = new_record(step);
     record.md_offset = md_end_;
     record.md_length = all.size();
     record.flags = total.flags;
@@ -132,15 +141,23 @@ Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
     outcome = split.status();
     if (outcome.ok())
       for (const auto& r : *split) record.md_checksum += subfile::checksum(r.payload, r.length);
-    if (outcome.ok()) outcome = md_->write_at(record.md_offset, all.data(), all.size());
-    if (outcome.ok() && spec_.sync_step) outcome = md_->sync();
-    if (outcome.ok()) outcome = append_index(record);
-    if (outcome.ok()) md_end_ += all.size();
+    if (outcome.ok() && spec_.async) {  // the index record waits for the next agreement
+      md_end_ += all.size();
+      write_behind(md_.get(), record.md_offset, std::move(all), "its metadata");
+    } else {
+      if (outcome.ok()) outcome = md_->write_at(record.md_offset, all.data(), all.size());
+      if (outcome.ok() && spec_.sync_step) outcome = md_->sync();
+      if (outcome.ok()) outcome = append_index(record);
+      if (outcome.ok()) md_end_ += all.size();
+    }
   }
   // Rank 0's writes or any rank's failed gather: one reduction, as cheap as broadcasting rank
   // 0's status, and no rank leaves alone.
   const Status agreed = agree(outcome);
-  if (!agreed.ok() && comm().rank() == 0 && outcome.ok()) return roll_back(agreed, before);
+  if (agreed.ok() && spec_.async) pending_ = Pending{record};
+  if (agreed.ok() || comm().rank() != 0 || !outcome.ok()) return agreed;
+  if (!spec_.async) return roll_back(agreed, before);
+  md_end_ = before.md;  // async: no index record of the step was written yet
   return agreed;
 }
 

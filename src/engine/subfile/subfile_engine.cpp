@@ -20,6 +20,11 @@ Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
   std::unique_ptr<SubfileEngine> e(new SubfileEngine(std::move(env)));
   TAPIO_ASSIGN_OR_RETURN(e->spec_.layers,
                          io::LayerSpec::parse(e->params(), e->params().get_size("stripe_size")));
+  // Async queues rank 0's one metadata write; the log backends' writes by every rank are not.
+  if (e->spec_.async && e->mode() != OpenMode::kRead &&
+      e->spec_.metadata != SubfileSpec::Metadata::kGather)
+    return error(TAPIO_ERR_UNSUPPORTED, "dataset '{}': async = true needs metadata = gather",
+                 e->path());
   Status st;
   switch (e->mode()) {
     case OpenMode::kWrite:  // a bad operator is found (alike on every rank) before creating
@@ -49,11 +54,11 @@ bool SubfileEngine::stream_may_grow() const { return !catalog_.ended(); }
 Status SubfileEngine::refresh_steps() { return load_metadata(); }
 
 Status SubfileEngine::close_files() {
-  Status local = ok_status();
   const bool writing = mode() != OpenMode::kRead;
+  Status local = writing ? settle_pending() : ok_status();  // async: the last step's record
   if (writer_) {
     PhaseTimer t(&profile(), Phase::kWrite);
-    local = writer_->drain();
+    keep(&local, writer_->drain());
   }
   // Readers following the dataset learn that it ended.
   if (writing && comm().rank() == 0 && local.ok()) local = append_index(end_record());

@@ -42,6 +42,8 @@ struct SubfileSpec {
   uint64_t merge_below = 256 << 10;
   bool sync_step = false;       // fsync = step
   bool sync_close = true;       // fsync != never
+  bool async = false;           // writes and commits in the background (subfile_async.cpp)
+  uint64_t async_buffer = 0;    // bytes the background writes may hold
   io::LayerSpec layers;         // of the data files (io/layers.h); set by SubfileEngine::open
 
   static SubfileSpec parse(const Params& params);
@@ -88,6 +90,22 @@ class SubfileEngine final : public Engine {
   void copy_own_part(const subfile::PutStream& stream, subfile::BlockSummers* summers,
                      uint64_t at, uint64_t n, uint8_t* out);
   io::WriteBehind::Ticket queue_write(const uint8_t* buf, uint64_t from, uint64_t length);
+
+  // Async (subfile_async.cpp): a step's data and metadata are copied into buffers that
+  // background jobs write; its index record is queued behind them once the next end_step (or
+  // close) has agreed that every rank's writes of the step succeeded.
+  Status write_direct_behind(const subfile::PutStream& stream, uint64_t offset,
+                             std::vector<subfile::BlockSums>* sums);
+  Status receive_round_behind(uint64_t k, const plan::GroupLayout& layout,
+                              const subfile::PutStream& stream, subfile::BlockSummers* summers,
+                              bool* lost);
+  // Queue the write of `bytes` at `offset` of `file` (waiting for room within async_buffer);
+  // `what` names the file in a failure.
+  void write_behind(io::File* file, uint64_t offset, std::vector<uint8_t> bytes,
+                    const char* what);
+  void flush_behind();             // the step's data flushed (and synced) behind its writes
+  Status settle_pending();         // collective: the pending step's writes agreed, index queued
+  io::WriteBehind& behind();
   // This batch's block list: shapes (selections found in or added to this rank's table).
   subfile::BlockList describe(const std::vector<PutOp>& puts);
 
@@ -129,6 +147,8 @@ class SubfileEngine final : public Engine {
   subfile::StepRecord end_record() const;               // the dataset ends here
   Status close_file(io::File* f, bool sync);
   Status check_redeclared() const;  // append: the dataset's variables declared alike
+  // A step failed (or its writes did): what its block lists told the readers is forgotten.
+  void forget_step(size_t selections, size_t definitions);
 
   // Read side (subfile_read.cpp).
   Status open_read();
@@ -208,8 +228,22 @@ class SubfileEngine final : public Engine {
   std::optional<std::vector<subfile::OperatorRule>> operator_rules_;  // parsed on first need
   std::vector<subfile::Operator> operators_;  // per variable (none for most)
   size_t definitions_sent_ = SIZE_MAX;  // rank 0: variable count last described
-  std::unique_ptr<io::WriteBehind> writer_;  // aggregate: the group's first rank
+  std::unique_ptr<io::WriteBehind> writer_;  // aggregate: the group's first rank; async: all
   ByteBuffer round_bufs_[2];                 // aggregate: the rounds being received / written
+  // Async: the step whose data and metadata writes are queued, its index record not yet, and
+  // what the writer tables held before it (restored when its writes failed).
+  struct Pending {
+    subfile::StepRecord record;
+    size_t selections = 0, definitions = 0;
+    uint64_t index_at = 0;  // rank 0: where its index record goes
+  };
+  std::optional<Pending> pending_;
+  std::optional<Pending> indexing_;  // the step whose index record is queued
+  uint64_t indexed_ = 0;  // rank 0: steps whose index record was written (the thread's; read
+                          // only after a drain, which orders it)
+  // Settling failed: the step the program writes next (the oldest one not in the index),
+  // agreed with rank 0, and the writer's state rolled back to before it.
+  Status redo_from(const Pending& pending, Status failed);
 
   // Readers.
   subfile::Catalog catalog_;

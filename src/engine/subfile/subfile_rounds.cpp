@@ -69,6 +69,10 @@ Status SubfileEngine::write_rounds(const subfile::PutStream& stream,
   bool lost = false;           // a member's message was lost: write nothing either
   const uint64_t rounds = plan::round_count(layout, spec_.round);
   for (uint64_t k = 0; k < rounds; ++k) {
+    if (spec_.async) {
+      keep(&local, receive_round_behind(k, layout, stream, &summers, &lost));
+      continue;
+    }
     const uint64_t from = layout.base + k * spec_.round;
     const uint64_t length = std::min(spec_.round, layout.end - from);
     {
@@ -79,6 +83,7 @@ Status SubfileEngine::write_rounds(const subfile::PutStream& stream,
     keep(&local, receive_round(k, layout, stream, &summers, buf, length, &lost));
     if (local.ok() && !lost) last_write[k % 2] = queue_write(buf, from, length);
   }
+  if (spec_.async) return local;
   PhaseTimer t(&profile(), Phase::kWrite);
   const Status drained = writer_->drain();
   return local.ok() ? drained : local;

@@ -28,6 +28,8 @@ SubfileSpec SubfileSpec::parse(const Params& p) {
   s.merge_below = p.get_size("read_merge_below");
   s.sync_step = p.get("fsync") == "step";
   s.sync_close = p.get("fsync") != "never";
+  s.async = p.get_bool("async");
+  s.async_buffer = p.get_size("async_buffer");
   return s;
 }
 

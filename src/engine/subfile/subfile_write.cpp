@@ -81,7 +81,9 @@ Status SubfileEngine::write_batch(const std::vector<PutOp>& puts, Status* local)
   const size_t me = group_ ? static_cast<size_t>(group_->rank()) : 0;
   list.offset = layout.offsets[me];
   Status st;
-  if (!aggregate_)
+  if (!aggregate_ && spec_.async)
+    st = write_direct_behind(stream, layout.offsets[me], &list.sums);
+  else if (!aggregate_)
     st = write_direct(stream, layout.offsets[me], &list.sums);
   else if (me == 0)
     st = write_rounds(stream, layout, &list.sums);
