@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import under_ptrace
+
 netCDF4 = pytest.importorskip("netCDF4")
 
 REPO = Path(__file__).resolve().parents[2]
@@ -390,9 +392,7 @@ def test_dump_reads_one_run_at_a_time(files, tmp_path):
                            str(TAPIO), "dump", str(path), "temp", "--step", "1", "--start",
                            "0,1,0", "--count", "2,2,4"],
                           capture_output=True, text=True, timeout=TIMEOUT,
-                          # make test-asan: LeakSanitizer cannot run under ptrace
-                          env=dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "")
-                                   + ":detect_leaks=0"))
+                          env=under_ptrace(os.environ))
     if proc.returncode != 0:
         pytest.skip(f"strace unusable here: {proc.stderr[-200:]}")
     reads = [line for line in log.read_text().splitlines() if f"<{path}>" in line]

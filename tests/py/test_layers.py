@@ -12,7 +12,7 @@ import struct
 
 import pytest
 
-from conftest import BUILD, MPI_ENV, mpiexec
+from conftest import BUILD, MPI_ENV, mpiexec, under_ptrace
 
 TIMEOUT = 300
 PROBE = BUILD / "tests" / "io" / "layer_probe"
@@ -25,7 +25,8 @@ def probe(np, *args, strace_path=None, log=None):
     if log:
         cmd = ["strace", "-f", "-c", "-P", str(strace_path), "-e",
                "trace=" + ",".join(CALLS), "-o", str(log)] + cmd
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env=MPI_ENV)
+    env = under_ptrace(MPI_ENV) if log else MPI_ENV
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
