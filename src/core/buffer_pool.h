@@ -52,4 +52,27 @@ class BufferPool {
   size_t max_bytes_;
 };
 
+// A buffer on loan from a pool for as long as this object lives (a fresh one without a pool):
+// what a path needs per call (a step's staging, an image it writes) without faulting in new
+// pages each time. Neither copied nor moved: share it (std::shared_ptr) to hand it on, say to
+// a background job.
+class PooledBuffer {
+ public:
+  explicit PooledBuffer(BufferPool* pool) : pool_(pool) {
+    if (pool_) buf_ = pool_->take();
+  }
+  ~PooledBuffer() {
+    if (pool_) pool_->give(std::move(buf_));
+  }
+  PooledBuffer(const PooledBuffer&) = delete;
+  PooledBuffer& operator=(const PooledBuffer&) = delete;
+
+  ByteBuffer& get() { return buf_; }
+  const ByteBuffer& get() const { return buf_; }
+
+ private:
+  BufferPool* pool_;
+  ByteBuffer buf_;
+};
+
 }  // namespace tapio

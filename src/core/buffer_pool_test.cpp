@@ -38,5 +38,22 @@ TEST(BufferPool, FreesTheSmallestPastItsLimit) {
   EXPECT_EQ(pool.cached_bytes(), 0u);
 }
 
+TEST(PooledBuffer, LendsThePoolsPagesAndGivesThemBack) {
+  BufferPool pool(1000);
+  ByteBuffer a = sized(100);
+  uint8_t* where = a.data();
+  pool.give(std::move(a));
+  {
+    PooledBuffer loan(&pool);
+    EXPECT_EQ(loan.get().data(), where);
+    EXPECT_EQ(pool.cached_bytes(), 0u);
+    loan.get().prepare(60);  // fits: the same pages
+    EXPECT_EQ(loan.get().data(), where);
+  }
+  EXPECT_EQ(pool.cached_bytes(), 100u);
+  PooledBuffer alone(nullptr);  // no pool: a buffer of its own
+  EXPECT_NE(alone.get().prepare(10), nullptr);
+}
+
 }  // namespace
 }  // namespace tapio

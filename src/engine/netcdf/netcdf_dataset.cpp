@@ -14,13 +14,19 @@
 
 namespace tapio {
 
+void fill_image_into(const netcdf::Var& v, uint64_t total, uint8_t* out) {
+  const uint64_t esize = netcdf::nc_type_size(v.type);
+  if (total == 0) return;
+  netcdf::fill_value(v, out);
+  host_to_big_endian(out, out, 1, esize);
+  // Doubling copies: the pattern filled so far is copied after itself, in log2(total) calls.
+  for (uint64_t done = esize, all = total * esize; done < all; done *= 2)
+    std::memcpy(out + done, out, std::min(done, all - done));
+}
+
 std::vector<uint8_t> fill_image(const netcdf::Var& v, uint64_t total) {
-  const size_t esize = netcdf::nc_type_size(v.type);
-  uint8_t value[8];
-  netcdf::fill_value(v, value);
-  host_to_big_endian(value, value, 1, esize);
-  std::vector<uint8_t> image(total * esize);
-  for (uint64_t i = 0; i < total; ++i) std::memcpy(image.data() + i * esize, value, esize);
+  std::vector<uint8_t> image(total * netcdf::nc_type_size(v.type));
+  fill_image_into(v, total, image.data());
   return image;
 }
 

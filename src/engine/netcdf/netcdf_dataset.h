@@ -21,6 +21,8 @@ namespace tapio {
 
 // `total` elements of v's fill value, big-endian, as they go to the file.
 std::vector<uint8_t> fill_image(const netcdf::Var& v, uint64_t total);
+// The same into `out` (room for total elements).
+void fill_image_into(const netcdf::Var& v, uint64_t total, uint8_t* out);
 
 // What a NetcdfDataset works with: the engine's resources, the file and its spec.
 struct DatasetEnv {

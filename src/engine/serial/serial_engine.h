@@ -31,14 +31,14 @@ class SerialEngine final : public Engine {
                          const RankRequests& all);
   // Rank 0: byte-swap the gathered pieces of `var` into file order and write them (with
   // async, queue the write).
-  Status write_variable(int var, uint64_t step, std::vector<uint8_t> staging,
+  Status write_variable(int var, uint64_t step, std::shared_ptr<const PooledBuffer> staging,
                         const RankRequests& requests);
   // Collective: one (variable, step) of a read: rank 0 reads and scatters, every rank copies.
   Status read_item(int var, uint64_t step, const std::vector<GetOp>& gets,
                    const std::vector<plan::Request>& mine, const RankRequests& all);
   // Rank 0: read the span of `var` at `step` that the requests touch and pack it in rank order.
   Status read_and_pack(int var, uint64_t step, const RankRequests& requests,
-                       std::vector<uint8_t>* packed, std::vector<uint64_t>* counts);
+                       ByteBuffer* packed, std::vector<uint64_t>* counts);
 
   NetcdfDataset nc_;
   Status deferred_;  // the first local error, reported at the next agreement

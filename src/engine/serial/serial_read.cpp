@@ -30,7 +30,7 @@ std::vector<uint8_t> work_list(const RankRequests& all) {
 }  // namespace
 
 Status SerialEngine::read_and_pack(int var, uint64_t step, const RankRequests& requests,
-                                   std::vector<uint8_t>* packed, std::vector<uint64_t>* counts) {
+                                   ByteBuffer* packed, std::vector<uint64_t>* counts) {
   const VariableDef& def = io().vars[var];
   const size_t esize = type_size(def.type);
   const uint32_t v = static_cast<uint32_t>(var);
@@ -47,24 +47,28 @@ Status SerialEngine::read_and_pack(int var, uint64_t step, const RankRequests& r
         });
       }
   for (uint64_t c : *counts) total += c;
-  packed->resize(total * esize);
-  if (hi <= lo || !deferred_.ok()) return ok_status();  // after an error: move zeros
-  std::vector<uint8_t> span((hi - lo) * esize);
+  uint8_t* out = packed->prepare(total * esize);
+  if (hi <= lo || !deferred_.ok()) {  // after an error: move zeros
+    std::memset(out, 0, packed->size());
+    return ok_status();
+  }
+  PooledBuffer pooled(resources().buffers);
+  uint8_t* span = pooled.get().prepare((hi - lo) * esize);
   {
     PhaseTimer t(&profile(), Phase::kRead);
     const uint64_t offset = nc_.header().data_offset(nc_.header().vars[var], step) + lo * esize;
-    TAPIO_RETURN_IF_ERROR(nc_.root_file()->read_exact(offset, span.data(), span.size())
-                              .with_context(fmt::format("variable '{}', step {}", def.name, step)));
+    const Status st = nc_.root_file()->read_exact(offset, span, (hi - lo) * esize);
+    if (!st.ok()) std::memset(out, 0, packed->size());
+    TAPIO_RETURN_IF_ERROR(st.with_context(fmt::format("variable '{}', step {}", def.name, step)));
   }
   PhaseTimer t(&profile(), Phase::kSwap);
-  big_endian_to_host(span.data(), span.data(), hi - lo, esize);
+  big_endian_to_host(span, span, hi - lo, esize);
   uint64_t pos = 0;
   for (const auto& rank_requests : requests)
     for (const auto& req : rank_requests)
       if (covers(req, v, step))
         plan::for_each_run(req.sel, def.shape, [&](const plan::Run& run, uint64_t) {
-          std::memcpy(packed->data() + pos, span.data() + (run.offset - lo) * esize,
-                      run.length * esize);
+          std::memcpy(out + pos, span + (run.offset - lo) * esize, run.length * esize);
           pos += run.length * esize;
         });
   return ok_status();
@@ -95,23 +99,23 @@ Status SerialEngine::read_item(int var, uint64_t step, const std::vector<GetOp>&
   uint64_t my_count = 0;
   for (const auto& req : mine)
     if (covers(req, static_cast<uint32_t>(var), step)) my_count += req.sel.elements();
-  std::vector<uint8_t> packed;
+  PooledBuffer packed(resources().buffers), received(resources().buffers);
   std::vector<uint64_t> counts, displs;
   if (comm().rank() == 0) {
-    keep(&deferred_, read_and_pack(var, step, all, &packed, &counts));
+    keep(&deferred_, read_and_pack(var, step, all, &packed.get(), &counts));
     displs.resize(counts.size());
     for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
   }
-  std::vector<uint8_t> received(my_count * esize);
+  uint8_t* mine_received = received.get().prepare(my_count * esize);
   {
     PhaseTimer t(&profile(), Phase::kExchange);
     const Status st =
-        comm().scatterv(packed.data(), counts, displs, received.data(), my_count, esize, 0);
+        comm().scatterv(packed.get().data(), counts, displs, mine_received, my_count, esize, 0);
     if (st.agreed()) return st;
     keep(&deferred_, st);  // reported after the other variables' scatters
   }
   profile().messages_received += 1;
-  profile().bytes_received += received.size();
+  profile().bytes_received += my_count * esize;
   uint64_t pos = 0;
   PhaseTimer t(&profile(), Phase::kCopy);
   for (const GetOp& g : gets) {
@@ -120,7 +124,7 @@ Status SerialEngine::read_item(int var, uint64_t step, const std::vector<GetOp>&
       continue;
     const uint64_t bytes = g.elements * esize;
     std::memcpy(static_cast<uint8_t*>(g.data) + (step - g.step_start) * bytes,
-                received.data() + pos, bytes);
+                mine_received + pos, bytes);
     pos += bytes;
   }
   return ok_status();

@@ -10,8 +10,8 @@ namespace {
 
 // A variable's record in file order, `image`, at `offset`: whole, or with `only_covered` just
 // the runs of `covered` (sorted by offset; touching runs merge into one request).
-Status write_image(io::File& file, uint64_t offset, const std::vector<uint8_t>& image,
-                   bool only_covered, const std::vector<plan::OwnedRun>& covered, size_t esize) {
+Status write_image(io::File& file, uint64_t offset, const ByteBuffer& image, bool only_covered,
+                   const std::vector<plan::OwnedRun>& covered, size_t esize) {
   if (!only_covered) return file.write_at(offset, image.data(), image.size());
   for (size_t i = 0; i < covered.size();) {
     uint64_t start = covered[i].run.offset, end = start + covered[i].run.length;
@@ -33,18 +33,19 @@ struct ImagePlan {
   std::vector<plan::Selection> sels;  // every rank's selections of the variable, in rank order
   bool fill = false;                  // start from the fill value (some elements unwritten)
 
-  // The record, big-endian, from `staging` (the pieces back to back in `sels` order).
-  std::vector<uint8_t> image(const uint8_t* staging) const {
-    std::vector<uint8_t> out = fill ? fill_image(nv, total) : std::vector<uint8_t>(total * esize);
+  // The record, big-endian, from `staging` (the pieces back to back in `sels` order) into
+  // `out`. Not zeroed first: bytes no piece covers are the fill value, or never written.
+  void image(const uint8_t* staging, ByteBuffer* out) const {
+    uint8_t* to = out->prepare(total * esize);
+    if (fill) fill_image_into(nv, total, to);
     uint64_t base = 0;  // element position of the current selection in the staging buffer
     for (const plan::Selection& sel : sels) {
       plan::for_each_run(sel, shape, [&](const plan::Run& run, uint64_t mem) {
-        host_to_big_endian(out.data() + run.offset * esize, staging + (base + mem) * esize,
-                           run.length, esize);
+        host_to_big_endian(to + run.offset * esize, staging + (base + mem) * esize, run.length,
+                           esize);
       });
       base += sel.elements();
     }
-    return out;
   }
 };
 
@@ -74,17 +75,17 @@ Status SerialEngine::gather_variable(size_t v, const std::vector<PutOp>& puts, u
       my_puts.push_back(&p);
       my_elems += p.elements;
     }
-  std::vector<uint8_t> packed;
+  PooledBuffer packed(resources().buffers);
   const void* send = my_puts.size() == 1 ? my_puts[0]->data : nullptr;
   if (my_puts.size() > 1) {
     PhaseTimer t(&profile(), Phase::kCopy);
-    packed.resize(my_elems * esize);
+    uint8_t* to = packed.get().prepare(my_elems * esize);
     uint64_t pos = 0;
     for (const PutOp* p : my_puts) {
-      std::memcpy(packed.data() + pos, p->data, p->elements * esize);
+      std::memcpy(to + pos, p->data, p->elements * esize);
       pos += p->elements * esize;
     }
-    send = packed.data();
+    send = to;
   }
   const int P = comm().size();
   std::vector<uint64_t> counts(comm().rank() == 0 ? P : 0), displs(counts.size());
@@ -98,12 +99,14 @@ Status SerialEngine::gather_variable(size_t v, const std::vector<PutOp>& puts, u
   // Async: room for this staging buffer and the image made from it, before either exists.
   if (nc_.async() && comm().rank() == 0)
     nc_.reserve(total * esize + io().vars[v].elements() * esize);
-  std::vector<uint8_t> staging(total * esize);
+  // Pooled, not zeroed: the gather fills every byte of it.
+  auto staging = std::make_shared<PooledBuffer>(resources().buffers);
+  uint8_t* gathered = staging->get().prepare(total * esize);
   {
     PhaseTimer t(&profile(), Phase::kExchange);
     // An agreed error is every rank's; a local one (the gather failed here) is kept and the
     // next variables' gathers still happen: the commit's agreement reports it.
-    const Status st = comm().gatherv(send, my_elems, staging.data(), counts, displs, esize, 0);
+    const Status st = comm().gatherv(send, my_elems, gathered, counts, displs, esize, 0);
     if (st.agreed()) return st;
     keep(&deferred_, st);
   }
@@ -118,7 +121,8 @@ Status SerialEngine::gather_variable(size_t v, const std::vector<PutOp>& puts, u
   return ok_status();
 }
 
-Status SerialEngine::write_variable(int var, uint64_t step, std::vector<uint8_t> staging,
+Status SerialEngine::write_variable(int var, uint64_t step,
+                                    std::shared_ptr<const PooledBuffer> staging,
                                     const RankRequests& requests) {
   const VariableDef& def = io().vars[var];
   std::vector<plan::OwnedRun> owned;
@@ -135,25 +139,28 @@ Status SerialEngine::write_variable(int var, uint64_t step, std::vector<uint8_t>
   io::File* file = nc_.root_file();
   // Without fill, elements no rank wrote keep whatever the file holds: covered runs only.
   const bool only_covered = elements < def.elements() && !plan.fill;
+  BufferPool* pool = resources().buffers;
   if (!nc_.async()) {
-    std::vector<uint8_t> image;
+    PooledBuffer image(pool);
     {
       PhaseTimer swapping(&profile(), Phase::kSwap);
-      image = plan.image(staging.data());
+      plan.image(staging->get().data(), &image.get());
     }
     PhaseTimer t(&profile(), Phase::kWrite);
-    return write_image(*file, offset, image, only_covered, owned, plan.esize)
+    return write_image(*file, offset, image.get(), only_covered, owned, plan.esize)
         .with_context(at_step(var, step));
   }
   // The staging buffer holds the step's data now: the swap into file order and the write
   // happen in the background.
   const std::string ctx = fmt::format("{} (a background write)", at_step(var, step));
   std::atomic<int64_t>* background = &profile().background_write_ns;
-  const uint64_t bytes = staging.size() + def.elements() * plan.esize;
+  const uint64_t bytes = staging->get().size() + def.elements() * plan.esize;
   nc_.write_behind(bytes, [file, offset, ctx, background, only_covered, plan = std::move(plan),
-                           staging = std::move(staging), owned = std::move(owned)] {
+                           staging = std::move(staging), owned = std::move(owned), pool] {
     AtomicTimer t(background);
-    return write_image(*file, offset, plan.image(staging.data()), only_covered, owned, plan.esize)
+    PooledBuffer image(pool);  // the pool is the context's, which outlives the engine
+    plan.image(staging->get().data(), &image.get());
+    return write_image(*file, offset, image.get(), only_covered, owned, plan.esize)
         .with_context(ctx);
   });
   return ok_status();
