@@ -21,44 +21,49 @@ io::WriteBehind& SubfileEngine::behind() {
   return *writer_;
 }
 
-void SubfileEngine::write_behind(io::File* file, uint64_t offset, std::vector<uint8_t> bytes,
-                                 const char* what) {
-  reserve_async(behind(), bytes.size(), spec_.async_buffer, &profile());
+void SubfileEngine::write_behind(io::File* file, uint64_t offset, std::shared_ptr<const void> owner,
+                                 const uint8_t* data, uint64_t size, const char* what) {
+  reserve_async(behind(), size, spec_.async_buffer, &profile());
   const std::string ctx =
       fmt::format("dataset '{}', {}, step {}, rank {} (a background write)", path(), what,
                   current_step(), comm().rank());
   const bool eager = spec_.sync_close && file == data_.get();
   std::atomic<int64_t>* background = &profile().background_write_ns;
-  const uint64_t size = bytes.size();
   behind().submit(
-      [file, offset, eager, background, ctx, bytes = std::move(bytes)] {
+      [file, offset, eager, background, ctx, owner = std::move(owner), data, size] {
         AtomicTimer t(background);
-        TAPIO_RETURN_IF_ERROR(file->write_at(offset, bytes.data(), bytes.size()).with_context(ctx));
-        if (eager) file->start_writeback(offset, bytes.size());
+        TAPIO_RETURN_IF_ERROR(file->write_at(offset, data, size).with_context(ctx));
+        if (eager) file->start_writeback(offset, size);
         return ok_status();
       },
       size);
 }
 
-// This rank's region, summed and copied out of the user's buffers in one pass.
+// This rank's region copied out of the user's buffers into a pooled buffer (its pages mapped
+// already after the first steps), each 1 MiB piece summed just before it is copied, while it
+// is in cache.
 Status SubfileEngine::write_direct_behind(const subfile::PutStream& stream, uint64_t offset,
                                           std::vector<subfile::BlockSums>* sums) {
+  if (stream.bytes() == 0) return ok_status();
   subfile::BlockSummers summers(stream, io(), spec_.stats, sums);
-  std::vector<uint8_t> copy(stream.bytes());
-  {
-    PhaseTimer t(&profile(), Phase::kChecksum);
-    summers.add(0, stream.bytes());
-  }
-  {
+  reserve_async(behind(), stream.bytes(), spec_.async_buffer, &profile());
+  auto copy = std::make_shared<PooledBuffer>(resources().buffers);
+  uint8_t* out = copy->get().prepare(stream.bytes());
+  for (uint64_t from = 0; from < stream.bytes(); from += kPiece) {
+    const uint64_t to = std::min(stream.bytes(), from + kPiece);
+    {
+      PhaseTimer t(&profile(), Phase::kChecksum);
+      summers.add(from, to);
+    }
     PhaseTimer t(&profile(), Phase::kCopy);
-    uint8_t* out = copy.data();
-    stream.for_each(0, stream.bytes(), [&](size_t, const uint8_t* data, uint64_t n) {
+    stream.for_each(from, to, [&](size_t, const uint8_t* data, uint64_t n) {
       std::memcpy(out, data, n);
       out += n;
     });
-    profile().bytes_copied += stream.bytes();
   }
-  if (!copy.empty()) write_behind(data_.get(), offset, std::move(copy), "its subfile");
+  profile().bytes_copied += stream.bytes();
+  const uint8_t* data = copy->get().data();
+  write_behind(data_.get(), offset, std::move(copy), data, stream.bytes(), "its subfile");
   return ok_status();
 }
 
@@ -69,9 +74,10 @@ Status SubfileEngine::receive_round_behind(uint64_t k, const plan::GroupLayout& 
   const uint64_t from = layout.base + k * spec_.round;
   const uint64_t length = std::min(spec_.round, layout.end - from);
   reserve_async(behind(), length, spec_.async_buffer, &profile());
-  std::vector<uint8_t> buf(length);
-  TAPIO_RETURN_IF_ERROR(receive_round(k, layout, stream, summers, buf.data(), length, lost));
-  if (!*lost) write_behind(data_.get(), from, std::move(buf), "its group's subfile");
+  auto buf = std::make_shared<PooledBuffer>(resources().buffers);
+  uint8_t* into = buf->get().prepare(length);
+  TAPIO_RETURN_IF_ERROR(receive_round(k, layout, stream, summers, into, length, lost));
+  if (!*lost) write_behind(data_.get(), from, std::move(buf), into, length, "its group's subfile");
   return ok_status();
 }
 

@@ -143,7 +143,9 @@ Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
       for (const auto& r : *split) record.md_checksum += subfile::checksum(r.payload, r.length);
     if (outcome.ok() && spec_.async) {  // the index record waits for the next agreement
       md_end_ += all.size();
-      write_behind(md_.get(), record.md_offset, std::move(all), "its metadata");
+      const auto bytes = std::make_shared<const std::vector<uint8_t>>(std::move(all));
+      write_behind(md_.get(), record.md_offset, bytes, bytes->data(), bytes->size(),
+                   "its metadata");
     } else {
       if (outcome.ok()) outcome = md_->write_at(record.md_offset, all.data(), all.size());
       if (outcome.ok() && spec_.sync_step) outcome = md_->sync();

@@ -62,6 +62,10 @@ class SubfileEngine final : public Engine {
   ~SubfileEngine() override;
 
  private:
+  // Bytes described (summed) and then written or copied in one go: small enough to stay in a
+  // core's L2 cache between the two, large enough that storage sees large requests.
+  static constexpr uint64_t kPiece = 1 << 20;
+
   explicit SubfileEngine(EngineEnv env);
   std::string file_path(const std::string& name) const;
 
@@ -99,10 +103,11 @@ class SubfileEngine final : public Engine {
   Status receive_round_behind(uint64_t k, const plan::GroupLayout& layout,
                               const subfile::PutStream& stream, subfile::BlockSummers* summers,
                               bool* lost);
-  // Queue the write of `bytes` at `offset` of `file` (waiting for room within async_buffer);
-  // `what` names the file in a failure.
-  void write_behind(io::File* file, uint64_t offset, std::vector<uint8_t> bytes,
-                    const char* what);
+  // Queue the write of `size` bytes at `data` to `offset` of `file` (waiting for room within
+  // async_buffer); the job keeps `owner`, which holds the bytes, until written. `what` names
+  // the file in a failure.
+  void write_behind(io::File* file, uint64_t offset, std::shared_ptr<const void> owner,
+                    const uint8_t* data, uint64_t size, const char* what);
   void flush_behind();             // the step's data flushed (and synced) behind its writes
   Status settle_pending();         // collective: the pending step's writes agreed, index queued
   io::WriteBehind& behind();

@@ -14,13 +14,6 @@
 #include "format/subfile/selections.h"
 
 namespace tapio {
-namespace {
-
-// Bytes described (summed) and then written in one go: small enough to stay in a core's L2
-// cache between the two, large enough that storage sees large requests.
-constexpr uint64_t kPiece = 1 << 20;
-
-}  // namespace
 
 uint32_t SubfileEngine::selection_id(const plan::Selection& sel, subfile::BlockList* list) {
   const uint64_t key = subfile::selection_hash(sel);
