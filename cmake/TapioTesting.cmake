@@ -2,6 +2,16 @@
 include_guard(GLOBAL)
 find_package(GTest REQUIRED)
 
+# A test's timeout in seconds, scaled by TAPIO_TEST_TIMEOUT_SCALE (3 in sanitized builds).
+function(tapio_test_timeout out seconds)
+  set(scale 1)
+  if(TAPIO_TEST_TIMEOUT_SCALE)
+    set(scale ${TAPIO_TEST_TIMEOUT_SCALE})
+  endif()
+  math(EXPR scaled "${seconds} * ${scale}")
+  set(${out} ${scaled} PARENT_SCOPE)
+endfunction()
+
 # tapio_add_unit_test(NAME name SOURCES a_test.cpp ... LIBS tapio_x ...)
 function(tapio_add_unit_test)
   cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
@@ -11,5 +21,6 @@ function(tapio_add_unit_test)
     TAPIO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     TAPIO_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
   add_test(NAME unit.${T_NAME} COMMAND ${T_NAME})
-  set_tests_properties(unit.${T_NAME} PROPERTIES TIMEOUT 120 LABELS unit)
+  tapio_test_timeout(timeout 120)
+  set_tests_properties(unit.${T_NAME} PROPERTIES TIMEOUT ${timeout} LABELS unit)
 endfunction()
