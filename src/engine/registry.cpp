@@ -1,12 +1,14 @@
 // Which engine opens a file: the registry of built engines and the path defaults.
 #include <filesystem>
 
+#include "core/warnings.h"
 #include "engine/collective/collective_engine.h"
 #include "engine/engine.h"
 #include "engine/file_system_defaults.h"
 #include "engine/mpiio/mpiio_engine.h"
 #include "engine/serial/serial_engine.h"
 #include "engine/subfile/subfile_engine.h"
+#include "io/write_behind.h"
 
 namespace tapio {
 
@@ -49,8 +51,25 @@ Status check_async(const OpenSpec& spec) {
                spec.path, spec.engine, engines);
 }
 
+// Async output's writer thread needs a CPU of its own to hide anything; MPI launchers bind
+// each rank to one core when there are enough of them (Open MPI does at 2 ranks or fewer per
+// node), and the thread inherits that. Said once per process, by rank 0.
+void warn_if_async_shares_a_cpu(const EngineEnv& env) {
+  static bool warned = false;
+  if (warned || env.spec.mode == OpenMode::kRead || !env.spec.params.get_bool("async") ||
+      env.res.comm->rank() != 0 || io::allowed_cpus() != 1)
+    return;
+  warned = true;
+  warn(fmt::format("file '{}': async = true, but rank 0 is bound to one CPU, which its "
+                   "background writer thread shares with the program: little is hidden. Bind "
+                   "each rank to two or more CPUs (Open MPI: --map-by slot:PE=2, or "
+                   "--bind-to none; docs/tuning.md, async)",
+                   env.spec.path));
+}
+
 Result<std::unique_ptr<Engine>> open_by_name(EngineEnv env) {
   TAPIO_RETURN_IF_ERROR(check_async(env.spec));
+  warn_if_async_shares_a_cpu(env);
   const std::string name = env.spec.engine;
   if (name == "serial") return SerialEngine::open(std::move(env));
   if (name == "collective") return CollectiveEngine::open(std::move(env));

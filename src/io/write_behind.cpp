@@ -1,5 +1,7 @@
 #include "io/write_behind.h"
 
+#include <sched.h>
+
 namespace tapio::io {
 
 WriteBehind::WriteBehind() : worker_([this] { run(); }) {}
@@ -75,6 +77,14 @@ void WriteBehind::run() {
     if (!st.ok() && first_error_.ok()) first_error_ = st;
     changed_.notify_all();
   }
+}
+
+int allowed_cpus() {
+#ifdef __linux__
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+#endif
+  return 0;
 }
 
 }  // namespace tapio::io

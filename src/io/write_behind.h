@@ -60,4 +60,9 @@ class WriteBehind {
   std::thread worker_;
 };
 
+// The CPUs this process may run on (its affinity mask), or 0 where that is unknown. A
+// write-behind thread inherits the process's binding: bound to one CPU, it competes with the
+// program's thread instead of running beside it.
+int allowed_cpus();
+
 }  // namespace tapio::io

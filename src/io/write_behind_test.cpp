@@ -1,6 +1,7 @@
 #include "io/write_behind.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -107,6 +108,24 @@ TEST(WriteBehind, FailureIsSeenWithoutWaitingAndStillReported) {
   EXPECT_EQ(wb.wait(t).code(), TAPIO_ERR_IO);  // failure() did not clear it
   EXPECT_TRUE(wb.failure().ok());
 }
+
+#ifdef __linux__
+TEST(WriteBehind, AllowedCpusFollowsTheBinding) {
+  cpu_set_t all;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
+  EXPECT_EQ(allowed_cpus(), CPU_COUNT(&all));
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &all)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  EXPECT_EQ(allowed_cpus(), 1);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(all), &all), 0);
+}
+#endif
 
 }  // namespace
 }  // namespace tapio::io

@@ -284,6 +284,8 @@ TEST(MpiFaults, OneRankFailsEveryRankReportsAndTheNextStepWorks) {
   const Params aggregate = {{"subfile_write", "aggregate"}, {"aggregators", "1"}};
   const Params served = {{"read_merge_below", "1GiB"}};
   const Params async = {{"async", "true"}};
+  const Params nodes_async = {{"ranks_per_node", "1"}, {"direct", "never"}, {"async", "true"}};
+  const Params shared_async = {{"direct", "never"}, {"async", "true"}};
   const std::vector<Case> cases = {
       {"serial: gather of the data", "serial", {}, "Gatherv", false, false},
       {"serial: scatter of the data", "serial", {}, "Scatterv", false, true},
@@ -315,6 +317,14 @@ TEST(MpiFaults, OneRankFailsEveryRankReportsAndTheNextStepWorks) {
       {"serial async: gather of the data", "serial", async, "Gatherv", false, false},
       {"serial async: which variables a step writes", "serial", async, "Allreduce", false,
        false},
+      {"subfile async: the commit's metadata gather", "subfile", async, "Gather", false, false},
+      {"collective async: round counts", "collective", nodes_async, "Reduce_scatter", true,
+       false},
+      {"collective async: a sender's send", "collective", nodes_async, "Isend", false, false},
+      {"collective async: an aggregator's receive", "collective", nodes_async, "Irecv", true,
+       false},
+      {"collective async: window sync", "collective", shared_async, "Win_sync", false, false},
+      {"collective async: the direct writes' scan", "collective", async, "Exscan", false, false},
   };
   for (const Case& c : cases) {
     if (rank() == 0) std::fprintf(stderr, "case: %s\n", c.name);  // names a hang's case

@@ -16,7 +16,8 @@ step is checked: with `crash_writer --verify` (tapio's own reader, another decom
 every engine, and with netCDF4-python for the `.nc` engines.
 Values: element g of temp at step s is g + s*2^20, ids holds g + s*2^20, grid holds g + 0.5.
 
-`serial-async` and `subfile-async` are those engines with `async = true`: end_step returns
+`serial-async`, `subfile-async` and `collective-async` are those engines with `async = true`:
+end_step returns
 before the step is
 on storage, and a step's commit finishes during the next end_step but one (the next one
 agrees its writes succeeded and queues the commit; the one after waits for it). So after
@@ -37,9 +38,10 @@ import pytest
 
 from conftest import BUILD, MPI_ENV, mpiexec
 
-ENGINES = ["subfile", "collective", "serial", "mpiio", "serial-async", "subfile-async"]
+ENGINES = ["subfile", "collective", "serial", "mpiio", "serial-async", "subfile-async",
+           "collective-async"]
 # end_steps between a step's end_step and its commit finishing
-LAG = {"serial-async": 2, "subfile-async": 2}
+LAG = {"serial-async": 2, "subfile-async": 2, "collective-async": 2}
 TEMP_SHAPE = (8, 256, 256)
 IDS = 1 << 18
 GRID = 4096
@@ -59,6 +61,14 @@ PARAMS = {
     ("subfile-async", 2): ["--param", "async=true"],
     ("subfile-async", 4): ["--param", "ranks_per_node=2", "--param", "async=true",
                            "--param", "async_buffer=2MiB"],
+    # Through the aggregators in 1 MiB rounds, 4 slots each; at 4 ranks two virtual nodes, so
+    # rounds travel as messages too.
+    ("collective-async", 1): ["--param", "async=true"],
+    ("collective-async", 2): ["--param", "async=true", "--param", "direct=never",
+                              "--param", "buffer_size=1MiB", "--param", "async_buffer=4MiB"],
+    ("collective-async", 4): ["--param", "ranks_per_node=2", "--param", "async=true",
+                              "--param", "direct=never", "--param", "buffer_size=1MiB",
+                              "--param", "async_buffer=4MiB"],
 }
 
 
@@ -345,7 +355,7 @@ def test_kill_before_any_commit(writer, tmp_path, engine, ranks):
 @pytest.mark.parametrize("engine, ranks, append_ranks",
                          [("subfile", 4, 2), ("subfile", 1, 1), ("collective", 4, 2),
                           ("serial", 2, 1), ("serial-async", 2, 1),
-                          ("subfile-async", 4, 2)])
+                          ("subfile-async", 4, 2), ("collective-async", 4, 2)])
 def test_append_after_crash(writer, tmp_path, engine, ranks, append_ranks):
     """Kill mid-step, append 2 steps (from another rank count where given), verify all."""
     path = out_path(tmp_path, engine)

@@ -4,7 +4,9 @@
 #include "engine/collective/collective_engine.h"
 
 #include <algorithm>
+#include <utility>
 
+#include "engine/async_waits.h"
 #include "plan/domains.h"
 
 namespace tapio {
@@ -33,11 +35,40 @@ io::WriteBehind* DataFile::writer() {
 
 Status DataFile::sync_for_step() {
   if (!file_ || fsync_ != Fsync::kStep) return ok_status();
+  if (async_) {
+    writer()->submit([file = file_.get(), background = &profile_->background_write_ns] {
+      AtomicTimer t(background);
+      return file->sync();
+    });
+    return ok_status();
+  }
   PhaseTimer t(profile_, Phase::kSync);
   return file_->sync();
 }
 
 Status DataFile::drain() { return writer_ ? writer_->drain() : ok_status(); }
+
+Status DataFile::wait(io::WriteBehind::Ticket ticket) {
+  const Status st = writer_ ? writer_->wait(ticket) : ok_status();
+  if (async_) keep(&failed_, st);
+  return st;
+}
+
+void DataFile::wait_queued() {
+  if (writer_) keep(&failed_, writer_->drain());
+}
+
+Status DataFile::finish_writes() {
+  Status st = std::exchange(failed_, Status());
+  if (writer_) keep(&st, drain_async(*writer_, profile_));
+  return st;
+}
+
+Status DataFile::failure() {
+  Status st = failed_;
+  if (writer_) keep(&st, writer_->failure());
+  return st;
+}
 
 Status DataFile::close(Status local) {
   if (writer_) {
@@ -59,18 +90,28 @@ CollectiveEngine::CollectiveEngine(EngineEnv env)
     : Engine(std::move(env)),
       spec_(CollectiveSpec::parse(params())),
       nc_(dataset_env(resources(), open_spec(), &profile(), spec_.file)),
-      data_(path(), mode() == OpenMode::kRead, spec_.file.fsync, &profile()) {
+      data_(path(), mode() == OpenMode::kRead, spec_.file.fsync,
+            spec_.file.async && mode() != OpenMode::kRead, &profile()) {
   const comm::Topology& t = resources().topology;
   const int count = plan::aggregator_count(comm().size(), t.nodes, spec_.aggregators,
                                            spec_.aggregators_per_node);
   agg_.ranks = plan::place_aggregators(t.node_of_rank, t.nodes, count, spec_.placement);
   const auto it = std::find(agg_.ranks.begin(), agg_.ranks.end(), comm().rank());
   if (it != agg_.ranks.end()) agg_.mine = static_cast<int>(it - agg_.ranks.begin());
+  agg_.slot_count = slot_count();
+  bufs_.round.resize(agg_.mine >= 0 ? agg_.slot_count : 0);
   if (BufferPool* pool = resources().buffers) {
     bufs_.staging = pool->take();
-    if (agg_.mine >= 0)
-      for (ByteBuffer& b : bufs_.round) b = pool->take();
+    for (ByteBuffer& b : bufs_.round) b = pool->take();
   }
+  if (data_.async()) nc_.set_engine_writes([this] { return data_.finish_writes(); });
+}
+
+int CollectiveEngine::slot_count() const {
+  if (!data_.async()) return 2;
+  constexpr uint64_t kMaxSlots = 1024;
+  const uint64_t fit = spec_.file.async_buffer / std::max<uint64_t>(spec_.round_bytes, 1);
+  return static_cast<int>(std::clamp<uint64_t>(fit, 2, kMaxSlots));
 }
 
 CollectiveEngine::~CollectiveEngine() {
@@ -114,7 +155,20 @@ collective::Parts CollectiveEngine::parts() {
 
 Status CollectiveEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                     const Status& local) {
-  return nc_.write_step(step, local, [&] { return write_puts(puts, step); }, &deferred_);
+  uint64_t redo = step;
+  const Status st = nc_.write_step(step, local, [&] {
+    writes_queued_ = false;  // with async, the commit's agreement waited for them
+    return write_puts(puts, step);
+  }, &deferred_, &redo);
+  if (redo < step) rewind_to(redo);
+  return st;
+}
+
+Status CollectiveEngine::background_failure() {
+  Status st = nc_.background_failure();
+  keep(&st, data_.failure().with_context(
+                fmt::format("rank {}: a background write failed", comm().rank())));
+  return st;
 }
 
 uint64_t CollectiveEngine::available_steps() const {
@@ -125,10 +179,11 @@ Status CollectiveEngine::prepare_node_slots(const plan::Layout& layout) {
   comm::NodeMemory* node = agg_.node.get();
   if (!node) return ok_status();
   std::vector<uint64_t> sizes(node->node().size(), 0);
+  const uint64_t slots = static_cast<uint64_t>(agg_.slot_count);
   for (int nr : agg_.node_rank)
-    if (nr >= 0) sizes[nr] = 2 * agg_.slot_bytes;
-  // The same on every rank: the slot size and the aggregators.
-  std::vector<uint64_t> key = {agg_.slot_bytes};
+    if (nr >= 0) sizes[nr] = slots * agg_.slot_bytes;
+  // The same on every rank: the slots' size and count, and the aggregators.
+  std::vector<uint64_t> key = {agg_.slot_bytes, slots};
   key.insert(key.end(), agg_.ranks.begin(), agg_.ranks.end());
   bool changed = false;
   agg_.slots = false;
@@ -154,6 +209,11 @@ bool CollectiveEngine::reserve(uint64_t staging, int round_buffers, uint64_t rou
   if (agg_.mine >= 0 && !agg_.node)
     for (int k = 0; k < round_buffers; ++k) ok = ok && bufs_.round[k].try_prepare(round);
   return ok;
+}
+
+int CollectiveEngine::round_buffers(uint64_t step, uint64_t round) const {
+  const uint64_t rounds = (step_span(step) + round - 1) / std::max<uint64_t>(round, 1);
+  return static_cast<int>(std::clamp<uint64_t>(rounds, 2, agg_.slot_count));
 }
 
 Status CollectiveEngine::out_of_memory(uint64_t staging, int round_buffers,
@@ -185,8 +245,12 @@ Status CollectiveEngine::plan_direct(const std::vector<plan::MemSegment>& mine,
 }
 
 Status CollectiveEngine::close_files() {
+  uint64_t redo = 0;
+  const Status finished =
+      data_.async() ? nc_.finish_async(&redo) : ok_status();  // agreed on every rank
   const Status local = data_.close(std::exchange(deferred_, Status()));
   const Status base = nc_.close(ok_status());
+  if (!finished.ok()) return finished;
   return local.ok() ? base : local;
 }
 

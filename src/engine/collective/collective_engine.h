@@ -36,7 +36,16 @@ class CollectiveEngine final : public Engine {
   Status read_gets(const std::vector<GetOp>& gets) override;
   Status close_files() override;
   uint64_t available_steps() const override;
+  Status background_failure() override;
   collective::Parts parts();
+  // Round slots per aggregator: two, or with async as many rounds as async_buffer holds.
+  int slot_count() const;
+  // The private round buffers a batch of `step` may use: its rounds (at most one per
+  // `round` bytes of the step's span), at least two, at most the slots.
+  int round_buffers(uint64_t step, uint64_t round) const;
+  // Async: before a batch reuses buffers and slots that earlier batches' writes may still read
+  // (a perform_puts while the previous step's writes are queued), wait for those writes.
+  void wait_for_queued_writes();
 
   // What every rank tells the others about a batch of puts, summed in the touched-variable
   // reduction (collective_write.cpp).
@@ -96,6 +105,7 @@ class CollectiveEngine final : public Engine {
   collective::DataFile data_;
   RepeatedPuts repeated_;  // this rank's previous batch
   Status deferred_;        // the first local error, reported at the next agreement
+  bool writes_queued_ = false;  // async: a batch since the last commit agreement queued writes
 };
 
 }  // namespace tapio

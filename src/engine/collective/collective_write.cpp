@@ -78,6 +78,10 @@ bool CollectiveEngine::tiles(const WriteVotes& votes) const {
 }
 
 Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
+  if (data_.async()) {
+    if (writes_queued_) wait_for_queued_writes();
+    writes_queued_ = true;
+  }
   std::optional<collective::Staged> described;
   {
     PhaseTimer t(&profile(), Phase::kPlan);
@@ -92,11 +96,13 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   votes.bytes = direct.bytes;
   const uint64_t staging = may_stage(direct) ? staged.bytes() : 0;
   const uint64_t round = std::min(spec_.round_bytes, step_span(step));
-  const bool reserved = reserve(staging, 2, round);
+  const int buffers = round_buffers(step, round);
+  const bool reserved = reserve(staging, buffers, round);
   votes.out_of_memory = reserved ? 0 : 1;
   TAPIO_RETURN_IF_ERROR(vote(puts, step, &votes));
   if (votes.failed > 0) return agree(scanned);
-  if (votes.out_of_memory > 0) return reserved ? ok_status() : out_of_memory(staging, 2, round);
+  if (votes.out_of_memory > 0)
+    return reserved ? ok_status() : out_of_memory(staging, buffers, round);
   std::vector<Target> targets = batch_targets(step);  // the same on every rank
   if (targets.empty()) return ok_status();
   uint64_t target_bytes = 0;
@@ -139,9 +145,34 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
   return collective::RoundPipeline(parts(), batch).run();
 }
 
+void CollectiveEngine::wait_for_queued_writes() {
+  if (data_.has_writer()) {
+    PhaseTimer t(&profile(), Phase::kWrite);
+    data_.wait_queued();  // a failure stays for the commit it belongs to
+  }
+  // This node's ranks copy into the shared slots only after their aggregators waited.
+  if (agg_.node) keep(&deferred_, agg_.node->node().barrier());
+}
+
 Status CollectiveEngine::write_direct(const plan::DirectPlan& direct) {
   if (direct.requests.empty()) return ok_status();
   TAPIO_ASSIGN_OR_RETURN(io::File * file, data_.get());
+  if (data_.async()) {  // from the staging buffer, which the next batch reuses only after
+    const std::string ctx = fmt::format("{}, step {}, rank {} (a background write)", where(),
+                                        current_step(), comm().rank());
+    data_.writer()->submit([file, requests = direct.requests, from = bufs_.staging.data(),
+                            eager = data_.eager(), background = &profile().background_write_ns,
+                            ctx] {
+      AtomicTimer t(background);
+      for (const plan::DirectRequest& q : requests) {
+        TAPIO_RETURN_IF_ERROR(
+            file->write_at(q.file.offset, from + q.mem, q.file.length).with_context(ctx));
+        if (eager) file->start_writeback(q.file.offset, q.file.length);
+      }
+      return ok_status();
+    });
+    return data_.sync_for_step();
+  }
   PhaseTimer t(&profile(), Phase::kWrite);
   for (const plan::DirectRequest& q : direct.requests) {
     TAPIO_RETURN_IF_ERROR(

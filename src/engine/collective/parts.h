@@ -22,14 +22,16 @@
 namespace tapio::collective {
 
 // Who aggregates, and — with node shared memory — where the round slots of the aggregators on
-// this node live: two slots each in the node's shared window, which this node's ranks copy
-// their pieces straight into (reads: out of).
+// this node live: `slot_count` slots each in the node's shared window (two: one assembling, one
+// being written; more with async output, so a step's last rounds are written behind end_step),
+// which this node's ranks copy their pieces straight into (reads: out of).
 struct Aggregation {
   std::vector<int> ranks;                  // rank of each aggregator, in domain order
   int mine = -1;                           // this rank's aggregator index, or -1
   std::shared_ptr<comm::NodeMemory> node;  // the context's, when shared_memory is on
   std::vector<int> node_rank;              // each aggregator's rank on this node, or -1
   uint64_t slot_bytes = 0;                 // one round slot in the shared window
+  int slot_count = 2;                      // round slots per aggregator
   bool slots = false;                      // this call uses the shared window
 
   // Aggregator agg's slot for window w, indexed by file offset, or null when agg is not on
@@ -48,7 +50,7 @@ struct Aggregation {
 // large ones come from the context's pool and go back to it.
 struct Buffers {
   ByteBuffer staging;                     // this rank's data (read, or written as messages)
-  ByteBuffer round[2];                    // aggregator: the rounds being assembled / written
+  std::vector<ByteBuffer> round;          // aggregator: one per round slot (slot_count)
   std::vector<ByteBuffer> send[2];        // one segment list per destination, per slot
   ByteBuffer recv;                        // a received segment list
   // Aggregator: per peer, the data of many small irregular pieces, received (writes) or sent
@@ -59,20 +61,39 @@ struct Buffers {
 
 // The data file, opened by each rank on its first own request (aggregators and ranks going
 // direct; an error surfaces at the agreement that ends the call), and the write-behind thread
-// an aggregator starts on its first pipelined write.
+// an aggregator starts on its first pipelined write. With async output (`async`), every write
+// of a step and its sync (fsync = step) go to that thread and stay queued past end_step; the
+// step's commit waits for finish_writes, agreed on every rank, at the next end_step or close.
 class DataFile {
  public:
-  DataFile(std::string path, bool read_only, Fsync fsync, Profile* profile)
-      : path_(std::move(path)), read_only_(read_only), fsync_(fsync), profile_(profile) {}
+  DataFile(std::string path, bool read_only, Fsync fsync, bool async, Profile* profile)
+      : path_(std::move(path)),
+        read_only_(read_only),
+        fsync_(fsync),
+        async_(async),
+        profile_(profile) {}
   ~DataFile();  // queued writes point into round buffers: drained first
   Result<io::File*> get();
   io::WriteBehind* writer();
   bool has_writer() const { return writer_ != nullptr; }
+  bool async() const { return async_; }
+  // Waits for the queued job `ticket` (and those before it) so that the buffer it reads can be
+  // reused. Its failure is returned and, with async, also kept for finish_writes: the step
+  // that write belonged to may have ended, and only its commit may report it.
+  Status wait(io::WriteBehind::Ticket ticket);
+  // Async: every queued write finished (a wait counted in the profile); the first failure
+  // since the last call, including one wait() met.
+  Status finish_writes();
+  // Async: wait until the queued writes have finished, keeping a failure for finish_writes.
+  void wait_queued();
+  // Async: this rank's background failure known so far (without waiting).
+  Status failure();
   // Whether written ranges start their writeback at once (the data must reach storage: fsync
   // is not `never`).
   bool eager() const { return fsync_ != Fsync::kNever; }
   // With fsync = step, each rank that wrote syncs its own descriptor before the commit: on a
-  // parallel file system rank 0's fsync flushes only its own node's cache.
+  // parallel file system rank 0's fsync flushes only its own node's cache. Async: queued
+  // behind the step's writes.
   Status sync_for_step();
   Status drain();  // waits for the queued writes
   Status close(Status local);
@@ -81,9 +102,11 @@ class DataFile {
   std::string path_;
   bool read_only_;
   Fsync fsync_;
+  bool async_;
   Profile* profile_;
   std::unique_ptr<io::File> file_;
   std::unique_ptr<io::WriteBehind> writer_;
+  Status failed_;  // async: a background failure wait() met, for finish_writes to report
 };
 
 // A variable written in a batch: its bytes in the file this step, and its fill pattern.

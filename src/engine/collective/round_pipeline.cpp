@@ -42,7 +42,7 @@ Status RoundPipeline::run() {
   for_each_round(b_.routed, b_.layout.rounds,
                  [&](uint32_t r, size_t begin, size_t end) { round(r, begin, end, &local); });
   for (auto& reqs : requests_) keep(&local, p_.comm.waitall(&reqs));
-  if (p_.file.has_writer()) {
+  if (p_.file.has_writer() && !p_.file.async()) {
     PhaseTimer t(&p_.profile, Phase::kWrite);
     keep(&local, p_.file.drain());
   }
@@ -50,19 +50,20 @@ Status RoundPipeline::run() {
 }
 
 void RoundPipeline::round(uint32_t r, size_t begin, size_t end, Status* local) {
-  const int slot = r % 2;
-  // Slot r % 2 held round r - 2: an aggregator waits for the write that last read it before
+  const uint32_t slots = static_cast<uint32_t>(p_.agg.slot_count);
+  const int slot = static_cast<int>(r % slots);
+  // The slot held round r - slots: an aggregator waits for the write that last read it before
   // round r lands in it (by this node's ranks, after the barrier, or by messages).
   const Status slot_ready = p_.agg.mine >= 0 ? slot_free(slot) : ok_status();
-  if (p_.agg.slots && r >= 2) {
+  if (p_.agg.slots && r >= slots) {
     PhaseTimer t(&p_.profile, Phase::kAgree);
     keep(local, p_.agg.node->node().barrier());
   }
   SelfPart self;
   {
     PhaseTimer t(&p_.profile, Phase::kExchange);
-    // The sends of round r-2 used this slot's segment lists: wait for them before reuse.
-    keep(local, p_.comm.waitall(&requests_[slot]));
+    // The sends of round r-2 used this set of segment lists: wait for them before reuse.
+    keep(local, p_.comm.waitall(&requests_[r % 2]));
     self = send(r, begin, end, local);
   }
   if (p_.agg.mine < 0) return;
@@ -74,7 +75,7 @@ void RoundPipeline::round(uint32_t r, size_t begin, size_t end, Status* local) {
 
 Status RoundPipeline::slot_free(int slot) {
   PhaseTimer t(&p_.profile, Phase::kWrite);
-  return p_.file.has_writer() ? p_.file.writer()->wait(slot_write_[slot]) : ok_status();
+  return p_.file.has_writer() ? p_.file.wait(slot_write_[slot]) : ok_status();
 }
 
 // The aggregators this rank sends to in routed[begin, end), in the collection order.
@@ -88,10 +89,11 @@ std::vector<int> RoundPipeline::send_order(size_t begin, size_t end) const {
 RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end,
                                             Status* local) {
   SelfPart self;
-  const int slot = r % 2;
+  const int set = r % 2;  // this rank's segment lists and sends
+  const int slot = static_cast<int>(r % static_cast<uint32_t>(p_.agg.slot_count));
   const std::vector<plan::RoutedSegment>& routed = b_.routed;
   const std::vector<int> order = send_order(begin, end);
-  std::vector<ByteBuffer>& lists = p_.bufs.send[slot];
+  std::vector<ByteBuffer>& lists = p_.bufs.send[set];
   if (lists.size() < order.size()) lists.resize(order.size());
   for (size_t k = 0; k < order.size(); ++k) {
     const int agg = order[k];
@@ -113,15 +115,15 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
         for (size_t x = first; x < last; ++x) b_.staged->scatter(routed[x].seg, routed[x].mem, window);
       }
       keep(local, p_.agg.node->sync());
-      keep(local, p_.comm.isend(list, dest, tag, &requests_[slot]));
+      keep(local, p_.comm.isend(list, dest, tag, &requests_[set]));
       p_.profile.messages_sent += 1;
       p_.profile.bytes_sent += list.size();
       continue;
     }
     const comm::Pieces data =
         span_pieces(p_.bufs.staging.data(), mem_spans(routed, first, last));
-    keep(local, p_.comm.isend(list, dest, tag, &requests_[slot]));
-    keep(local, p_.comm.isend(data, dest, tag + 1, &requests_[slot]));
+    keep(local, p_.comm.isend(list, dest, tag, &requests_[set]));
+    keep(local, p_.comm.isend(data, dest, tag + 1, &requests_[set]));
     p_.profile.messages_sent += 2;
     p_.profile.bytes_sent += list.size() + data.size();
   }
@@ -159,17 +161,24 @@ Status RoundPipeline::write(uint32_t r, const plan::Extent& w, uint8_t* buf) {
   TAPIO_ASSIGN_OR_RETURN(io::File * file, p_.file.get());
   const uint64_t base = w.offset;
   const bool eager = p_.file.eager();
-  // Pipelining needs a next round to overlap with; a one-round step writes in place.
-  if (b_.layout.rounds <= 1 || !p_.spec.pipeline) {
+  // Pipelining needs a next round to overlap with; a one-round step writes in place, unless
+  // its writes go behind end_step (async).
+  const bool async = p_.file.async();
+  if (!async && (b_.layout.rounds <= 1 || !p_.spec.pipeline)) {
     PhaseTimer t(&p_.profile, Phase::kWrite);
     return write_extents(file, writes, buf, base, eager);
   }
   std::atomic<int64_t>* background = &p_.profile.background_write_ns;
   const uint8_t* data = buf;
-  slot_write_[r % 2] = p_.file.writer()->submit([file, writes, data, base, eager, background] {
-    AtomicTimer t(background);
-    return write_extents(file, writes, data, base, eager);
-  });
+  const std::string ctx = async ? fmt::format("{}, step {}, rank {} (a background write)",
+                                              p_.where, b_.step, p_.comm.rank())
+                                : std::string();
+  slot_write_[r % slot_write_.size()] =
+      p_.file.writer()->submit([file, writes, data, base, eager, background, ctx] {
+        AtomicTimer t(background);
+        const Status st = write_extents(file, writes, data, base, eager);
+        return ctx.empty() ? st : st.with_context(ctx);
+      });
   return ok_status();
 }
 

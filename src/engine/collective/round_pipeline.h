@@ -8,10 +8,11 @@
 //            through scratch), the bitmap of what arrived (overlaps, gaps to fill);
 //   write    each aggregator: fills the gaps and hands the round's extents to the
 //            write-behind thread, so round r goes to storage while round r + 1 arrives.
-// Before round r lands in slot r % 2, the slot's aggregator waits for the write that last
-// read it (a ticket per slot: a round with nothing to write queues none, so "one write
-// pending" would not say which slot is free) and, with shared slots, the node's ranks pass a
-// barrier. A failure anywhere is kept and the rounds go on (moving nothing more to storage),
+// Round r lands in slot r % slot_count (two, more with async output): before, the slot's
+// aggregator waits for the write that last read it (a ticket per slot: a round with nothing to
+// write queues none, so "one write pending" would not say which slot is free) and, with shared
+// slots, the node's ranks pass a barrier. A rank's segment lists and sends alternate between
+// two sets (r % 2) whatever the slot count: they complete within the batch. A failure anywhere is kept and the rounds go on (moving nothing more to storage),
 // so every rank enters every message and barrier it owes; the engine agrees at the end.
 #pragma once
 #include <cstdint>
@@ -38,9 +39,10 @@ struct WriteBatch {
 
 class RoundPipeline {
  public:
-  RoundPipeline(Parts parts, const WriteBatch& batch) : p_(std::move(parts)), b_(batch) {}
-  // Every round's stages, then the sends' completion and the queued writes. This rank's
-  // status (the caller agrees).
+  RoundPipeline(Parts parts, const WriteBatch& batch)
+      : p_(std::move(parts)), b_(batch), slot_write_(p_.agg.slot_count, 0) {}
+  // Every round's stages, then the sends' completion and the queued writes (with async, the
+  // writes stay queued: the commit waits for them). This rank's status (the caller agrees).
   Status run();
 
  private:
@@ -97,8 +99,8 @@ class RoundPipeline {
 
   Parts p_;
   const WriteBatch& b_;
-  comm::Requests requests_[2];                      // the sends of the rounds in each slot
-  io::WriteBehind::Ticket slot_write_[2] = {0, 0};  // the last queued write of each round slot
+  comm::Requests requests_[2];                   // the sends of the rounds of each list set
+  std::vector<io::WriteBehind::Ticket> slot_write_;  // the last queued write of each round slot
 };
 
 }  // namespace tapio::collective

@@ -4,7 +4,9 @@
 // rides on the next end_step (or close), which then queues the commit (fill, numrecs) behind
 // them. numrecs therefore never names a step some write of which has not finished, and a crash
 // keeps every step whose commit finished. The background thread is the only user of rank 0's
-// file while jobs are queued; it reads copies of the header, never this object.
+// file while jobs are queued; it reads copies of the header, never this object. The collective
+// engine's aggregators queue their data writes on threads of their own (set_engine_writes):
+// the agreement waits for those too.
 #include <optional>
 #include <utility>
 
@@ -16,7 +18,11 @@ namespace tapio {
 Status NetcdfDataset::write_step_async(uint64_t step, const Status& local,
                                        const std::function<Status()>& write_puts,
                                        Status* deferred, uint64_t* redo) {
-  TAPIO_RETURN_IF_ERROR(settle_pending(redo));
+  const Status settled = settle_pending(redo);
+  if (!settled.ok()) {
+    *deferred = Status();  // this step's puts go with it: the step is written again from *redo
+    return settled;
+  }
   TAPIO_RETURN_IF_ERROR(agree(local));
   Status written = write_puts();
   keep(&written, std::exchange(*deferred, Status()));
@@ -43,7 +49,9 @@ void NetcdfDataset::write_behind(uint64_t bytes, std::function<Status()> job) {
 }
 
 Status NetcdfDataset::wait_behind() {
-  return behind_ ? drain_async(*behind_, env_.profile) : ok_status();
+  Status st = behind_ ? drain_async(*behind_, env_.profile) : ok_status();
+  if (engine_writes_) keep(&st, engine_writes_());
+  return st;
 }
 
 Status NetcdfDataset::background_failure() {
@@ -58,7 +66,7 @@ Status NetcdfDataset::background_failure() {
 Status NetcdfDataset::settle_pending(uint64_t* redo) {
   if (!pending_) return ok_status();
   const uint64_t step = *std::exchange(pending_, std::nullopt);
-  Status st = agree(comm().rank() == 0 ? wait_behind() : ok_status());
+  Status st = agree(wait_behind());
   if (!st.ok()) {
     uint64_t committed = committed_;
     keep(&st, comm().bcast_value(&committed, 0));
@@ -81,7 +89,7 @@ Status NetcdfDataset::settle_pending(uint64_t* redo) {
 
 Status NetcdfDataset::finish_async(uint64_t* redo) {
   TAPIO_RETURN_IF_ERROR(settle_pending(redo));
-  return agree(comm().rank() == 0 ? wait_behind() : ok_status());
+  return agree(wait_behind());
 }
 
 }  // namespace tapio

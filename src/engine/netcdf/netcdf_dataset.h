@@ -86,6 +86,10 @@ class NetcdfDataset {
   // before building the buffer a write_behind job will hold.
   void reserve(uint64_t bytes);
   bool async() const { return env_.spec.async; }
+  // Async: the engine's own background writes of a step on this rank (the collective engine's
+  // aggregators and direct writers), finished with their first failure; waited for with rank
+  // 0's before a step's commit is queued.
+  void set_engine_writes(std::function<Status()> finish) { engine_writes_ = std::move(finish); }
   // Async: a background failure this rank already knows of (begin_step reports it early).
   Status background_failure();
   // Collective, async: close's part: the last step's writes finished everywhere, then its
@@ -124,7 +128,8 @@ class NetcdfDataset {
   // Collective: the pending step's background writes, agreed on; then rank 0 queues its
   // commit.
   Status settle_pending(uint64_t* redo);
-  Status wait_behind();  // rank 0: every queued job finished; its first error
+  // This rank's background writes (rank 0's queue, the engine's) finished; the first error.
+  Status wait_behind();
   io::WriteBehind& behind();  // rank 0: made at the first use
 
   DatasetEnv env_;
@@ -136,6 +141,7 @@ class NetcdfDataset {
   // step written but not yet committed, with the record variables it touched.
   uint64_t committed_ = 0;  // rank 0, async: steps whose commit finished (the thread's)
   std::unique_ptr<io::WriteBehind> behind_;  // after what its jobs use: destroyed first
+  std::function<Status()> engine_writes_;
   std::optional<uint64_t> pending_;
   std::vector<bool> pending_touched_;
 };
