@@ -98,16 +98,28 @@ constexpr uint64_t kPerRank = 4096;  // doubles: 32 KiB per rank and step
 Dims mine() { return block_start(kPerRank); }
 std::vector<double> step_data(uint64_t step) { return block_values(kPerRank, step); }
 
-// Arms the injection on `victim` for `phase` while `call` runs.
+// One cell of the matrix: a fault in a phase of an engine, on rank `victim`.
+struct Cell {
+  const char* engine;
+  Phase phase;
+  Fault fault;
+  int victim;
+  std::string what() const {
+    return std::string(engine) + ", " + name(phase) + ", " + name(fault) + " on rank " +
+           std::to_string(victim);
+  }
+};
+
+// Arms the cell's fault on its victim while `call` runs (when `now`).
 template <typename F>
-Outcome injected(int victim, Fault fault, Phase phase, F&& call) {
+Outcome injected(const Cell& c, bool now, F&& call) {
   io::ScopedSyscalls restore;
   g = Injection{};
-  if (rank() == victim) {
+  if (now && rank() == c.victim) {
     g.armed = true;
-    g.fault = fault;
-    if (phase == Phase::kData) g.min_bytes = 1025;
-    if (phase == Phase::kCommit) g.max_bytes = 1024;
+    g.fault = c.fault;
+    if (c.phase == Phase::kData) g.min_bytes = 1025;
+    if (c.phase == Phase::kCommit) g.max_bytes = 1024;
     auto& t = io::syscalls();
     t.pwrite = inj_pwrite;
     t.pwritev = inj_pwritev;
@@ -125,7 +137,7 @@ struct Result {
 
 // Writes two steps with the fault armed in `phase` (open: the open; data and commit: the
 // second step; close: the close) and reads them back (read: the fault armed in the read).
-Result run(const char* engine, Fault fault, Phase phase, int victim, const std::string& path) {
+Result run(const Cell& c, const std::string& path) {
   Result r;
   const auto note = [&](const Outcome& o) {
     if (r.outcome.code == TAPIO_OK) r.outcome = o;
@@ -133,19 +145,18 @@ Result run(const char* engine, Fault fault, Phase phase, int victim, const std::
   {
     Context ctx(MPI_COMM_WORLD);
     IO io = ctx.declare_io("matrix");
-    io.set_engine(engine);
+    io.set_engine(c.engine);
     io.set_parameter("fsync", "close");
     Variable x = io.define_variable<double>("x", {kPerRank * static_cast<uint64_t>(size())}, {"n"});
     x.set_selection(mine(), {kPerRank});
     Engine out;
-    const auto armed = [&](Phase p) { return phase == p ? victim : -1; };
-    note(injected(armed(Phase::kOpen), fault, phase, [&] { out = io.open(path, TAPIO_MODE_WRITE); }));
+    note(injected(c, c.phase == Phase::kOpen, [&] { out = io.open(path, TAPIO_MODE_WRITE); }));
     int fired = g.fired;
     if (r.outcome.code == TAPIO_OK) {
       for (uint64_t s = 0; s < 2 && r.outcome.code == TAPIO_OK; ++s) {
         const std::vector<double> data = step_data(s);
-        const int v = s == 1 && (phase == Phase::kData || phase == Phase::kCommit) ? victim : -1;
-        note(injected(v, fault, phase, [&] {
+        const bool now = s == 1 && (c.phase == Phase::kData || c.phase == Phase::kCommit);
+        note(injected(c, now, [&] {
           out.begin_step();
           out.put(x, data);
           out.end_step();
@@ -153,7 +164,7 @@ Result run(const char* engine, Fault fault, Phase phase, int victim, const std::
         fired += g.fired;
         if (r.outcome.code == TAPIO_OK) ++r.committed;
       }
-      const Outcome closed = injected(armed(Phase::kClose), fault, phase, [&] { out.close(); });
+      const Outcome closed = injected(c, c.phase == Phase::kClose, [&] { out.close(); });
       fired += g.fired;
       expect_same_everywhere(closed.code);
       note(closed);
@@ -161,22 +172,22 @@ Result run(const char* engine, Fault fault, Phase phase, int victim, const std::
     MPI_Allreduce(MPI_IN_PLACE, &fired, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     r.fired = fired > 0;
   }
-  if (phase != Phase::kRead || r.outcome.code != TAPIO_OK) return r;
+  if (c.phase != Phase::kRead || r.outcome.code != TAPIO_OK) return r;
   Context ctx(MPI_COMM_WORLD);
   IO io = ctx.declare_io("matrix_read");
-  io.set_engine(engine);
+  io.set_engine(c.engine);
   Engine in = io.open(path, TAPIO_MODE_READ);
   Variable x = io.inquire_variable("x");
   x.set_selection(mine(), {kPerRank});
   std::vector<double> got(kPerRank);
   in.begin_step();
   in.get(x, got);
-  r.outcome = injected(victim, fault, phase, [&] { in.end_step(); });
+  r.outcome = injected(c, true, [&] { in.end_step(); });
   int fired = g.fired;
   MPI_Allreduce(MPI_IN_PLACE, &fired, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   r.fired = fired > 0;
   if (r.outcome.code == TAPIO_OK) {
-    EXPECT_EQ(got, step_data(0)) << engine << ", read";
+    EXPECT_EQ(got, step_data(0)) << c.what();
   }
   in.close();
   return r;
@@ -191,39 +202,49 @@ void expect_readable(const char* engine, const std::string& path, uint64_t steps
   }
 }
 
+// What a cell whose fault fired returns: its code, and a text its message holds.
+struct Expected {
+  int code;
+  std::string text;
+};
+Expected expected(const Cell& c) {
+  if (!fails(c.fault)) return {TAPIO_OK, ""};
+  return {TAPIO_ERR_IO, std::strerror(c.fault == Fault::kEio ? EIO : ENOSPC)};
+}
+
+// Runs the cell: the same status on every rank, the one expected when its fault fired (none
+// when it did not), and what was committed before a failure (everything otherwise) is there.
+void check(const Cell& c) {
+  TempDir dir;
+  const std::string path = dir.file(std::string(c.engine) + ".out");
+  const Result r = run(c, path);
+  expect_same_everywhere(r.outcome.code);
+  // TAPIO_FAULT_MATRIX=1 prints which cells fired (docs/reliability.md's matrix).
+  if (rank() == 0 && std::getenv("TAPIO_FAULT_MATRIX"))
+    std::printf("cell %s: %s, code %d: %s\n", c.what().c_str(), r.fired ? "fired" : "not fired",
+                r.outcome.code, r.outcome.message.c_str());
+  const Expected e = r.fired ? expected(c) : Expected{TAPIO_OK, ""};
+  EXPECT_EQ(r.outcome.code, e.code) << c.what() << ": " << r.outcome.message;
+  EXPECT_NE(r.outcome.message.find(e.text), std::string::npos)
+      << c.what() << ": " << r.outcome.message;
+  const bool all = c.phase == Phase::kClose || c.phase == Phase::kRead;
+  expect_readable(c.engine, path, all ? 2 : r.committed, c.what());
+}
+
+const Fault kFaults[] = {Fault::kEio, Fault::kEnospc, Fault::kShort, Fault::kEintr, Fault::kSlow};
+
+// The victims of a fault: rank 0 and the last rank; slow storage once, where the I/O is.
+std::vector<int> victims(Fault fault) {
+  if (fault == Fault::kSlow) return {0};
+  return {0, size() - 1};
+}
+
 TEST(FaultMatrix, EveryEnginePhaseAndFault) {
   const Phase phases[] = {Phase::kOpen, Phase::kData, Phase::kCommit, Phase::kClose, Phase::kRead};
-  const Fault faults[] = {Fault::kEio, Fault::kEnospc, Fault::kShort, Fault::kEintr, Fault::kSlow};
-  for (const char* engine : {"serial", "mpiio", "collective", "subfile"}) {
-    for (Phase phase : phases) {
-      for (Fault fault : faults) {
-        for (int victim : {0, size() - 1}) {
-          if (victim != 0 && fault == Fault::kSlow) continue;  // once, where the I/O is
-          TempDir dir;
-          const std::string path = dir.file(std::string(engine) + ".out");
-          const std::string what = std::string(engine) + ", " + name(phase) + ", " + name(fault) +
-                                   " on rank " + std::to_string(victim);
-          const Result r = run(engine, fault, phase, victim, path);
-          expect_same_everywhere(r.outcome.code);
-          // TAPIO_FAULT_MATRIX=1 prints which cells fired (docs/reliability.md's matrix).
-          if (rank() == 0 && std::getenv("TAPIO_FAULT_MATRIX"))
-            std::printf("cell %s: %s, code %d\n", what.c_str(), r.fired ? "fired" : "not fired",
-                        r.outcome.code);
-          if (r.fired && fails(fault)) {
-            EXPECT_EQ(r.outcome.code, TAPIO_ERR_IO) << what << ": " << r.outcome.message;
-            const char* text = std::strerror(fault == Fault::kEio ? EIO : ENOSPC);
-            EXPECT_NE(r.outcome.message.find(text), std::string::npos)
-                << what << ": " << r.outcome.message;
-          } else {
-            EXPECT_EQ(r.outcome.code, TAPIO_OK) << what << ": " << r.outcome.message;
-          }
-          // What was committed before the failure (everything when nothing failed) is there.
-          expect_readable(engine, path, phase == Phase::kClose || phase == Phase::kRead ? 2 : r.committed,
-                          what);
-        }
-      }
-    }
-  }
+  for (const char* engine : {"serial", "mpiio", "collective", "subfile"})
+    for (Phase phase : phases)
+      for (Fault fault : kFaults)
+        for (int victim : victims(fault)) check({engine, phase, fault, victim});
 }
 
 }  // namespace
