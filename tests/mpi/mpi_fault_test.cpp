@@ -5,8 +5,9 @@
 //
 // The fault model: a point-to-point call (MPI_Isend, MPI_Irecv) or a window call
 // (MPI_Win_sync, MPI_Win_lock_all) fails without doing anything; a collective
-// (MPI_Reduce_scatter, MPI_Gatherv, MPI_Scatterv, MPI_File_write_all) fails on one rank after
-// the ranks met, its result scrambled (it must not be trusted). tapio calls no MPI_Alltoall.
+// (MPI_Reduce_scatter, MPI_Gatherv, MPI_Scatterv, MPI_File_write_all, MPI_File_read_all) fails
+// on one rank after the ranks met, its result scrambled (it must not be trusted). tapio calls
+// no MPI_Alltoall.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -140,6 +141,12 @@ int MPI_File_sync(MPI_File f) {
 int MPI_File_write_all(MPI_File f, const void* b, int n, MPI_Datatype t, MPI_Status* s) {
   const int rc = PMPI_File_write_all(f, b, n, t, s);
   return fire("File_write_all") ? MPI_ERR_OTHER : rc;
+}
+int MPI_File_read_all(MPI_File f, void* b, int n, MPI_Datatype t, MPI_Status* s) {
+  const int rc = PMPI_File_read_all(f, b, n, t, s);
+  if (!fire("File_read_all")) return rc;
+  tapio::test::scramble(b, n, t);
+  return MPI_ERR_OTHER;
 }
 }
 
@@ -292,6 +299,7 @@ TEST(MpiFaults, OneRankFailsEveryRankReportsAndTheNextStepWorks) {
       {"mpiio: overlap check's count", "mpiio", {}, "Reduce_scatter", true, false},
       {"mpiio: overlap check's send", "mpiio", nodes, "Isend", false, false},
       {"mpiio: collective write", "mpiio", {}, "File_write_all", false, false},
+      {"mpiio: collective read", "mpiio", {}, "File_read_all", false, true},
       {"collective: round counts", "collective", nodes, "Reduce_scatter", true, false},
       {"collective: a sender's send", "collective", nodes, "Isend", false, false},
       {"collective: an aggregator's receive", "collective", nodes, "Irecv", true, false},
