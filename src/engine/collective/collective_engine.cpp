@@ -156,8 +156,9 @@ collective::Parts CollectiveEngine::parts() {
 Status CollectiveEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                     const Status& local) {
   uint64_t redo = step;
+  const bool settles = nc_.has_pending_step();  // the same on every rank
   const Status st = nc_.write_step(step, local, [&] {
-    writes_queued_ = false;  // with async, the commit's agreement waited for them
+    if (settles) writes_queued_ = false;  // the agreement on them waited for every write
     return write_puts(puts, step);
   }, &deferred_, &redo);
   if (redo < step) rewind_to(redo);

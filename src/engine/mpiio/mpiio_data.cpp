@@ -55,14 +55,14 @@ std::vector<Piece> put_pieces(const std::vector<PutOp>& puts, const IoDef& io,
 }
 
 // The pieces byte-swapped into `staging` in file order, touching pieces merged into extents.
-Extents stage(const std::vector<Piece>& pieces, std::vector<uint8_t>* staging) {
+Extents stage(const std::vector<Piece>& pieces, ByteBuffer* staging) {
   uint64_t bytes = 0;
   for (const Piece& p : pieces) bytes += p.bytes();
-  staging->resize(bytes);
+  uint8_t* out = staging->prepare(bytes);
   Extents extents;
   uint64_t pos = 0;
   for (const Piece& p : pieces) {
-    host_to_big_endian(staging->data() + pos, p.user, p.elements, p.esize);
+    host_to_big_endian(out + pos, p.user, p.elements, p.esize);
     pos += p.bytes();
     if (!extents.empty() && extents.back().first + extents.back().second == p.file)
       extents.back().second += p.bytes();
@@ -92,14 +92,17 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   }
   TAPIO_RETURN_IF_ERROR(prepare_file(step, elements, &local));
   if (!local.ok()) pieces.clear();  // keep entering the collective, with zero bytes
-  std::vector<uint8_t> staging;
+  // Pooled, not zeroed: every byte is a piece's (a zero-filled vector per batch cost page
+  // faults and a memset of the step's size, as in the serial engine).
+  PooledBuffer staging(resources().buffers);
   Extents extents;
   {
     PhaseTimer t(&profile(), Phase::kSwap);
-    extents = stage(pieces, &staging);
+    extents = stage(pieces, &staging.get());
   }
   PhaseTimer t(&profile(), Phase::kWrite);
-  const Status moved = fh_->transfer(true, extents, staging.data(), staging.size());
+  const Status moved =
+      fh_->transfer(true, extents, staging.get().data(), staging.get().size());
   return local.ok() ? moved : local;
 }
 
@@ -184,14 +187,15 @@ Status MpiioEngine::read_gets(const std::vector<GetOp>& gets) {
     where_in_buffer[i] = bytes + (p.file - extents.back().first);
   }
   if (!extents.empty()) bytes += extents.back().second;
-  std::vector<uint8_t> buffer(bytes);
+  PooledBuffer pooled(resources().buffers);
+  uint8_t* buffer = pooled.get().prepare(bytes);
   {
     PhaseTimer t(&profile(), Phase::kRead);
-    TAPIO_RETURN_IF_ERROR(fh_->transfer(false, extents, buffer.data(), bytes));
+    TAPIO_RETURN_IF_ERROR(fh_->transfer(false, extents, buffer, bytes));
   }
   PhaseTimer t(&profile(), Phase::kSwap);
   for (size_t i = 0; i < pieces.size(); ++i)
-    big_endian_to_host(pieces[i].user, buffer.data() + where_in_buffer[i], pieces[i].elements,
+    big_endian_to_host(pieces[i].user, buffer + where_in_buffer[i], pieces[i].elements,
                        pieces[i].esize);
   return ok_status();
 }

@@ -86,6 +86,9 @@ class NetcdfDataset {
   // before building the buffer a write_behind job will hold.
   void reserve(uint64_t bytes);
   bool async() const { return env_.spec.async; }
+  // Async: a step's writes are queued and its commit waits; the next write_step agrees on
+  // them first (so every background write has finished when its write_puts runs).
+  bool has_pending_step() const { return pending_.has_value(); }
   // Async: the engine's own background writes of a step on this rank (the collective engine's
   // aggregators and direct writers), finished with their first failure; waited for with rank
   // 0's before a step's commit is queued.
