@@ -37,6 +37,7 @@ std::vector<std::unique_ptr<Method>> all_methods() {
   // Asynchronous output (docs/benchmarks.md, "Asynchronous output"): named only.
   m.push_back(make_tapio_variant("serial-async", "serial", {{"async", "true"}}));
   m.push_back(make_tapio_variant("collective-async", "collective", {{"async", "true"}}));
+  m.push_back(make_tapio_variant("mpiio-async", "mpiio", {{"async", "true"}}));
   m.push_back(make_tapio_variant("subfile-async", "subfile", {{"async", "true"}}));
   m.push_back(make_tapio_variant("subfile-fpp-async", "subfile",
                                  {{"aggregators", "all"}, {"async", "true"}}));

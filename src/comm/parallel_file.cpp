@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <string_view>
+#include <utility>
 
 #include "comm/mpi_comm.h"
 
@@ -79,12 +80,27 @@ Status make_info(const Hints& hints, MPI_Info* info) {
 
 }  // namespace
 
+// One data access's types: the file view's and the buffer's.
+struct Access {
+  MPI_Datatype filetype = MPI_DATATYPE_NULL;
+  MPI_Datatype memtype = MPI_DATATYPE_NULL;
+  uint64_t bytes = 0;
+  bool empty = true;  // moves zero bytes
+};
+
 struct ParallelFile::Handle {
   MPI_File fh = MPI_FILE_NULL;
   std::string path;
+  // A started write (start_write): its request, types and the status of starting it.
+  Access pending;
+  MPI_Request request = MPI_REQUEST_NULL;
+  bool started = false;
+  Status start_failed;
   Status named(int rc, const char* call) const {
     return mpi_status(rc, call).with_context(fmt::format("file '{}'", path));
   }
+  Status view(const Extents& extents, uint64_t bytes, Access* a);
+  Status finish(Access* a, int rc, const MPI_Status& status, const char* call, Status local);
 };
 
 Result<Hints> parse_mpiio_hints(const std::string& text) {
@@ -129,29 +145,53 @@ Result<std::unique_ptr<ParallelFile>> ParallelFile::open(const Comm& comm,
   return f;
 }
 
-Status ParallelFile::transfer(bool write, const Extents& extents, uint8_t* buffer,
-                              uint64_t bytes) {
-  // MPI-IO's own errors on this rank are kept and the rank still enters the data call (with
-  // zero bytes when its types could not be built), so no rank is left alone in a collective.
-  MPI_Datatype filetype = MPI_DATATYPE_NULL, memtype = MPI_DATATYPE_NULL;
+// set_view over `extents` for `bytes` bytes of a contiguous buffer. MPI-IO's own errors on
+// this rank are kept and the rank still enters the data call (with zero bytes when its types
+// could not be built), so no rank is left alone in a collective.
+Status ParallelFile::Handle::view(const Extents& extents, uint64_t bytes, Access* a) {
+  a->bytes = bytes;
   Status local = ok_status();
   if (bytes > 0) {
-    local = make_hindexed(extents, &filetype);
-    if (local.ok()) local = make_hindexed({{0, bytes}}, &memtype);
+    local = make_hindexed(extents, &a->filetype);
+    if (local.ok()) local = make_hindexed({{0, bytes}}, &a->memtype);
   }
-  const bool empty = bytes == 0 || !local.ok();
+  a->empty = bytes == 0 || !local.ok();
   // A rank with nothing views the file as plain bytes and moves zero of them: valid on every
   // MPI-IO implementation, unlike a filetype of size zero.
-  int rc = MPI_File_set_view(h_->fh, 0, MPI_BYTE, empty ? MPI_BYTE : filetype, "native",
-                             MPI_INFO_NULL);
-  if (local.ok()) local = h_->named(rc, "MPI_File_set_view");
+  const int rc = MPI_File_set_view(fh, 0, MPI_BYTE, a->empty ? MPI_BYTE : a->filetype,
+                                   "native", MPI_INFO_NULL);
+  if (local.ok()) local = named(rc, "MPI_File_set_view");
+  return local;
+}
+
+// After the data call: its status, and that it moved every byte; frees the access's types.
+Status ParallelFile::Handle::finish(Access* a, int rc, const MPI_Status& status,
+                                    const char* call, Status local) {
+  if (local.ok()) local = named(rc, call);
+  if (local.ok() && !a->empty) {
+    MPI_Count moved = 0;
+    local = named(MPI_Get_elements_x(&status, a->memtype, &moved), "MPI_Get_elements_x");
+    if (local.ok() && moved != static_cast<MPI_Count>(a->bytes))
+      local = error(TAPIO_ERR_IO, "file '{}': {} moved {} of {} bytes", path, call,
+                    static_cast<long long>(moved), a->bytes);
+  }
+  free_type(&a->filetype);
+  free_type(&a->memtype);
+  *a = Access{};
+  return local;
+}
+
+Status ParallelFile::transfer(bool write, const Extents& extents, uint8_t* buffer,
+                              uint64_t bytes) {
+  Access a;
+  Status local = h_->view(extents, bytes, &a);
   static uint8_t dummy = 0;
-  void* buf = empty ? &dummy : buffer;
-  const MPI_Datatype type = empty ? MPI_BYTE : memtype;
-  const int count = empty ? 0 : 1;
+  void* buf = a.empty ? &dummy : buffer;
+  const MPI_Datatype type = a.empty ? MPI_BYTE : a.memtype;
+  const int count = a.empty ? 0 : 1;
   // A read past the end of the file moves nothing and succeeds on some MPI-IO implementations:
   // a file rewritten shorter since it was opened must fail, not return stale buffers.
-  if (!write && local.ok() && !empty) {
+  if (!write && local.ok() && !a.empty) {
     uint64_t end = 0;
     for (const auto& [offset, length] : extents) end = std::max(end, offset + length);
     MPI_Offset size = 0;
@@ -162,20 +202,31 @@ Status ParallelFile::transfer(bool write, const Extents& extents, uint8_t* buffe
                     static_cast<long long>(size), end);
   }
   MPI_Status status;
-  rc = write ? MPI_File_write_all(h_->fh, buf, count, type, &status)
-             : MPI_File_read_all(h_->fh, buf, count, type, &status);
-  const char* call = write ? "MPI_File_write_all" : "MPI_File_read_all";
-  if (local.ok()) local = h_->named(rc, call);
-  if (local.ok() && !empty) {
-    MPI_Count moved = 0;
-    local = h_->named(MPI_Get_elements_x(&status, memtype, &moved), "MPI_Get_elements_x");
-    if (local.ok() && moved != static_cast<MPI_Count>(bytes))
-      local = error(TAPIO_ERR_IO, "file '{}': {} moved {} of {} bytes", h_->path, call,
-                    static_cast<long long>(moved), bytes);
-  }
-  free_type(&filetype);
-  free_type(&memtype);
+  const int rc = write ? MPI_File_write_all(h_->fh, buf, count, type, &status)
+                       : MPI_File_read_all(h_->fh, buf, count, type, &status);
+  return h_->finish(&a, rc, status, write ? "MPI_File_write_all" : "MPI_File_read_all", local);
+}
+
+Status ParallelFile::start_write(const Extents& extents, const uint8_t* buffer,
+                                 uint64_t bytes) {
+  Status local = h_->view(extents, bytes, &h_->pending);
+  static uint8_t dummy = 0;
+  const Access& a = h_->pending;
+  const int rc = MPI_File_iwrite_all(h_->fh, a.empty ? &dummy : buffer, a.empty ? 0 : 1,
+                                     a.empty ? MPI_BYTE : a.memtype, &h_->request);
+  if (local.ok()) local = h_->named(rc, "MPI_File_iwrite_all");
+  h_->started = rc == MPI_SUCCESS;
+  h_->start_failed = local;
   return local;
+}
+
+Status ParallelFile::finish_write() {
+  if (!h_->started && h_->start_failed.ok()) return ok_status();
+  MPI_Status status;
+  const int rc = h_->started ? MPI_Wait(&h_->request, &status) : MPI_SUCCESS;
+  const Status local = std::exchange(h_->start_failed, Status());
+  h_->started = false;
+  return h_->finish(&h_->pending, rc, status, "MPI_File_iwrite_all", local);
 }
 
 Status ParallelFile::sync() { return h_->named(MPI_File_sync(h_->fh), "MPI_File_sync"); }

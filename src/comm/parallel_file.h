@@ -34,6 +34,13 @@ class ParallelFile {
   // of the contiguous `buffer` holding them back to back. A rank with no extents (or whose
   // types cannot be built) moves zero bytes but still enters both calls.
   Status transfer(bool write, const Extents& extents, uint8_t* buffer, uint64_t bytes);
+  // Collective: as transfer's write, with MPI_File_iwrite_all: returns once the write has
+  // started; `buffer` must stay unchanged until finish_write. One started write at a time:
+  // no other call on this file before finish_write (set_view may not meet a pending write).
+  Status start_write(const Extents& extents, const uint8_t* buffer, uint64_t bytes);
+  // Local: the started write completed (MPI_Wait), with its status and the start's; OK when
+  // none was started. How much of it progressed before is the MPI library's business.
+  Status finish_write();
   Status sync();   // collective
   Status close();  // collective; idempotent
 

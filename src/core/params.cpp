@@ -157,11 +157,11 @@ const std::vector<ParamDef> kRegistry = {
     {"read_cache_size", K::kSize, "64MiB", "bytes", {}, "serial,subfile",
      "Memory of the small-read cache per open file and rank.", 512, false},
     // Asynchronous output (docs/tuning.md#async).
-    {"async", K::kBoolean, "false", "", {}, "serial,subfile,collective",
+    {"async", K::kBoolean, "false", "", {}, "serial,subfile,collective,mpiio",
      "end_step returns once the step's data is in tapio's buffers; storage writes, syncs and the "
      "step's commit happen in the background, and a failure is reported by the next call.",
      kNoMin, false},
-    {"async_buffer", K::kSize, "256MiB", "bytes", {}, "serial,subfile,collective",
+    {"async_buffer", K::kSize, "256MiB", "bytes", {}, "serial,subfile,collective,mpiio",
      "With async, the bytes a rank may hold for background writes (collective: an aggregator's "
      "round slots, async_buffer / buffer_size of them); a step that needs more waits in end_step "
      "(profile: async_waits, time_async_wait).",

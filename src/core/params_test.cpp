@@ -66,8 +66,8 @@ const Expected kExpected[] = {
     {"layer_direct", ParamKind::kBoolean, "false", "serial,subfile"},
     {"read_cache_page", ParamKind::kSize, "1MiB", "serial,subfile"},
     {"read_cache_size", ParamKind::kSize, "64MiB", "serial,subfile"},
-    {"async", ParamKind::kBoolean, "false", "serial,subfile,collective"},
-    {"async_buffer", ParamKind::kSize, "256MiB", "serial,subfile,collective"},
+    {"async", ParamKind::kBoolean, "false", "serial,subfile,collective,mpiio"},
+    {"async_buffer", ParamKind::kSize, "256MiB", "serial,subfile,collective,mpiio"},
 };
 
 TEST(Registry, MatchesTheDesign) {

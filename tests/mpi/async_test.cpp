@@ -1,4 +1,4 @@
-// Asynchronous output (`async = true`) of the serial, subfile and collective engines: a
+// Asynchronous output (`async = true`) of the serial, subfile, collective and mpiio engines: a
 // storage failure injected into a background write or sync (through the syscall table, on rank
 // 0, which writes the serial engine's file, the subfile engine's metadata, index and a subfile,
 // and the collective engine's commits, its aggregator's rounds and its own direct writes)
@@ -30,9 +30,9 @@ constexpr uint64_t kPerRank = 4096;  // doubles per rank and step: 32 KiB
 // writes (more than numrecs' few bytes: one per step here) or fsyncs fail from the
 // `fail_from`-th on (0-based), until `failing` is reset; or (kSlowWrites) every data write
 // takes 2 ms longer, so that a buffer reused before its background write finished shows.
-enum FailWhat { kNothing, kDataWrites, kSyncs, kSlowWrites };
+enum FailWhat { kNothing, kDataWrites, kSyncs, kSlowWrites, kMpiWaits };
 std::atomic<int> failing{kNothing};
-std::atomic<int> data_writes{0}, syncs{0};
+std::atomic<int> data_writes{0}, syncs{0}, mpi_waits{0};
 int fail_from = 0;  // set before `failing`, read after it
 
 ssize_t pwrite_or_fail(int fd, const void* buf, size_t n, off_t offset) {
@@ -44,6 +44,22 @@ ssize_t pwrite_or_fail(int fd, const void* buf, size_t n, off_t offset) {
   }
   return io::default_syscalls().pwrite(fd, buf, n, offset);
 }
+}  // namespace
+}  // namespace tapio::test
+
+// The mpiio engine's started writes (MPI_File_iwrite_all) complete in tapio's MPI_Wait, the
+// only one it makes: through the profiling interface, on rank 0, the `fail_from`-th completion
+// on reports an error (the write itself completed).
+extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  using namespace tapio::test;
+  const int rc = PMPI_Wait(request, status);
+  if (rank() != 0) return rc;
+  return mpi_waits++ >= fail_from && failing == kMpiWaits ? MPI_ERR_OTHER : rc;
+}
+
+namespace tapio::test {
+namespace {
+
 int fsync_or_fail(int fd) {
   if (syncs++ >= fail_from && failing == kSyncs) {
     errno = EIO;
@@ -58,6 +74,7 @@ class SwitchableFaults {
   SwitchableFaults() {
     data_writes = 0;
     syncs = 0;
+    mpi_waits = 0;
     if (rank() != 0) return;
     io::syscalls().pwrite = pwrite_or_fail;
     io::syscalls().fsync = fsync_or_fail;
@@ -269,17 +286,41 @@ TEST(Async, FailureAtCloseIsReportedByCloseOnEveryRank) { fail_at_close("serial"
 TEST(Async, SubfileFailureAtCloseIsReportedByCloseOnEveryRank) { fail_at_close("subfile"); }
 TEST(Async, CollectiveFailureAtCloseIsReportedByCloseOnEveryRank) { fail_at_close("collective"); }
 
-TEST(Async, MpiioRefusesAsyncClearly) {
+TEST(Async, MpiioStepsWrittenInTheBackgroundReadBackExact) {
+  round_trip("mpiio");
+  round_trip("mpiio", {{"fill", "false"}}, true);  // a perform_puts in every step
+}
+
+// mpiio: step k's write completes (MPI_Wait) in end_step k + 1. Armed before step 2's
+// end_step from the third completion on, so step 2's fails: reported at step 3's end_step on
+// every rank, naming the file, the step and the rank; steps 0 and 1 stay, and the program
+// goes on from step 2.
+TEST(Async, MpiioBackgroundWriteFailureReachesEveryRankAtTheNextCall) {
   TempDir dir;
-  Context ctx(MPI_COMM_WORLD);
-  IO io = ctx.declare_io("async");
-  io.set_engine("mpiio");
-  io.set_parameter("async", "true");
-  io.define_variable<double>("x", {kPerRank * size()}, {"n"});
-  const Outcome o = attempt([&] { io.open(dir.file("x.nc"), TAPIO_MODE_WRITE); });
-  expect_same_everywhere(o.code);
-  EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED);
-  EXPECT_TRUE(contains(o.message, "async")) << o.message;
+  const std::string path = dir.file("fault.nc");
+  {
+    SwitchableFaults faults;
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("async");
+    Engine out = open_async(io, path, "close", "mpiio");
+    Variable x = io.inquire_variable("x");
+    std::vector<double> data;
+    write_steps(out, x, 3, &data, Arm{2, kMpiWaits, 2});
+    out.begin_step();
+    put_step(out, x, 3, &data);
+    const Outcome o = attempt([&] { out.end_step(); });
+    expect_same_everywhere(o.code);
+    EXPECT_EQ(o.code, TAPIO_ERR_MPI);
+    for (const char* part : {"rank 0", "step 2", "MPI_File_iwrite_all", path.c_str()})
+      EXPECT_TRUE(contains(o.message, part)) << part << ": " << o.message;
+    failing = kNothing;
+    EXPECT_EQ(out.current_step(), 2u);
+    out.begin_step();
+    put_step(out, x, 2, &data);
+    out.end_step();
+    out.close();
+  }
+  expect_block_steps("mpiio", path, kPerRank, 3, "mpiio");
 }
 
 TEST(Async, SubfileRefusesAsyncWithLogMetadata) {

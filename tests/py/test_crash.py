@@ -16,7 +16,8 @@ step is checked: with `crash_writer --verify` (tapio's own reader, another decom
 every engine, and with netCDF4-python for the `.nc` engines.
 Values: element g of temp at step s is g + s*2^20, ids holds g + s*2^20, grid holds g + 0.5.
 
-`serial-async`, `subfile-async` and `collective-async` are those engines with `async = true`:
+`serial-async`, `subfile-async`, `collective-async` and `mpiio-async` are those engines with
+`async = true`:
 end_step returns
 before the step is
 on storage, and a step's commit finishes during the next end_step but one (the next one
@@ -39,9 +40,9 @@ import pytest
 from conftest import BUILD, MPI_ENV, mpiexec
 
 ENGINES = ["subfile", "collective", "serial", "mpiio", "serial-async", "subfile-async",
-           "collective-async"]
+           "collective-async", "mpiio-async"]
 # end_steps between a step's end_step and its commit finishing
-LAG = {"serial-async": 2, "subfile-async": 2, "collective-async": 2}
+LAG = {"serial-async": 2, "subfile-async": 2, "collective-async": 2, "mpiio-async": 2}
 TEMP_SHAPE = (8, 256, 256)
 IDS = 1 << 18
 GRID = 4096
@@ -63,6 +64,9 @@ PARAMS = {
                            "--param", "async_buffer=2MiB"],
     # Through the aggregators in 1 MiB rounds, 4 slots each; at 4 ranks two virtual nodes, so
     # rounds travel as messages too.
+    ("mpiio-async", 1): ["--param", "async=true"],
+    ("mpiio-async", 2): ["--param", "async=true"],
+    ("mpiio-async", 4): ["--param", "async=true"],
     ("collective-async", 1): ["--param", "async=true"],
     ("collective-async", 2): ["--param", "async=true", "--param", "direct=never",
                               "--param", "buffer_size=1MiB", "--param", "async_buffer=4MiB"],

@@ -75,6 +75,9 @@ Extents stage(const std::vector<Piece>& pieces, ByteBuffer* staging) {
 }  // namespace
 
 Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
+  // Async: a batch after perform_puts finds the previous batch's write started; MPI-IO allows
+  // no set_view before it completes (a failure is kept for that batch's step's commit).
+  if (nc_.async()) keep(&failed_, finish_write());
   const size_t nvars = io().vars.size();
   Status local;
   std::vector<uint64_t> elements;
@@ -93,16 +96,20 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   TAPIO_RETURN_IF_ERROR(prepare_file(step, elements, &local));
   if (!local.ok()) pieces.clear();  // keep entering the collective, with zero bytes
   // Pooled, not zeroed: every byte is a piece's (a zero-filled vector per batch cost page
-  // faults and a memset of the step's size, as in the serial engine).
-  PooledBuffer staging(resources().buffers);
+  // faults and a memset of the step's size, as in the serial engine). With async the write
+  // only starts (MPI_File_iwrite_all), and its buffer stays until the next batch or commit.
+  PooledBuffer pooled(resources().buffers);
+  ByteBuffer& staging = nc_.async() ? started_staging_ : pooled.get();
   Extents extents;
   {
     PhaseTimer t(&profile(), Phase::kSwap);
-    extents = stage(pieces, &staging.get());
+    extents = stage(pieces, &staging);
   }
   PhaseTimer t(&profile(), Phase::kWrite);
-  const Status moved =
-      fh_->transfer(true, extents, staging.get().data(), staging.get().size());
+  started_step_ = step;
+  const Status moved = nc_.async()
+                           ? fh_->start_write(extents, staging.data(), staging.size())
+                           : fh_->transfer(true, extents, staging.data(), staging.size());
   return local.ok() ? moved : local;
 }
 

@@ -14,7 +14,10 @@ Result<MpiioSpec> MpiioSpec::parse(const Params& params) {
 MpiioEngine::MpiioEngine(EngineEnv env, MpiioSpec spec)
     : Engine(std::move(env)),
       spec_(std::move(spec)),
-      nc_(dataset_env(resources(), open_spec(), &profile(), spec_.file)) {}
+      nc_(dataset_env(resources(), open_spec(), &profile(), spec_.file)) {
+  if (nc_.async() && mode() != OpenMode::kRead)
+    nc_.set_engine_writes([this] { return finish_write(); });
+}
 
 MpiioEngine::~MpiioEngine() = default;  // close() ran (the API closes every engine it deletes)
 
@@ -49,7 +52,20 @@ Status MpiioEngine::open_data_file() {
 
 Status MpiioEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                const Status& local) {
-  return nc_.write_step(step, local, [&] { return write_puts(puts, step); }, &deferred_);
+  uint64_t redo = step;
+  const Status st =
+      nc_.write_step(step, local, [&] { return write_puts(puts, step); }, &deferred_, &redo);
+  if (redo < step) rewind_to(redo);
+  return st;
+}
+
+Status MpiioEngine::finish_write() {
+  Status st = std::exchange(failed_, Status());
+  PhaseTimer t(&profile(), Phase::kWrite);
+  if (fh_)
+    keep(&st, fh_->finish_write().with_context(
+                  fmt::format("step {} (a background write)", started_step_)));
+  return st;
 }
 
 uint64_t MpiioEngine::available_steps() const {
@@ -57,6 +73,9 @@ uint64_t MpiioEngine::available_steps() const {
 }
 
 Status MpiioEngine::close_files() {
+  uint64_t redo = 0;
+  const Status finished =  // agreed on every rank: the last step's write and its commit
+      nc_.async() && mode() != OpenMode::kRead ? nc_.finish_async(&redo) : ok_status();
   Status local = ok_status();
   if (fh_) {
     // fsync = step is served by commit's fsync on rank 0's handle (data and numrecs are one
@@ -69,6 +88,7 @@ Status MpiioEngine::close_files() {
     fh_.reset();
   }
   const Status base = nc_.close(std::exchange(deferred_, Status()));
+  if (!finished.ok()) return finished;
   return local.ok() ? base : local;
 }
 

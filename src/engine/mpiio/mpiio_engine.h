@@ -38,6 +38,7 @@ class MpiioEngine final : public Engine {
   Status read_gets(const std::vector<GetOp>& gets) override;
   Status close_files() override;
   uint64_t available_steps() const override;
+  Status background_failure() override { return nc_.background_failure(); }
 
   // Before the collective write: rank 0 extends the file to a new record and fills variables
   // the batch leaves partly unwritten; a barrier orders that before the data (mpiio_data.cpp).
@@ -45,6 +46,9 @@ class MpiioEngine final : public Engine {
   // Rank 0: make the file reach the end of record `step` before the data of a new record is
   // written (see prepare_file).
   Status extend_to_record(uint64_t step);
+  // Async: the started write completed (timed as a write wait); its failure, or one an
+  // earlier batch's wait met (kept for the commit it belongs to).
+  Status finish_write();
 
   MpiioSpec spec_;
   NetcdfDataset nc_;
@@ -52,6 +56,11 @@ class MpiioEngine final : public Engine {
   std::unique_ptr<comm::ParallelFile> fh_;  // every rank's MPI-IO handle
   uint64_t extended_records_ = 0;  // every rank: the file reaches the end of this many records
   RepeatedPuts repeated_;          // this rank's previous batch (overlap checks)
+  // Async: the staging buffer of the write started last (it must outlive the write), and a
+  // failure met by a batch that finished the write before it (perform_puts).
+  ByteBuffer started_staging_;
+  uint64_t started_step_ = 0;
+  Status failed_;
 };
 
 }  // namespace tapio
