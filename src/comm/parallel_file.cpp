@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "comm/mpi_comm.h"
 
@@ -96,12 +98,53 @@ struct ParallelFile::Handle {
   MPI_Request request = MPI_REQUEST_NULL;
   bool started = false;
   Status start_failed;
+  bool nonblocking_collective = true;  // MPI_File_iwrite_all works here
   Status named(int rc, const char* call) const {
     return mpi_status(rc, call).with_context(fmt::format("file '{}'", path));
   }
   Status view(const Extents& extents, uint64_t bytes, Access* a);
   Status finish(Access* a, int rc, const MPI_Status& status, const char* call, Status local);
 };
+
+// Open MPI's selection of its MPI-IO component: its MPI_T control variable "io" ("romio321",
+// "^ompio", or "" for the default, OMPIO), however it was set (environment, mpirun --mca,
+// mca-params.conf). False when it cannot be read.
+bool open_mpi_io_selection(std::string* selection) {
+  int provided = 0, index = 0, count = 0;
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return false;
+  bool read = false;
+  MPI_T_cvar_handle handle;
+  if (MPI_T_cvar_get_index("io", &index) == MPI_SUCCESS &&
+      MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) == MPI_SUCCESS) {
+    std::vector<char> value(static_cast<size_t>(std::max(count, 1)) + 1, '\0');
+    read = MPI_T_cvar_read(handle, value.data()) == MPI_SUCCESS;
+    if (read) *selection = value.data();
+    (void)MPI_T_cvar_handle_free(&handle);
+  }
+  (void)MPI_T_finalize();
+  return read;
+}
+
+// Whether MPI_File_iwrite_all may be called. Open MPI's ROMIO component (romio321, Open MPI 2
+// to 4) leaves the nonblocking collective calls unimplemented and crashes on them
+// (open-mpi/ompi#4520, #4807); OMPIO and MPICH's ROMIO implement them. Decided once per
+// process: the component is chosen once, at MPI_Init.
+bool has_nonblocking_collective() {
+  static const bool answer = [] {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    if (MPI_Get_library_version(version, &length) != MPI_SUCCESS ||
+        std::string_view(version, length).find("Open MPI") == std::string_view::npos)
+      return true;
+    std::string io;
+    if (!open_mpi_io_selection(&io)) return false;  // unknown: the safe way
+    const bool excludes = !io.empty() && io[0] == '^';
+    const bool romio = excludes ? io.find("ompio") != std::string::npos
+                                : io.find("romio") != std::string::npos;
+    return !romio;
+  }();
+  return answer;
+}
 
 Result<Hints> parse_mpiio_hints(const std::string& text) {
   Hints hints;
@@ -136,6 +179,7 @@ Result<std::unique_ptr<ParallelFile>> ParallelFile::open(const Comm& comm,
   if (rc == MPI_SUCCESS) rc = MPI_File_set_errhandler(h->fh, MPI_ERRORS_RETURN);
   if (info != MPI_INFO_NULL) (void)MPI_Info_free(&info);
   if (st.ok()) st = h->named(rc, "MPI_File_open");
+  if (rc == MPI_SUCCESS) h->nonblocking_collective = has_nonblocking_collective();
   std::unique_ptr<ParallelFile> f(new ParallelFile(std::move(h)));
   if (!st.ok() && f->h_->fh == MPI_FILE_NULL) return st;
   if (!st.ok()) {
@@ -209,6 +253,10 @@ Status ParallelFile::transfer(bool write, const Extents& extents, uint8_t* buffe
 
 Status ParallelFile::start_write(const Extents& extents, const uint8_t* buffer,
                                  uint64_t bytes) {
+  if (!h_->nonblocking_collective) {  // written now; finish_write reports how it went
+    h_->start_failed = transfer(true, extents, const_cast<uint8_t*>(buffer), bytes);
+    return ok_status();
+  }
   Status local = h_->view(extents, bytes, &h_->pending);
   static uint8_t dummy = 0;
   const Access& a = h_->pending;

@@ -37,6 +37,8 @@ class ParallelFile {
   // Collective: as transfer's write, with MPI_File_iwrite_all: returns once the write has
   // started; `buffer` must stay unchanged until finish_write. One started write at a time:
   // no other call on this file before finish_write (set_view may not meet a pending write).
+  // Where the MPI-IO lacks a working MPI_File_iwrite_all (Open MPI's ROMIO) the write is made
+  // at once, blocking, and finish_write reports its status.
   Status start_write(const Extents& extents, const uint8_t* buffer, uint64_t bytes);
   // Local: the started write completed (MPI_Wait), with its status and the start's; OK when
   // none was started. How much of it progressed before is the MPI library's business.
