@@ -26,6 +26,7 @@ const char* size_bin_suffix(int bin) {
 }
 
 void Counters::record_read(uint64_t offset, uint64_t bytes, double seconds) {
+  std::lock_guard<std::mutex> hold(lock_.m);
   reads += 1;
   bytes_read += bytes;
   read_time += seconds;
@@ -34,6 +35,7 @@ void Counters::record_read(uint64_t offset, uint64_t bytes, double seconds) {
 }
 
 void Counters::record_write(uint64_t offset, uint64_t bytes, double seconds) {
+  std::lock_guard<std::mutex> hold(lock_.m);
   writes += 1;
   bytes_written += bytes;
   write_time += seconds;

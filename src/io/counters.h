@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@ inline constexpr int kSizeBins = 10;
 int size_bin(uint64_t bytes);
 const char* size_bin_suffix(int bin);  // "0_100", "100_1K", ..., "1G_PLUS"
 
+// Files of one engine share a Counters, and since asynchronous output several threads of a
+// rank write through them at once (a collective aggregator's data thread, rank 0's commit
+// thread): every update goes through record_* or update(), under the object's own lock.
+// Reading the fields (values(), +=) is for when no file is writing (the profile, at close).
 struct Counters {
   uint64_t opens = 0;
   uint64_t reads = 0;
@@ -36,6 +41,12 @@ struct Counters {
   // (as in Darshan); the file layer adds their time to read_time/write_time directly.
   void record_read(uint64_t offset, uint64_t bytes, double seconds);
   void record_write(uint64_t offset, uint64_t bytes, double seconds);
+  // Any other change (a failed call's blocked time, an open, an fsync's time), locked.
+  template <typename Change>
+  void update(Change&& change) {
+    std::lock_guard<std::mutex> hold(lock_.m);
+    change(*this);
+  }
   // Sums everything except max_byte_read/max_byte_written, which take the maximum.
   Counters& operator+=(const Counters& other);
 
@@ -47,6 +58,16 @@ struct Counters {
   // maximum, everything else by sum.
   enum class Reduction { kSum, kMax };
   static std::vector<Reduction> reductions();
+
+ private:
+  // A mutex that copies of Counters do not share (a copy is a snapshot with a lock of its own).
+  struct Lock {
+    std::mutex m;
+    Lock() = default;
+    Lock(const Lock&) {}
+    Lock& operator=(const Lock&) { return *this; }
+  };
+  Lock lock_;
 };
 
 }  // namespace tapio::io

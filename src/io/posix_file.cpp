@@ -77,7 +77,7 @@ class PosixFile final : public File {
 
  private:
   void add_meta_time(double seconds) {
-    if (counters_ != nullptr) counters_->meta_time += seconds;
+    if (counters_ != nullptr) counters_->update([&](Counters& c) { c.meta_time += seconds; });
   }
   template <typename Call>
   Result<size_t> write_call(Call&& call, const char* name, uint64_t offset, size_t request,
@@ -106,7 +106,7 @@ Result<size_t> PosixFile::write_call(Call&& call, const char* name, uint64_t off
     if (r < 0) {
       // A failed call is not a request the storage served (Darshan does not count it either),
       // but the caller was blocked in it.
-      if (counters_ != nullptr) counters_->write_time += seconds;
+      if (counters_ != nullptr) counters_->update([&](Counters& c) { c.write_time += seconds; });
       if (err == EINTR) continue;
       return error(TAPIO_ERR_IO, "{} failed{}: {}", what(), progress(done), errno_string(err));
     }
@@ -206,7 +206,7 @@ Status PosixFile::read_at(uint64_t offset, void* data, size_t n, size_t* got) {
     const int err = errno;
     const double seconds = seconds_since(start);
     if (r < 0) {
-      if (counters_ != nullptr) counters_->read_time += seconds;
+      if (counters_ != nullptr) counters_->update([&](Counters& c) { c.read_time += seconds; });
       if (err == EINTR) continue;
       if (got != nullptr) *got = done;
       return error(TAPIO_ERR_IO, "{} failed{}: {}", what(), progress(done), errno_string(err));
@@ -233,7 +233,7 @@ Status PosixFile::sync() {
     const int err = errno;
     add_meta_time(seconds_since(start));
     if (rc == 0) {
-      if (counters_ != nullptr) counters_->fsyncs += 1;
+      if (counters_ != nullptr) counters_->update([](Counters& c) { c.fsyncs += 1; });
       return ok_status();
     }
     // Only EINTR is retried: after EIO, Linux may drop the dirty pages and a second fsync
@@ -323,9 +323,13 @@ Result<int> open_fd(const std::string& path, int flags, const char* purpose, Cou
     const Clock::time_point start = Clock::now();
     const int fd = syscalls().open(path.c_str(), flags, kNewFileMode);
     const int err = errno;
-    if (counters != nullptr) counters->meta_time += seconds_since(start);
+    const double seconds = seconds_since(start);
+    if (counters != nullptr)
+      counters->update([&](Counters& c) {
+        c.meta_time += seconds;
+        c.opens += fd >= 0 ? 1 : 0;
+      });
     if (fd >= 0) {
-      if (counters != nullptr) counters->opens += 1;
       return fd;
     }
     if (err == EINTR) continue;
