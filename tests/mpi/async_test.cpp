@@ -33,7 +33,7 @@ constexpr uint64_t kPerRank = 4096;  // doubles per rank and step: 32 KiB
 enum FailWhat { kNothing, kDataWrites, kSyncs, kSlowWrites, kMpiWaits };
 std::atomic<int> failing{kNothing};
 std::atomic<int> data_writes{0}, syncs{0}, mpi_waits{0};
-int fail_from = 0;  // set before `failing`, read after it
+std::atomic<int> fail_from{0};  // read by the background threads too
 
 ssize_t pwrite_or_fail(int fd, const void* buf, size_t n, off_t offset) {
   if (n > 1024 && failing == kSlowWrites)
