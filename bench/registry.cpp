@@ -41,6 +41,8 @@ std::vector<std::unique_ptr<Method>> all_methods() {
   m.push_back(make_tapio_variant("subfile-async", "subfile", {{"async", "true"}}));
   m.push_back(make_tapio_variant("subfile-fpp-async", "subfile",
                                  {{"aggregators", "all"}, {"async", "true"}}));
+  // Two-level aggregation (docs/benchmarks.md, "Two-level aggregation"): named only.
+  m.push_back(make_tapio_variant("collective-two-level", "collective", {{"two_level", "true"}}));
   m.push_back(make_mpiio("romio321"));
   m.push_back(make_mpiio("ompio"));
   m.push_back(make_pnetcdf(false));
@@ -54,7 +56,7 @@ std::vector<std::unique_ptr<Method>> all_methods() {
 
 bool named_only(const std::string& m) {
   const bool async = m.size() > 6 && m.compare(m.size() - 6, 6, "-async") == 0;
-  return async || m.rfind("subfile-gather", 0) == 0 || m.rfind("subfile-log", 0) == 0 ||
+  return async || m == "collective-two-level" || m.rfind("subfile-gather", 0) == 0 || m.rfind("subfile-log", 0) == 0 ||
          m.rfind("subfile-aligned", 0) == 0;
 }
 

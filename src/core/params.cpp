@@ -83,6 +83,12 @@ const std::vector<ParamDef> kRegistry = {
      "Ranks on an aggregator's node copy their data straight into its round buffer in node "
      "shared memory (MPI_Win_allocate_shared) instead of sending it as messages.",
      kNoMin, false},
+    {"two_level", K::kEnum, "auto", "", {"auto", "true", "false"}, "collective",
+     "Writes: the ranks of a node hand their data for other nodes' aggregators to one rank of "
+     "the node, which sends each aggregator one message per round for the whole node (TAM, "
+     "ADIOS2's TwoLevelShm); auto: the cluster model's choice when a cluster file is named, "
+     "else false.",
+     kNoMin, false},
     {"direct", K::kEnum, "auto", "", {"auto", "never"}, "collective",
      "auto: when every rank's pieces are contiguous runs of at least stripe_size and the ranks' "
      "file ranges follow rank order without interleaving, each rank reads and writes its own "

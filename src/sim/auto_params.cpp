@@ -38,6 +38,10 @@ class Bands final : public Pattern {
   }
 };
 
+// two_level = auto turns two-level on only when the model predicts at least this much less
+// time.
+constexpr double kTwoLevelMargin = 0.95;
+
 Status take_defaults(Params* params, const std::vector<std::string>& names) {
   for (const std::string& n : names)
     if (params->get(n) == "auto") TAPIO_RETURN_IF_ERROR(params->set(n, find_param(n)->default_value));
@@ -49,12 +53,17 @@ Status take_defaults(Params* params, const std::vector<std::string>& names) {
 Status resolve_auto(Params* params, const std::string& engine, const IoDef& io,
                     const std::vector<int>& node_of_rank, int nodes) {
   const std::string cluster_file = params->get("cluster");
+  const int P = static_cast<int>(node_of_rank.size());
+  // two_level = auto is the model's only for a described machine writing a collective file.
+  const bool gather_free = params->get("two_level") == "auto" && !cluster_file.empty() &&
+                           engine == "collective" && !io.vars.empty() && P > 0;
+  if (!gather_free && params->get("two_level") == "auto")
+    TAPIO_RETURN_IF_ERROR(params->set("two_level", "false"));
   std::vector<std::string> free;
   for (const char* n : {"buffer_size", "stripe_size"})
     if (params->get(n) == "auto") free.push_back(n);
   if (!cluster_file.empty() && params->get("aggregators") == "auto") free.push_back("aggregators");
-  if (free.empty()) return ok_status();
-  const int P = static_cast<int>(node_of_rank.size());
+  if (free.empty() && !gather_free) return ok_status();
   if (io.vars.empty() || P == 0 || (engine != "collective" && engine != "subfile"))
     return take_defaults(params, {"buffer_size", "stripe_size"});
   Cluster c;
@@ -70,15 +79,23 @@ Status resolve_auto(Params* params, const std::string& engine, const IoDef& io,
   TAPIO_RETURN_IF_ERROR(w.params.set("ranks_per_node", std::to_string(c.ranks_per_node)));
   TAPIO_RETURN_IF_ERROR(take_defaults(&w.params, {"buffer_size", "stripe_size"}));
   const Bands pattern(io, P);
-  TAPIO_ASSIGN_OR_RETURN(Choice choice, choose(w, pattern, c, free));
-  const Candidate& best = choice.best;
-  for (const std::string& n : free) {
-    const std::string value = n == "aggregators"  ? best.aggregators
-                              : n == "buffer_size" ? std::to_string(best.buffer_size)
-                                                   : std::to_string(best.stripe_size);
-    TAPIO_RETURN_IF_ERROR(params->set(n, value));
+  if (!free.empty()) {
+    TAPIO_ASSIGN_OR_RETURN(Choice choice, choose(w, pattern, c, free));
+    const Candidate& best = choice.best;
+    for (const std::string& n : free) {
+      const std::string value = n == "aggregators"  ? best.aggregators
+                                : n == "buffer_size" ? std::to_string(best.buffer_size)
+                                                     : std::to_string(best.stripe_size);
+      TAPIO_RETURN_IF_ERROR(params->set(n, value));
+      TAPIO_RETURN_IF_ERROR(w.params.set(n, value));
+    }
   }
-  return ok_status();
+  if (!gather_free) return ok_status();
+  // Two-level for the chosen plan when the model predicts it faster by a clear margin (its
+  // extra copy is certain, its saving a prediction).
+  TAPIO_ASSIGN_OR_RETURN(TwoLevel two, compare_two_level(w, pattern, c));
+  const bool pays = two.two_level.total < kTwoLevelMargin * two.one_level.total;
+  return params->set("two_level", pays ? "true" : "false");
 }
 
 Status AutoChoices::resolve(Params* params, const std::string& engine, const IoDef& io,

@@ -1,7 +1,7 @@
 // The engines' "auto" values, chosen by the model when a file is opened for writing:
-// buffer_size = auto and stripe_size = auto always; aggregators = auto only when a cluster
-// file is named (`cluster` parameter), since without one "auto" keeps its meaning of one
-// aggregator per node. The machine is the cluster file's, or else the detected node layout
+// buffer_size = auto and stripe_size = auto always; aggregators = auto and two_level = auto
+// only when a cluster file is named (`cluster` parameter), since without one "auto" keeps its
+// meaning of one aggregator per node, and two-level stays off. The machine is the cluster file's, or else the detected node layout
 // with the model's default constants; the workload is what is known at open: the variables,
 // each assumed decomposed in bands of columns (the decomposition comes later, with the puts).
 // Pure but for reading the cluster file; the same inputs give every rank the same choice, so

@@ -79,21 +79,12 @@ Result<Choice> choose(const Workload& w, const Pattern& p, const Cluster& c,
 
 Result<TwoLevel> compare_two_level(const Workload& w, const Pattern& p, const Cluster& c) {
   TwoLevel out;
-  TAPIO_ASSIGN_OR_RETURN(Traffic one, plan_traffic(w, p, c, nullptr));
+  Workload one_level = w;
+  TAPIO_RETURN_IF_ERROR(one_level.params.set("two_level", "false"));
+  TAPIO_ASSIGN_OR_RETURN(Traffic one, plan_traffic(one_level, p, c, nullptr));
   out.one_level = predict(one, c);
-  // The second level: the same traffic with every remote message of a node's ranks leaving as
-  // one message per (node, aggregator, round) — what the node's gathering rank sends.
-  Traffic two = one;
-  for (RoundLoad& l : two.rounds) {
-    const double ranks = std::max(1, one.ranks_per_node);
-    for (size_t n = 0; n < l.msgs_out.size(); ++n) {
-      l.msgs_out[n] /= ranks;
-      l.msgs_in[n] /= ranks;
-    }
-    for (double& m : l.agg_msgs) m /= ranks;
-    // The node's ranks copy their bytes to the gathering rank's buffer first.
-    for (size_t n = 0; n < l.shm_copy.size(); ++n) l.shm_copy[n] += l.nic_out[n];
-  }
+  Traffic two = std::move(one);
+  gather_per_node(&two);
   out.two_level = predict(two, c);
   double before = 0, after = 0;
   for (const auto& [name, s] : out.one_level.phases) before += name == "exchange" ? s : 0;

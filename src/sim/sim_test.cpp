@@ -270,6 +270,64 @@ TEST(SimChoose, AutoSizesBecomeNumbersTheModelPrefers) {
   EXPECT_EQ(reading.get("buffer_size"), std::to_string(16u << 20));
 }
 
+// two_level = auto: off without a cluster file and on one node (nothing leaves it); on for
+// the TSUBAME2.5-like machine when 12 ranks a node each send 64-byte pieces to every
+// aggregator (an aggregator's per-message costs are what two-level divides).
+TEST(SimChoose, TwoLevelAutoIsTheModelsChoice) {
+  IoDef io;
+  VariableDef v;
+  v.name = "x";
+  v.type = TAPIO_FLOAT64;
+  v.shape = {256, 96 * 8};  // rows of 8 doubles a rank
+  v.dim_names = {"y", "x"};
+  io.vars.push_back(v);
+  std::vector<int> eight_nodes(96), one_node(12, 0);
+  for (int r = 0; r < 96; ++r) eight_nodes[r] = r / 12;
+  const std::string cluster = TAPIO_SOURCE_DIR "/examples/sim/tsubame25.toml";
+  auto resolved = [&](const std::string& file, const std::vector<int>& nodes, int count) {
+    Params params;
+    EXPECT_TRUE(params.set("cluster", file).ok());
+    EXPECT_EQ(params.get("two_level"), "auto");
+    EXPECT_TRUE(resolve_auto(&params, "collective", io, nodes, count).ok());
+    return params.get("two_level");
+  };
+  EXPECT_EQ(resolved("", eight_nodes, 8), "false");
+  EXPECT_EQ(resolved(cluster, one_node, 1), "false");
+  EXPECT_EQ(resolved(cluster, eight_nodes, 8), "true");
+}
+
+// plan_traffic with two_level = true is the one-level traffic gathered per node, and
+// compare_two_level predicts exactly those two.
+TEST(SimChoose, TwoLevelTrafficIsGatheredPerNode) {
+  Cluster c = two_nodes();
+  c.ranks_per_node = 4;
+  c.nic_latency = 1e-6;
+  Workload w = hpio(8, "2");
+  auto p = make_pattern(w.pattern, w.ranks);
+  ASSERT_TRUE(p.ok());
+  ASSERT_TRUE(w.params.set("ranks_per_node", "4").ok());
+  auto one = plan_traffic(w, **p, c, nullptr);
+  ASSERT_TRUE(w.params.set("two_level", "true").ok());
+  auto two = plan_traffic(w, **p, c, nullptr);
+  ASSERT_TRUE(one.ok() && two.ok());
+  double msgs_one = 0, msgs_two = 0, copy_one = 0, copy_two = 0, out_one = 0;
+  for (size_t r = 0; r < one->rounds.size(); ++r)
+    for (size_t n = 0; n < one->rounds[r].msgs_out.size(); ++n) {
+      msgs_one += one->rounds[r].msgs_out[n];
+      msgs_two += two->rounds[r].msgs_out[n];
+      copy_one += one->rounds[r].shm_copy[n];
+      copy_two += two->rounds[r].shm_copy[n];
+      out_one += one->rounds[r].nic_out[n];
+    }
+  EXPECT_GT(msgs_one, 0);
+  EXPECT_DOUBLE_EQ(msgs_two, msgs_one / 4);  // a message per node instead of per rank
+  EXPECT_DOUBLE_EQ(copy_two, copy_one + out_one);  // the node's outgoing bytes copied once more
+  auto both = compare_two_level(w, **p, c);
+  ASSERT_TRUE(both.ok());
+  EXPECT_DOUBLE_EQ(both->one_level.total, predict(*one, c).total);
+  EXPECT_DOUBLE_EQ(both->two_level.total, predict(*two, c).total);
+}
+
 TEST(SimChoose, ExplainRanksEveryCandidate) {
   Cluster c = two_nodes();
   c.ranks_per_node = 2;

@@ -340,6 +340,18 @@ std::vector<int> node_of_ranks(const Workload& w, const Cluster& c, int* nodes) 
   return node;
 }
 
+void gather_per_node(Traffic* t) {
+  const double ranks = std::max(1, (t->ranks + t->nodes - 1) / std::max(t->nodes, 1));
+  for (RoundLoad& l : t->rounds) {
+    for (size_t n = 0; n < l.msgs_out.size(); ++n) {
+      l.msgs_out[n] /= ranks;
+      l.msgs_in[n] /= ranks;
+    }
+    for (double& m : l.agg_msgs) m /= ranks;
+    for (size_t n = 0; n < l.shm_copy.size(); ++n) l.shm_copy[n] += l.nic_out[n];
+  }
+}
+
 Result<Traffic> plan_traffic(const Workload& w, const Pattern& p, const Cluster& c,
                              const Progress& progress) {
   TAPIO_ASSIGN_OR_RETURN(StepLayout step, step_layout(w, p));
@@ -350,6 +362,7 @@ Result<Traffic> plan_traffic(const Workload& w, const Pattern& p, const Cluster&
   if (w.engine == "collective") {
     CollectiveBuilder b(w, p, c, std::move(step), &t);
     TAPIO_RETURN_IF_ERROR(b.run(progress));
+    if (w.params.get("two_level") == "true") gather_per_node(&t);
   } else if (w.engine == "subfile") {
     TAPIO_RETURN_IF_ERROR(subfile_traffic(w, p, c, step, progress, &t));
   } else {

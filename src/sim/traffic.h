@@ -62,7 +62,14 @@ using Progress = std::function<void(double)>;
 // else the cluster's; node_layout block or cyclic.
 std::vector<int> node_of_ranks(const Workload& w, const Cluster& c, int* nodes);
 
-// The load of one step of `w` on `c`. Errors: a workload the engine would reject.
+// Two-level aggregation (the collective engine's two_level = true) applied to one-level
+// traffic: every remote message of a node's ranks leaves as one message per (node,
+// aggregator, round) — what the node's gatherer sends — and the node's outgoing bytes are
+// copied once more, to the gatherer, in the node's memory.
+void gather_per_node(Traffic* t);
+
+// The load of one step of `w` on `c` (two_level = true applied). Errors: a workload the
+// engine would reject.
 Result<Traffic> plan_traffic(const Workload& w, const Pattern& p, const Cluster& c,
                              const Progress& progress);
 

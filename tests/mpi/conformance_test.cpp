@@ -206,6 +206,14 @@ TEST_P(Conformance, LicomBlocksAcrossParameterSets) {
        {"shared_memory", "false"}},  // every piece as a message
       {{"ranks_per_node", "2"}, {"node_layout", "cyclic"}, {"pipeline", "false"},
        {"buffer_size", "8192"}, {"stripe_size", "4096"}},
+      // Two-level: each virtual node's pieces for the other nodes leave through one rank.
+      {{"ranks_per_node", "2"}, {"two_level", "true"}, {"direct", "never"}},
+      {{"ranks_per_node", "2"}, {"node_layout", "cyclic"}, {"two_level", "true"},
+       {"shared_memory", "false"}, {"buffer_size", "4096"}, {"stripe_size", "1024"},
+       {"direct", "never"}},  // many rounds, every piece a message
+      {{"ranks_per_node", "3"}, {"two_level", "true"}, {"aggregators", "all"},
+       {"buffer_size", "3000"}, {"stripe_size", "512"}, {"collect_order", "rank"},
+       {"direct", "never"}},  // aggregators gathering too, an odd last node
   };
   int k = 0;
   for (const Params& p : sets) {
@@ -873,6 +881,62 @@ TEST_P(Conformance, OnePackedMessagePerAggregatorAndRound) {
     EXPECT_LE(counter(w, "messages_sent", "max"), 2 * (aggs == P ? aggs - 1 : aggs) * rounds);
     // Reads: a request from every rank to every window, and a reply to each.
     EXPECT_EQ(counter(r, "messages_sent", "sum"), 2 * P * windows) << r.dump(1);
+  }
+}
+
+// Two-level aggregation: a node's pieces for another node's aggregators leave through its
+// gatherer (its first rank here, as every rank aggregates), one list and one data message per
+// aggregator and round for the whole node; the node's other ranks hand theirs over in one
+// packet plus a data message per aggregator. Counted exactly for virtual nodes of 2 and 4
+// ranks, every rank's pieces in every window, and the values read back.
+TEST_P(Conformance, TwoLevelSendsOneMessagePairPerNode) {
+  if (GetParam() != "collective") GTEST_SKIP() << "two_level is the collective engine's";
+  TempDir dir;
+  const uint64_t P = static_cast<uint64_t>(size()), per_rank = 512, n = P * per_rank;
+  std::vector<uint64_t> offsets;
+  std::vector<double> data;
+  for (uint64_t k = 0; k < per_rank; ++k) {
+    offsets.push_back(k * P + rank());
+    data.push_back(value(0, 0, k * P + rank()));
+  }
+  for (const uint64_t per_node : {uint64_t{2}, uint64_t{4}}) {
+    for (const char* two_level : {"false", "true"}) {
+      const std::string name = "n" + std::to_string(per_node) + two_level;
+      Params params = {{"ranks_per_node", std::to_string(per_node)}, {"two_level", two_level},
+                       {"shared_memory", "false"}, {"aggregators", "all"},
+                       {"direct", "never"}, {"buffer_size", "4MiB"}, {"stripe_size", "512"},
+                       {"profile", dir.file(name + ".json")}};
+      auto define = [&](IO& io) { io.define_variable<double>("x", {n}); };
+      write_file(dir.file(name + ".nc"), GetParam(), params, define,
+                 [&](IO& io, Engine& out, int) {
+                   Variable x = io.inquire_variable("x");
+                   x.set_offsets(offsets);
+                   out.put(x, data);
+                 },
+                 1);
+      read_whole_x(MPI_COMM_WORLD, dir.file(name + ".nc"), GetParam(), {},
+                   dir.file(name + ".r.json"), n);
+      if (rank() != 0) continue;
+      // One-level: a list and a data message from every rank to every other aggregator.
+      double expected = 2.0 * P * (P - 1);
+      if (std::string(two_level) == "true") {
+        expected = 0;
+        for (uint64_t first = 0; first < P; first += per_node) {
+          const uint64_t s = std::min(per_node, P - first), away = P - s;
+          if (s < 2 || away == 0) {  // nothing to combine: one-level
+            expected += 2.0 * s * (P - 1);
+            continue;
+          }
+          // Members: their node's aggregators as before, then a packet and a data message
+          // per remote aggregator to the gatherer; the gatherer: a pair per remote aggregator.
+          expected += (s - 1) * (2.0 * (s - 1) + 1 + away) + 2.0 * (s - 1) + 2.0 * away;
+        }
+      }
+      const auto w = profile_of(dir.file(name + ".json"));
+      EXPECT_EQ(counter(w, "messages_sent", "sum"), expected) << name << w.dump(1);
+      EXPECT_EQ(counter(w, "messages_received", "sum"), expected) << name;
+      EXPECT_EQ(counter(w, "bytes_received", "sum"), counter(w, "bytes_sent", "sum")) << name;
+    }
   }
 }
 

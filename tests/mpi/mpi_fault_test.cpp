@@ -293,7 +293,17 @@ TEST(MpiFaults, OneRankFailsEveryRankReportsAndTheNextStepWorks) {
   const Params async = {{"async", "true"}};
   const Params nodes_async = {{"ranks_per_node", "1"}, {"direct", "never"}, {"async", "true"}};
   const Params shared_async = {{"direct", "never"}, {"async", "true"}};
+  // Two-level on virtual nodes of two ranks: with one aggregator (on the first node) the last
+  // rank hands its pieces to its node's gatherer before anything else; with every rank
+  // aggregating, rank 0 gathers its node's pieces before it receives anything else.
+  const Params handing = {{"ranks_per_node", "2"}, {"direct", "never"}, {"two_level", "true"},
+                          {"aggregators", "1"}};
+  const Params gathering = {{"ranks_per_node", "2"}, {"direct", "never"}, {"two_level", "true"},
+                            {"aggregators", "all"}, {"shared_memory", "false"}};
   const std::vector<Case> cases = {
+      {"collective two-level: a hand-over", "collective", handing, "Isend", false, false},
+      {"collective two-level: a gatherer's receive", "collective", gathering, "Irecv", true,
+       false},
       {"serial: gather of the data", "serial", {}, "Gatherv", false, false},
       {"serial: scatter of the data", "serial", {}, "Scatterv", false, true},
       {"mpiio: overlap check's count", "mpiio", {}, "Reduce_scatter", true, false},

@@ -127,7 +127,8 @@ Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {
   uint64_t first = 0;
   TAPIO_RETURN_IF_ERROR(e->nc_.open(&first));
   e->start_at_step(first);
-  if (e->spec_.shared_memory && e->resources().node_memory)
+  const bool gathers = e->spec_.two_level && e->mode() != OpenMode::kRead;
+  if ((e->spec_.shared_memory || gathers) && e->resources().node_memory)
     TAPIO_RETURN_IF_ERROR(e->share_node_memory());
   return std::unique_ptr<Engine>(std::move(e));
 }
@@ -140,10 +141,38 @@ Status CollectiveEngine::share_node_memory() {
     TAPIO_RETURN_IF_ERROR(comm::agree(comm(), created.status()));
     node = std::move(created).value();
   }
+  if (spec_.two_level && mode() != OpenMode::kRead) gather_on(node);
+  if (!spec_.shared_memory) return ok_status();
   agg_.node = node;
   for (int rank : agg_.ranks) agg_.node_rank.push_back(node->node_rank_of(rank));
   agg_.slot_bytes = spec_.round_bytes;
   return ok_status();
+}
+
+// Two-level: this node's gatherer is its first rank that does not aggregate (so that an
+// aggregator's own receiving is not delayed by forwarding), or its first rank. Off where
+// nothing leaves the node or the node has one rank (nothing to combine).
+void CollectiveEngine::gather_on(const std::shared_ptr<comm::NodeMemory>& node) {
+  const comm::Topology& t = resources().topology;
+  const int me = t.node(comm().rank());
+  collective::NodeGather& g = agg_.gather;
+  g.remote.assign(agg_.ranks.size(), 0);
+  bool any = false;
+  for (size_t a = 0; a < agg_.ranks.size(); ++a) {
+    g.remote[a] = t.node(agg_.ranks[a]) != me;
+    any = any || g.remote[a];
+  }
+  if (!any || node->node().size() < 2) return;
+  int first = -1, gatherer = -1;
+  for (int rank = 0; rank < comm().size() && gatherer < 0; ++rank) {
+    if (t.node(rank) != me) continue;
+    if (first < 0) first = rank;
+    if (std::find(agg_.ranks.begin(), agg_.ranks.end(), rank) == agg_.ranks.end()) gatherer = rank;
+  }
+  if (gatherer < 0) gatherer = first;
+  g.node = node;
+  g.gatherer = node->node_rank_of(gatherer);
+  g.gathering = gatherer == comm().rank();
 }
 
 collective::Parts CollectiveEngine::parts() {
@@ -262,9 +291,11 @@ plan::Layout CollectiveEngine::layout_for(uint64_t lo, uint64_t hi) const {
 
 Status CollectiveEngine::expected_messages(const plan::Layout& layout,
                                            const std::vector<plan::RoutedSegment>& routed,
-                                           std::vector<uint32_t>* expected) {
+                                           std::vector<uint32_t>* expected,
+                                           collective::WriteBatch* two_level) {
   // One flag per (aggregator, round) this rank sends to, laid out in rank order of the
   // aggregators as the reduce-scatter wants; each aggregator receives its per-round counts.
+  // Two-level: a node's pieces for another node's aggregator count once, as its gatherer's.
   const uint32_t R = layout.rounds;
   std::vector<int> by_rank(agg_.ranks.size());
   for (size_t a = 0; a < by_rank.size(); ++a) by_rank[a] = static_cast<int>(a);
@@ -273,13 +304,47 @@ Status CollectiveEngine::expected_messages(const plan::Layout& layout,
   std::vector<size_t> slot(agg_.ranks.size());
   for (size_t i = 0; i < by_rank.size(); ++i) slot[by_rank[i]] = i;
   std::vector<uint32_t> flags(agg_.ranks.size() * R, 0);
-  for (const plan::RoutedSegment& x : routed) flags[slot[x.agg] * R + x.round] = 1;
+  const collective::NodeGather& g = agg_.gather;
+  const bool gathers = two_level && g.on();
+  for (const plan::RoutedSegment& x : routed)
+    if (!gathers || !g.through(x.agg)) flags[slot[x.agg] * R + x.round] = 1;
+  PhaseTimer t(&profile(), Phase::kAgree);
+  Status local = ok_status();
+  if (gathers) {
+    local = node_pieces(two_level);
+    if (g.gathering && local.ok())
+      for (size_t a = 0; a < agg_.ranks.size(); ++a)
+        for (uint32_t r = 0; r < R; ++r)
+          if (g.remote[a] && two_level->node_pieces[a * R + r] > 0) flags[slot[a] * R + r] = 1;
+  }
   std::vector<int> recv_counts(comm().size(), 0);
   for (int rank : agg_.ranks) recv_counts[rank] = static_cast<int>(R);
-  PhaseTimer t(&profile(), Phase::kAgree);
   // Every rank's receives depend on its counts: one whose reduction failed would wait for
   // messages nobody sends, so the failure is agreed on before any message moves.
-  return comm::agree(comm(), comm().reduce_scatter_sum(flags, recv_counts, expected));
+  keep(&local, comm().reduce_scatter_sum(flags, recv_counts, expected));
+  return comm::agree(comm(), local);
+}
+
+// Two-level: one sum over the node of which (aggregator, round) on other nodes each rank has
+// pieces for, and which rounds it hands over in; the gatherer keeps what it needs.
+Status CollectiveEngine::node_pieces(collective::WriteBatch* batch) const {
+  const uint32_t R = batch->layout.rounds;
+  const size_t A = agg_.ranks.size();
+  if ((A + 1) * R > static_cast<size_t>(INT32_MAX))
+    return error(TAPIO_ERR_INTERNAL, "{}: too many aggregators x rounds ({} x {}) for "
+                 "two-level aggregation", where(), A, R);
+  std::vector<uint64_t> sums((A + 1) * R, 0), mine(R, 0);
+  for (const plan::RoutedSegment& x : batch->routed)
+    if (agg_.gather.through(x.agg)) sums[x.agg * R + x.round] = sums[A * R + x.round] = 1;
+  for (uint32_t r = 0; r < R; ++r) mine[r] = sums[A * R + r];
+  TAPIO_RETURN_IF_ERROR(
+      agg_.gather.node->node().allreduce_sum(sums.data(), static_cast<int>(sums.size())));
+  if (!agg_.gather.gathering) return ok_status();
+  batch->node_pieces.assign(sums.begin(), sums.begin() + A * R);
+  batch->node_senders.resize(R);
+  for (uint32_t r = 0; r < R; ++r)
+    batch->node_senders[r] = static_cast<uint32_t>(sums[A * R + r] - mine[r]);
+  return ok_status();
 }
 
 }  // namespace tapio

@@ -13,6 +13,7 @@
 
 #include "engine/collective/collective_spec.h"
 #include "engine/collective/parts.h"
+#include "engine/collective/round_pipeline.h"
 #include "engine/collective/staging.h"
 #include "engine/netcdf/netcdf_dataset.h"
 #include "engine/overlap_check.h"
@@ -30,6 +31,7 @@ class CollectiveEngine final : public Engine {
  private:
   explicit CollectiveEngine(EngineEnv env);
   Status share_node_memory();  // collective: the context's node window, made if needed
+  void gather_on(const std::shared_ptr<comm::NodeMemory>& node);  // two_level, writes
 
   Status write_puts(const std::vector<PutOp>& puts, uint64_t step) override;
   Status write_step(const std::vector<PutOp>& puts, uint64_t step, const Status& local) override;
@@ -90,9 +92,13 @@ class CollectiveEngine final : public Engine {
   plan::Layout layout_for(uint64_t lo, uint64_t hi) const;
   // For each round, how many messages this rank receives as an aggregator (collective: one
   // reduce-scatter of one flag per aggregator and round, agreed on).
+  // With `two_level` (a write batch, two_level on), a node's pieces for another node's
+  // aggregator count once, as its gatherer's, and the batch gets the node sums.
   Status expected_messages(const plan::Layout& layout,
                            const std::vector<plan::RoutedSegment>& routed,
-                           std::vector<uint32_t>* expected);
+                           std::vector<uint32_t>* expected,
+                           collective::WriteBatch* two_level = nullptr);
+  Status node_pieces(collective::WriteBatch* batch) const;
   // The variables written in this batch, by file offset.
   std::vector<collective::Target> batch_targets(uint64_t step) const;
   // Sizes the node window for this call's slots (collective; agreed on when it changes).

@@ -17,6 +17,7 @@ CollectiveSpec CollectiveSpec::parse(const Params& p) {
   s.round_bytes = std::min<uint64_t>(p.get_size("buffer_size"), 1u << 30);
   s.pipeline = p.get_bool("pipeline");
   s.shared_memory = p.get_bool("shared_memory");
+  s.two_level = p.get("two_level") == "true";
   s.direct = p.get("direct") == "auto";
   return s;
 }

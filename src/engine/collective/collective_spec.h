@@ -19,6 +19,7 @@ struct CollectiveSpec {
   uint64_t round_bytes = 16 << 20;  // buffer_size, at most 1 GiB (a round's message is an int)
   bool pipeline = true;             // rounds written behind the next one's exchange
   bool shared_memory = true;        // node-local aggregation through a shared window
+  bool two_level = false;           // writes: a node's remote pieces leave through one rank
   bool direct = true;               // direct = auto
 
   static CollectiveSpec parse(const Params& params);

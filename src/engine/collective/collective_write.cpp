@@ -129,7 +129,8 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
     PhaseTimer t(&profile(), Phase::kPlan);
     batch.routed = plan::route_segments(staged.segments(), batch.layout);
   }
-  TAPIO_RETURN_IF_ERROR(expected_messages(batch.layout, batch.routed, &batch.expected));
+  TAPIO_RETURN_IF_ERROR(
+      expected_messages(batch.layout, batch.routed, &batch.expected, &batch));
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(batch.layout));
   profile().rounds += batch.layout.rounds;
   // The staging buffer holds what goes as messages (or, without shared slots, what an

@@ -48,17 +48,22 @@ void for_each_round(const std::vector<plan::RoutedSegment>& routed, uint32_t rou
   }
 }
 
+// A segment list as sent.
+inline void pack_list(const std::vector<plan::Segment>& segs, ByteBuffer* buffer) {
+  const uint64_t n = segs.size();
+  uint8_t* out = buffer->prepare(8 + 32 * n);
+  std::memcpy(out, &n, 8);
+  static_assert(sizeof(plan::Segment) == 32, "segments are sent as four u64");
+  if (n) std::memcpy(out + 8, segs.data(), 32 * n);
+}
+
 // The segment list of routed[begin, end) (consecutive segments merged where they continue each
 // other).
 inline void pack(const std::vector<plan::RoutedSegment>& routed, size_t begin, size_t end,
                  ByteBuffer* buffer) {
   std::vector<plan::Segment> segs;
   for (size_t i = begin; i < end; ++i) plan::append_segment(&segs, routed[i].seg);
-  const uint64_t n = segs.size();
-  uint8_t* out = buffer->prepare(8 + 32 * n);
-  std::memcpy(out, &n, 8);
-  static_assert(sizeof(plan::Segment) == 32, "segments are sent as four u64");
-  if (n) std::memcpy(out + 8, segs.data(), 32 * n);
+  pack_list(segs, buffer);
 }
 
 // plan::for_each_piece, with the length a compile-time constant for the usual small element
@@ -117,9 +122,20 @@ struct Unpacked {
   bool ok = false;
 };
 
-// `ok` requires a non-empty list of well-formed segments (length and count > 0, no overflow,
-// pieces adding up to at most 2^64 - 1 bytes: a wrapped total would let a short data message
-// pass for the list) and nothing after it.
+// Whether a received segment is well formed (length and count > 0, no overflow), adding its
+// bytes to *total unless that would wrap (a wrapped total would let a short data message pass
+// for the list).
+inline bool add_segment_bytes(const plan::Segment& s, uint64_t* total) {
+  if (s.length == 0 || s.count == 0 || s.length > UINT64_MAX - s.offset) return false;
+  if (s.length > UINT64_MAX / s.count ||
+      s.count - 1 > (UINT64_MAX - s.offset - s.length) / std::max<uint64_t>(s.stride, 1))
+    return false;
+  if (s.bytes() > UINT64_MAX - *total) return false;
+  *total += s.bytes();
+  return true;
+}
+
+// `ok` requires a non-empty list of well-formed segments and nothing after it.
 inline Unpacked unpack(const uint8_t* msg, size_t size) {
   Unpacked u;
   uint64_t n = 0;
@@ -128,16 +144,64 @@ inline Unpacked unpack(const uint8_t* msg, size_t size) {
   if (n == 0 || n > (size - 8) / 32 || size != 8 + 32 * n) return u;
   u.segments.resize(n);
   std::memcpy(u.segments.data(), msg + 8, 32 * n);
-  for (const plan::Segment& s : u.segments) {
-    if (s.length == 0 || s.count == 0 || s.length > UINT64_MAX - s.offset) return u;
-    if (s.length > UINT64_MAX / s.count || s.count - 1 > (UINT64_MAX - s.offset - s.length) /
-                                                             std::max<uint64_t>(s.stride, 1))
-      return u;
-    if (s.bytes() > UINT64_MAX - u.bytes) return u;
-    u.bytes += s.bytes();
-  }
+  for (const plan::Segment& s : u.segments)
+    if (!add_segment_bytes(s, &u.bytes)) return u;
   u.ok = true;
   return u;
+}
+
+// Two-level aggregation: a rank's pieces of one round for aggregators on other nodes, handed
+// to its node's gatherer as one packet
+//   group count (u64), then per group: aggregator (u64), segment count n (u64), n × segment
+// followed by one data message per group (its pieces back to back, at most a round's window).
+struct Group {
+  uint64_t agg = 0;
+  std::vector<plan::Segment> segments;
+  uint64_t bytes = 0;  // the pieces' total length
+  uint64_t at = 0;     // gatherer: where its data lies in the gathered buffer
+};
+
+inline void pack_groups(const std::vector<Group>& groups, ByteBuffer* buffer) {
+  size_t size = 8;
+  for (const Group& g : groups) size += 16 + 32 * g.segments.size();
+  uint8_t* out = buffer->prepare(size);
+  const uint64_t n = groups.size();
+  std::memcpy(out, &n, 8);
+  out += 8;
+  for (const Group& g : groups) {
+    const uint64_t head[2] = {g.agg, g.segments.size()};
+    std::memcpy(out, head, 16);
+    std::memcpy(out + 16, g.segments.data(), 32 * g.segments.size());
+    out += 16 + 32 * g.segments.size();
+  }
+}
+
+// False unless the packet is non-empty groups of well-formed segments for aggregators below
+// `aggregators`, with nothing after them.
+inline bool unpack_groups(const uint8_t* msg, size_t size, uint64_t aggregators,
+                          std::vector<Group>* groups) {
+  groups->clear();
+  uint64_t n = 0;
+  if (size < 8) return false;
+  std::memcpy(&n, msg, 8);
+  size_t at = 8;
+  if (n == 0 || n > (size - 8) / 48) return false;  // each group has at least one segment
+  for (uint64_t k = 0; k < n; ++k) {
+    uint64_t head[2];
+    if (size - at < 16) return false;
+    std::memcpy(head, msg + at, 16);
+    at += 16;
+    if (head[0] >= aggregators || head[1] == 0 || head[1] > (size - at) / 32) return false;
+    Group g;
+    g.agg = head[0];
+    g.segments.resize(head[1]);
+    std::memcpy(g.segments.data(), msg + at, 32 * head[1]);
+    at += 32 * head[1];
+    for (const plan::Segment& s : g.segments)
+      if (!add_segment_bytes(s, &g.bytes)) return false;
+    groups->push_back(std::move(g));
+  }
+  return at == size;
 }
 
 }  // namespace tapio::collective

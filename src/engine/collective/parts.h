@@ -21,6 +21,19 @@
 
 namespace tapio::collective {
 
+// Two-level aggregation (two_level): the ranks of a node hand their pieces for aggregators on
+// other nodes to one rank of the node, its gatherer, over the node's communicator; the
+// gatherer sends each such aggregator one segment list and one data message per round for
+// the whole node, so an aggregator receives a message per node instead of one per rank.
+struct NodeGather {
+  std::shared_ptr<comm::NodeMemory> node;  // the node's communicator; null: one-level
+  int gatherer = -1;                       // the gatherer's rank on the node
+  bool gathering = false;                  // this rank is its node's gatherer
+  std::vector<uint8_t> remote;             // per aggregator: 1 when it is on another node
+  bool on() const { return node != nullptr; }
+  bool through(int agg) const { return node && remote[agg]; }
+};
+
 // Who aggregates, and — with node shared memory — where the round slots of the aggregators on
 // this node live: `slot_count` slots each in the node's shared window (two: one assembling, one
 // being written; more with async output, so a step's last rounds are written behind end_step),
@@ -33,6 +46,7 @@ struct Aggregation {
   uint64_t slot_bytes = 0;                 // one round slot in the shared window
   int slot_count = 2;                      // round slots per aggregator
   bool slots = false;                      // this call uses the shared window
+  NodeGather gather;                       // two_level, writes
 
   // Aggregator agg's slot for window w, indexed by file offset, or null when agg is not on
   // this node or the window is not in use.
@@ -57,6 +71,11 @@ struct Buffers {
   // (read replies) contiguously and copied piece by piece.
   std::vector<ByteBuffer> scratch;
   plan::ByteMap covered;  // aggregator: the bytes of the current window that arrived
+  // Two-level, by list set (round % 2): a rank's segment lists for its gatherer; the
+  // gatherer's combined list per aggregator and its node's data of the round.
+  ByteBuffer handed[2];
+  std::vector<ByteBuffer> forward[2];
+  ByteBuffer gathered[2];
 };
 
 // The data file, opened by each rank on its first own request (aggregators and ranks going

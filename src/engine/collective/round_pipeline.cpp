@@ -42,6 +42,8 @@ Status RoundPipeline::run() {
   for_each_round(b_.routed, b_.layout.rounds,
                  [&](uint32_t r, size_t begin, size_t end) { round(r, begin, end, &local); });
   for (auto& reqs : requests_) keep(&local, p_.comm.waitall(&reqs));
+  if (p_.agg.gather.on())
+    for (auto& reqs : node_requests_) keep(&local, p_.agg.gather.node->node().waitall(&reqs));
   if (p_.file.has_writer() && !p_.file.async()) {
     PhaseTimer t(&p_.profile, Phase::kWrite);
     keep(&local, p_.file.drain());
@@ -64,6 +66,8 @@ void RoundPipeline::round(uint32_t r, size_t begin, size_t end, Status* local) {
     PhaseTimer t(&p_.profile, Phase::kExchange);
     // The sends of round r-2 used this set of segment lists: wait for them before reuse.
     keep(local, p_.comm.waitall(&requests_[r % 2]));
+    if (p_.agg.gather.on())
+      keep(local, p_.agg.gather.node->node().waitall(&node_requests_[r % 2]));
     self = send(r, begin, end, local);
   }
   if (p_.agg.mine < 0) return;
@@ -101,6 +105,7 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
     while (routed[first].agg != agg) ++first;
     size_t last = first;
     while (last < end && routed[last].agg == agg) ++last;
+    if (p_.agg.gather.through(agg)) continue;  // through the node's gatherer, below
     const int dest = p_.agg.ranks[agg];
     if (dest == p_.comm.rank()) {  // to myself: copied, not sent
       self = SelfPart{routed.data() + first, routed.data() + last};
@@ -127,6 +132,10 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
     p_.profile.messages_sent += 2;
     p_.profile.bytes_sent += list.size() + data.size();
   }
+  if (p_.agg.gather.gathering)
+    forward(r, begin, end, local);
+  else if (p_.agg.gather.on())
+    hand_over(r, begin, end, local);
   return self;
 }
 

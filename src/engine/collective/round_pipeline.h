@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "comm/comm.h"
+#include "engine/collective/messages.h"
 #include "engine/collective/parts.h"
 #include "engine/collective/staging.h"
 #include "io/write_behind.h"
@@ -35,6 +36,10 @@ struct WriteBatch {
   std::vector<uint32_t> expected;           // aggregator: the messages each round brings
   std::vector<Target> targets;              // the variables written, by file offset
   bool tiled = false;  // the pieces provably tile the targets: no bitmap, no fill
+  // Two-level, the gatherer: how many of its node's ranks have pieces for each (aggregator,
+  // round) (index agg * rounds + round), and how many others hand it pieces in each round.
+  std::vector<uint64_t> node_pieces;
+  std::vector<uint32_t> node_senders;
 };
 
 class RoundPipeline {
@@ -77,6 +82,17 @@ class RoundPipeline {
   SelfPart send(uint32_t r, size_t begin, size_t end, Status* local);
   std::vector<int> send_order(size_t begin, size_t end) const;
 
+  // Two-level (node_gather.cpp): a rank hands its pieces of routed[begin, end) for aggregators
+  // on other nodes to its node's gatherer (hand_over); the gatherer collects its node's and
+  // sends each of those aggregators one list and one data message for the node (forward).
+  using Spans = std::vector<std::pair<uint64_t, uint64_t>>;
+  std::vector<Group> remote_groups(size_t begin, size_t end, std::vector<Spans>* spans) const;
+  void hand_over(uint32_t r, size_t begin, size_t end, Status* local);
+  void forward(uint32_t r, size_t begin, size_t end, Status* local);
+  bool gather_node_pieces(uint32_t r, std::vector<Group>* groups, size_t own,
+                          const std::vector<Spans>& own_spans, Status* local);
+  void send_forward(uint32_t r, const std::vector<Group>& groups, bool lost, Status* local);
+
   // The receive stage (collective_assemble.cpp): round r into buf (its window's bytes) from
   // the other senders and this rank; `slot_ready` is slot_free's answer (an error: collect,
   // but write nothing). Then the write stage.
@@ -100,6 +116,7 @@ class RoundPipeline {
   Parts p_;
   const WriteBatch& b_;
   comm::Requests requests_[2];                   // the sends of the rounds of each list set
+  comm::Requests node_requests_[2];  // two-level: the hand-overs to the gatherer, likewise
   std::vector<io::WriteBehind::Ticket> slot_write_;  // the last queued write of each round slot
 };
 

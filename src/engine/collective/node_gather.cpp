@@ -1,0 +1,223 @@
+// Two-level aggregation in a collective write's round (round_pipeline.h, parts.h NodeGather):
+// the ranks of a node hand their pieces for aggregators on other nodes to the node's
+// gatherer over the node's communicator (a packet of segment lists, then one data message per
+// aggregator); the gatherer sends each of those aggregators the node's pieces as one segment
+// list and one data message, which the aggregator receives exactly as a one-level sender's.
+// So an aggregator's messages per round fall from one pair per rank to one pair per node, for
+// one more copy of the node's outgoing bytes (the hand-over, through the node's memory).
+//
+// A failure never leaves a peer waiting: a rank whose packet could not be sent sends no data
+// after it (the gatherer gets an empty packet and expects none), and a gatherer that lost any
+// of its node's pieces in a round sends every aggregator it owes an empty list and empty data,
+// which the aggregator takes as "lost" (the failing rank reports, and the step fails on every
+// rank at its agreement).
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "engine/collective/datatypes.h"
+#include "engine/collective/round_pipeline.h"
+
+namespace tapio::collective {
+
+// This rank's groups of routed[begin, end) for aggregators on other nodes, in aggregator
+// order, and each group's (mem, bytes) spans in the staging buffer.
+std::vector<Group> RoundPipeline::remote_groups(size_t begin, size_t end,
+                                                std::vector<Spans>* spans) const {
+  std::vector<Group> groups;
+  spans->clear();
+  for (size_t i = begin; i < end; ++i) {
+    const plan::RoutedSegment& x = b_.routed[i];
+    if (!p_.agg.gather.through(x.agg)) continue;
+    if (groups.empty() || groups.back().agg != static_cast<uint64_t>(x.agg)) {
+      groups.push_back(Group{static_cast<uint64_t>(x.agg), {}, 0, 0});
+      spans->emplace_back();
+    }
+    plan::append_segment(&groups.back().segments, x.seg);
+    groups.back().bytes += x.seg.bytes();
+    Spans& s = spans->back();
+    if (!s.empty() && s.back().first + s.back().second == x.mem)
+      s.back().second += x.seg.bytes();
+    else
+      s.emplace_back(x.mem, x.seg.bytes());
+  }
+  return groups;
+}
+
+void RoundPipeline::hand_over(uint32_t r, size_t begin, size_t end, Status* local) {
+  std::vector<Spans> spans;
+  const std::vector<Group> groups = remote_groups(begin, end, &spans);
+  if (groups.empty()) return;  // the node's reduction counted this rank out of this round
+  const int set = r % 2;
+  const comm::Comm& node = p_.agg.gather.node->node();
+  const int to = p_.agg.gather.gatherer, tag = static_cast<int>(2 * r);
+  ByteBuffer& packet = p_.bufs.handed[set];
+  pack_groups(groups, &packet);
+  const Status sent = node.isend(comm::Pieces::bytes(packet.data(), packet.size()), to, tag,
+                                 &node_requests_[set]);
+  p_.profile.messages_sent += 1;
+  p_.profile.bytes_sent += packet.size();
+  if (!sent.ok()) {  // the gatherer got an empty packet instead and expects no data
+    keep(local, sent);
+    return;
+  }
+  for (const Spans& s : spans) {
+    const comm::Pieces data = span_pieces(p_.bufs.staging.data(), s);
+    keep(local, node.isend(data, to, tag + 1, &node_requests_[set]));
+    p_.profile.messages_sent += 1;
+    p_.profile.bytes_sent += data.size();
+  }
+}
+
+void RoundPipeline::forward(uint32_t r, size_t begin, size_t end, Status* local) {
+  std::vector<Spans> own_spans;
+  std::vector<Group> groups = remote_groups(begin, end, &own_spans);
+  const bool lost = !gather_node_pieces(r, &groups, groups.size(), own_spans, local);
+  send_forward(r, groups, lost, local);
+}
+
+// The gatherer's collection of round r: its own groups (the first `own` of *groups) copied
+// into the gathered buffer, then every other node rank's packet and data received after them.
+// False when any of the node's pieces is missing (the round is then lost).
+bool RoundPipeline::gather_node_pieces(uint32_t r, std::vector<Group>* groups, size_t own,
+                                       const std::vector<Spans>& own_spans, Status* local) {
+  const comm::Comm& node = p_.agg.gather.node->node();
+  const int tag = static_cast<int>(2 * r);
+  const uint64_t aggregators = p_.agg.ranks.size();
+  bool complete = true;
+  std::vector<int> source(own, -1);  // per group: the node rank its data comes from
+  std::vector<Group> theirs;
+  for (uint32_t k = 0; k < b_.node_senders[r]; ++k) {
+    int from = -1;
+    ByteBuffer& packet = p_.bufs.recv;
+    const Status got = node.probe_recv(comm::kAnySource, tag, &packet, &from);
+    if (!got.ok()) {
+      keep(local, got);
+      complete = false;
+      continue;
+    }
+    p_.profile.messages_received += 1;
+    p_.profile.bytes_received += packet.size();
+    if (packet.size() == 0) {  // its sender failed to send it, reports, and sends no data
+      complete = false;
+      continue;
+    }
+    bool ok = unpack_groups(packet.data(), packet.size(), aggregators, &theirs);
+    for (const Group& g : theirs) ok = ok && p_.agg.gather.through(static_cast<int>(g.agg));
+    if (!ok) {
+      keep(local, error(TAPIO_ERR_INTERNAL, "round {}: malformed hand-over from node rank {}",
+                        r, from));
+      complete = false;
+      continue;
+    }
+    for (Group& g : theirs) {
+      groups->push_back(std::move(g));
+      source.push_back(from);
+    }
+  }
+  uint64_t total = 0;
+  for (Group& g : *groups) {
+    g.at = total;
+    total += g.bytes;
+  }
+  ByteBuffer& gathered = p_.bufs.gathered[r % 2];
+  const bool room = gathered.try_prepare(std::max<uint64_t>(total, 1));
+  if (!room) {
+    keep(local, error(TAPIO_ERR_NOMEM, "{}: cannot allocate {} bytes to gather this node's "
+                      "pieces of round {}; lower buffer_size or set two_level = false",
+                      p_.where, total, r));
+    complete = false;
+  }
+  if (room) {
+    PhaseTimer t(&p_.profile, Phase::kCopy);
+    for (size_t g = 0; g < own; ++g) {
+      uint8_t* to = gathered.data() + (*groups)[g].at;
+      for (const auto& [mem, bytes] : own_spans[g]) {
+        std::memcpy(to, p_.bufs.staging.data() + mem, bytes);
+        to += bytes;
+      }
+      p_.profile.bytes_copied += (*groups)[g].bytes;
+    }
+  }
+  // Their data, in the order each sender sent it (one tag: MPI keeps the order). Without room,
+  // each message is still received (into scratch) so that none is left for a later round.
+  comm::Requests reqs;
+  for (size_t g = own; g < groups->size(); ++g) {
+    const Group& x = (*groups)[g];
+    if (room) {
+      keep(local, node.irecv(comm::Pieces::bytes(gathered.data() + x.at, x.bytes), source[g],
+                             tag + 1, &reqs));
+    } else {
+      comm::Envelope e;
+      const Status probed = node.probe(source[g], tag + 1, &e);
+      keep(local, probed);
+      if (probed.ok() && p_.bufs.recv.try_prepare(std::max<uint64_t>(e.bytes, 1)))
+        keep(local, node.recv(p_.bufs.recv.data(), e.bytes, source[g], tag + 1));
+    }
+    p_.profile.messages_received += 1;
+    p_.profile.bytes_received += x.bytes;
+  }
+  std::vector<uint64_t> received;
+  keep(local, node.waitall(&reqs, &received));
+  for (size_t k = 0; k < received.size(); ++k) {
+    const Group& x = (*groups)[own + k];
+    if (received[k] == x.bytes) continue;
+    complete = false;
+    if (received[k] != 0)  // an empty message: its sender failed, and reports
+      keep(local, error(TAPIO_ERR_INTERNAL,
+                        "round {}: the data from node rank {} does not match its hand-over", r,
+                        source[own + k]));
+  }
+  return complete;
+}
+
+// One segment list and one data message to each aggregator on another node that this node's
+// ranks have pieces for in round r (the node's reduction says which, so it is known even when
+// a packet was lost), in the collection order: the node's groups for it, back to back.
+void RoundPipeline::send_forward(uint32_t r, const std::vector<Group>& groups, bool lost,
+                                 Status* local) {
+  const int set = r % 2;
+  const uint32_t rounds = b_.layout.rounds;
+  std::vector<int> aggs;
+  for (size_t a = 0; a < p_.agg.ranks.size(); ++a)
+    if (p_.agg.gather.through(static_cast<int>(a)) && b_.node_pieces[a * rounds + r] > 0)
+      aggs.push_back(static_cast<int>(a));
+  aggs = plan::collection_order(std::move(aggs), p_.node, p_.spec.collect_order);
+  std::vector<size_t> by_agg(groups.size());
+  std::iota(by_agg.begin(), by_agg.end(), 0);
+  std::stable_sort(by_agg.begin(), by_agg.end(),
+                   [&](size_t x, size_t y) { return groups[x].agg < groups[y].agg; });
+  std::vector<ByteBuffer>& lists = p_.bufs.forward[set];
+  if (lists.size() < aggs.size()) lists.resize(aggs.size());
+  uint8_t* base = p_.bufs.gathered[set].data();
+  for (size_t k = 0; k < aggs.size(); ++k) {
+    const uint64_t agg = static_cast<uint64_t>(aggs[k]);
+    std::vector<plan::Segment> segs;
+    comm::Pieces data{base, {}};
+    auto it = std::lower_bound(by_agg.begin(), by_agg.end(), agg,
+                               [&](size_t g, uint64_t a) { return groups[g].agg < a; });
+    for (; !lost && it != by_agg.end() && groups[*it].agg == agg; ++it) {
+      const Group& g = groups[*it];
+      for (const plan::Segment& s : g.segments) plan::append_segment(&segs, s);
+      if (!data.blocks.empty() && data.blocks.back().offset + data.blocks.back().length == g.at)
+        data.blocks.back().length += g.bytes;
+      else
+        data.blocks.push_back(comm::Block{g.at, g.bytes, g.bytes, 1});
+    }
+    if (segs.empty()) {  // lost: an empty list and empty data
+      lists[k].prepare(0);
+      data = comm::Pieces::bytes(base, 0);
+    } else {
+      for (comm::Block& b : data.blocks) b.stride = b.length;
+      pack_list(segs, &lists[k]);
+    }
+    const int dest = p_.agg.ranks[agg], tag = static_cast<int>(2 * r);
+    const comm::Pieces list = comm::Pieces::bytes(lists[k].data(), lists[k].size());
+    keep(local, p_.comm.isend(list, dest, tag, &requests_[set]));
+    keep(local, p_.comm.isend(data, dest, tag + 1, &requests_[set]));
+    p_.profile.messages_sent += 2;
+    p_.profile.bytes_sent += list.size() + data.size();
+  }
+}
+
+}  // namespace tapio::collective
