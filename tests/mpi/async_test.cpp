@@ -165,10 +165,12 @@ TEST(Async, CollectiveStepsWrittenInTheBackgroundReadBackExact) {
   round_trip("collective");  // direct writes: each rank its own block
   // Through the aggregators in 8 KiB rounds (4 * P per step) and async_buffer / buffer_size
   // = 8 slots: in the node's shared window, in private buffers, and between virtual nodes
-  // (messages); each also with a perform_puts inside every step.
+  // (messages), and two-level between virtual nodes of two ranks; each also with a
+  // perform_puts inside every step.
   const Params rounds = {{"direct", "never"}, {"buffer_size", "8KiB"}, {"stripe_size", "8KiB"}};
   for (const Params& how : {Params{}, Params{{"shared_memory", "false"}},
-                            Params{{"ranks_per_node", "1"}}}) {
+                            Params{{"ranks_per_node", "1"}},
+                            Params{{"ranks_per_node", "2"}, {"two_level", "true"}}}) {
     Params more = rounds;
     more.insert(more.end(), how.begin(), how.end());
     round_trip("collective", more);
