@@ -96,6 +96,7 @@ class Pattern {
 // Storage and network counters of one operation; missing = not known ("n/a").
 struct Counters {
   std::optional<double> requests, bytes, messages;
+  std::optional<double> messages_between_nodes;  // tapio's collective writes (profile)
   json phases;  // a tapio engine's per-phase times (its profile's "phases"); null: none
   double compute_s = 0;  // seconds of --compute inside the write (slowest rank; rank 0)
 };

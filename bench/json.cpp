@@ -177,6 +177,7 @@ json to_json(const RunInfo& info, const std::vector<MethodResult>& results) {
     r["storage_bytes_written"] = opt(m.write.bytes);
     r["storage_bytes_read"] = opt(m.read.bytes);
     r["messages"] = opt(m.write.messages);
+    r["messages_between_nodes"] = opt(m.write.messages_between_nodes);
     r["peak_rss_mib"] = m.ran() ? json(m.peak_rss_mib) : json(nullptr);
     r["verified"] = m.verified();
     r["ratio_best_peer"] = opt(ratio_to_best_peer(m, results));

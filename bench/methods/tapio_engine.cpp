@@ -291,6 +291,7 @@ class TapioMethod : public Method {
     c.requests = get(requests);
     c.bytes = get(bytes);
     c.messages = get("messages_sent");
+    c.messages_between_nodes = get("messages_between_nodes");
     if (j.contains("phases")) c.phases = j["phases"];
     return c;
   }

@@ -30,6 +30,7 @@ Named flatten_counters(const Profile& p) {
   n.values = p.io.values();
   n.add("messages_sent", static_cast<double>(p.messages_sent));
   n.add("bytes_sent", static_cast<double>(p.bytes_sent));
+  n.add("messages_between_nodes", static_cast<double>(p.messages_between_nodes));
   n.add("messages_received", static_cast<double>(p.messages_received));
   n.add("bytes_received", static_cast<double>(p.bytes_received));
   n.add("bytes_copied", static_cast<double>(p.bytes_copied));

@@ -35,6 +35,9 @@ struct Profile {
   io::Counters io;            // what this rank's files saw
   uint64_t messages_sent = 0;
   uint64_t bytes_sent = 0;
+  // Of messages_sent, those to a rank on another node (the topology's; collective writes):
+  // what a network carries, which two-level aggregation divides.
+  uint64_t messages_between_nodes = 0;
   uint64_t messages_received = 0;
   uint64_t bytes_received = 0;
   uint64_t bytes_copied = 0;  // user data copied between buffers in memory (not by MPI)

@@ -917,23 +917,25 @@ TEST_P(Conformance, TwoLevelSendsOneMessagePairPerNode) {
       read_whole_x(MPI_COMM_WORLD, dir.file(name + ".nc"), GetParam(), {},
                    dir.file(name + ".r.json"), n);
       if (rank() != 0) continue;
-      // One-level: a list and a data message from every rank to every other aggregator.
-      double expected = 2.0 * P * (P - 1);
-      if (std::string(two_level) == "true") {
-        expected = 0;
-        for (uint64_t first = 0; first < P; first += per_node) {
-          const uint64_t s = std::min(per_node, P - first), away = P - s;
-          if (s < 2 || away == 0) {  // nothing to combine: one-level
-            expected += 2.0 * s * (P - 1);
-            continue;
-          }
-          // Members: their node's aggregators as before, then a packet and a data message
-          // per remote aggregator to the gatherer; the gatherer: a pair per remote aggregator.
-          expected += (s - 1) * (2.0 * (s - 1) + 1 + away) + 2.0 * (s - 1) + 2.0 * away;
+      // One-level: a list and a data message from every rank to every other aggregator, of
+      // which those on other nodes cross the network.
+      double expected = 0, between = 0;
+      for (uint64_t first = 0; first < P; first += per_node) {
+        const uint64_t s = std::min(per_node, P - first), away = P - s;
+        if (std::string(two_level) == "false" || s < 2 || away == 0) {  // nothing to combine
+          expected += 2.0 * s * (P - 1);
+          between += 2.0 * s * away;
+          continue;
         }
+        // Members: their node's aggregators as before, then a packet and a data message per
+        // remote aggregator to the gatherer; the gatherer: a pair per remote aggregator, the
+        // node's only messages to other nodes.
+        expected += (s - 1) * (2.0 * (s - 1) + 1 + away) + 2.0 * (s - 1) + 2.0 * away;
+        between += 2.0 * away;
       }
       const auto w = profile_of(dir.file(name + ".json"));
       EXPECT_EQ(counter(w, "messages_sent", "sum"), expected) << name << w.dump(1);
+      EXPECT_EQ(counter(w, "messages_between_nodes", "sum"), between) << name;
       EXPECT_EQ(counter(w, "messages_received", "sum"), expected) << name;
       EXPECT_EQ(counter(w, "bytes_received", "sum"), counter(w, "bytes_sent", "sum")) << name;
     }

@@ -178,6 +178,7 @@ void CollectiveEngine::gather_on(const std::shared_ptr<comm::NodeMemory>& node) 
 collective::Parts CollectiveEngine::parts() {
   return collective::Parts{comm(),   profile(), spec_, nc_.header(), agg_, bufs_, data_,
                            resources().topology.node(comm().rank()),
+                           resources().topology.node_of_rank,
                            [this](int var, uint64_t step) { return at_step(var, step); },
                            where()};
 }

@@ -216,6 +216,7 @@ void RoundPipeline::send_forward(uint32_t r, const std::vector<Group>& groups, b
     keep(local, p_.comm.isend(list, dest, tag, &requests_[set]));
     keep(local, p_.comm.isend(data, dest, tag + 1, &requests_[set]));
     p_.profile.messages_sent += 2;
+    p_.profile.messages_between_nodes += 2;
     p_.profile.bytes_sent += list.size() + data.size();
   }
 }

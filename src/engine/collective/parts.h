@@ -146,6 +146,7 @@ struct Parts {
   Buffers& bufs;
   DataFile& file;
   int node;  // this rank's node (the topology's)
+  const std::vector<int>& node_of_rank;  // every rank's
   // Names a variable at a step in errors: "file 'x.nc', variable 'v', step s".
   std::function<std::string(int var, uint64_t step)> at_step;
   std::string where;  // "file 'x.nc'"

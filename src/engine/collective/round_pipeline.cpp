@@ -131,6 +131,7 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
     keep(local, p_.comm.isend(data, dest, tag + 1, &requests_[set]));
     p_.profile.messages_sent += 2;
     p_.profile.bytes_sent += list.size() + data.size();
+    if (p_.node_of_rank[dest] != p_.node) p_.profile.messages_between_nodes += 2;
   }
   if (p_.agg.gather.gathering)
     forward(r, begin, end, local);
