@@ -48,6 +48,7 @@ const Expected kExpected[] = {
     {"cluster", ParamKind::kString, "", "collective,subfile"},
     {"pipeline", ParamKind::kBoolean, "true", "collective"},
     {"shared_memory", ParamKind::kBoolean, "true", "collective"},
+    {"two_level", ParamKind::kEnum, "auto", "collective"},
     {"direct", ParamKind::kEnum, "auto", "collective"},
     {"block_align", ParamKind::kSize, "4096", "subfile"},
     {"subfile_write", ParamKind::kEnum, "auto", "subfile"},
