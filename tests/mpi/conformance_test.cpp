@@ -777,6 +777,31 @@ TEST_P(Conformance, CoveringWritesReadNothing) {
   }
 }
 
+// A 1-D double "x" of P x per_rank elements, rank r putting elements k * P + r (every rank a
+// piece of every window), each holding value(0, 0, g), written in one step.
+struct InterleavedX {
+  explicit InterleavedX(uint64_t per_rank) : n(static_cast<uint64_t>(size()) * per_rank) {
+    for (uint64_t k = 0; k < per_rank; ++k) {
+      offsets.push_back(k * size() + rank());
+      data.push_back(value(0, 0, offsets.back()));
+    }
+  }
+  void write(const std::string& path, const std::string& engine, const Params& params,
+             unsigned flags) const {
+    auto define = [&](IO& io) { io.define_variable<double>("x", {n}, {"n"}, flags); };
+    write_file(path, engine, params, define,
+               [&](IO& io, Engine& out, int) {
+                 Variable x = io.inquire_variable("x");
+                 x.set_offsets(offsets);
+                 out.put(x, data);
+               },
+               1);
+  }
+  uint64_t n;
+  std::vector<uint64_t> offsets;
+  std::vector<double> data;
+};
+
 // HPIO-like: every rank puts thousands of interleaved 8-byte regions; with every rank its
 // own node and an aggregator, and no shared memory, a rank sends each other aggregator one
 // segment list and one data message per round, never one per piece. Then the same pattern in
@@ -786,26 +811,13 @@ TEST_P(Conformance, OnePackedMessagePerAggregatorAndRound) {
   TempDir dir;
   const uint64_t P = static_cast<uint64_t>(size()), A = P;
   auto run = [&](uint64_t per_rank, const Params& extra, const std::string& name) {
-    const uint64_t n = P * per_rank;
+    const InterleavedX mine(per_rank);
     Params params = {{"ranks_per_node", "1"}, {"shared_memory", "false"},
                      {"aggregators", std::to_string(A)}, {"data_align", "512"},
                      {"direct", "never"},  // one rank alone would write its runs itself
                      {"profile", dir.file(name + ".w.json")}};
     for (const auto& [k, v] : extra) params[k] = v;
-    std::vector<uint64_t> offsets;
-    std::vector<double> data;
-    for (uint64_t k = 0; k < per_rank; ++k) {
-      offsets.push_back(k * P + rank());
-      data.push_back(value(0, 0, k * P + rank()));
-    }
-    auto define = [&](IO& io) { io.define_variable<double>("x", {n}, {"n"}, TAPIO_VAR_FIXED); };
-    write_file(dir.file(name + ".nc"), GetParam(), params, define,
-               [&](IO& io, Engine& out, int) {
-                 Variable x = io.inquire_variable("x");
-                 x.set_offsets(offsets);
-                 out.put(x, data);
-               },
-               1);
+    mine.write(dir.file(name + ".nc"), GetParam(), params, TAPIO_VAR_FIXED);
     // The mirror read, the same pieces.
     params["profile"] = dir.file(name + ".r.json");
     Context ctx(MPI_COMM_WORLD);
@@ -814,12 +826,12 @@ TEST_P(Conformance, OnePackedMessagePerAggregatorAndRound) {
     for (const auto& [k, v] : params) io.set_parameter(k, v);
     Engine in = io.open(dir.file(name + ".nc"), TAPIO_MODE_READ);
     Variable x = io.inquire_variable("x");
-    x.set_offsets(offsets);
+    x.set_offsets(mine.offsets);
     std::vector<double> got(per_rank);
     in.get(x, got);
     in.perform_gets();
     in.close();
-    for (uint64_t k = 0; k < per_rank; ++k) ASSERT_EQ(got[k], data[k]) << name << " " << k;
+    for (uint64_t k = 0; k < per_rank; ++k) ASSERT_EQ(got[k], mine.data[k]) << name << " " << k;
   };
   // One round: buffer_size above any domain.
   const uint64_t per_rank = 4096;
@@ -892,13 +904,8 @@ TEST_P(Conformance, OnePackedMessagePerAggregatorAndRound) {
 TEST_P(Conformance, TwoLevelSendsOneMessagePairPerNode) {
   if (GetParam() != "collective") GTEST_SKIP() << "two_level is the collective engine's";
   TempDir dir;
-  const uint64_t P = static_cast<uint64_t>(size()), per_rank = 512, n = P * per_rank;
-  std::vector<uint64_t> offsets;
-  std::vector<double> data;
-  for (uint64_t k = 0; k < per_rank; ++k) {
-    offsets.push_back(k * P + rank());
-    data.push_back(value(0, 0, k * P + rank()));
-  }
+  const uint64_t P = static_cast<uint64_t>(size());
+  const InterleavedX mine(512);
   for (const uint64_t per_node : {uint64_t{2}, uint64_t{4}}) {
     for (const char* two_level : {"false", "true"}) {
       const std::string name = "n" + std::to_string(per_node) + two_level;
@@ -906,16 +913,9 @@ TEST_P(Conformance, TwoLevelSendsOneMessagePairPerNode) {
                        {"shared_memory", "false"}, {"aggregators", "all"},
                        {"direct", "never"}, {"buffer_size", "4MiB"}, {"stripe_size", "512"},
                        {"profile", dir.file(name + ".json")}};
-      auto define = [&](IO& io) { io.define_variable<double>("x", {n}); };
-      write_file(dir.file(name + ".nc"), GetParam(), params, define,
-                 [&](IO& io, Engine& out, int) {
-                   Variable x = io.inquire_variable("x");
-                   x.set_offsets(offsets);
-                   out.put(x, data);
-                 },
-                 1);
+      mine.write(dir.file(name + ".nc"), GetParam(), params, 0);
       read_whole_x(MPI_COMM_WORLD, dir.file(name + ".nc"), GetParam(), {},
-                   dir.file(name + ".r.json"), n);
+                   dir.file(name + ".r.json"), mine.n);
       if (rank() != 0) continue;
       // One-level: a list and a data message from every rank to every other aggregator, of
       // which those on other nodes cross the network.
