@@ -159,8 +159,8 @@ Status CollectiveEngine::write_direct(const plan::DirectPlan& direct) {
   if (direct.requests.empty()) return ok_status();
   TAPIO_ASSIGN_OR_RETURN(io::File * file, data_.get());
   if (data_.async()) {  // from the staging buffer, which the next batch reuses only after
-    const std::string ctx = fmt::format("{}, step {}, rank {} (a background write)", where(),
-                                        current_step(), comm().rank());
+    const std::string ctx =
+        collective::background_write_context(where(), current_step(), comm().rank());
     data_.writer()->submit([file, requests = direct.requests, from = bufs_.staging.data(),
                             eager = data_.eager(), background = &profile().background_write_ns,
                             ctx] {

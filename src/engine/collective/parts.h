@@ -3,6 +3,8 @@
 // step to step (Buffers), the data file and its write-behind thread (DataFile), and the view
 // of them that a batch's pipeline works with (Parts).
 #pragma once
+#include <fmt/format.h>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -127,6 +129,12 @@ class DataFile {
   std::unique_ptr<io::WriteBehind> writer_;
   Status failed_;  // async: a background failure wait() met, for finish_writes to report
 };
+
+// What a failed background write of `step` on `rank` says where it happened (async output: it
+// surfaces at a later call).
+inline std::string background_write_context(const std::string& where, uint64_t step, int rank) {
+  return fmt::format("{}, step {}, rank {} (a background write)", where, step, rank);
+}
 
 // A variable written in a batch: its bytes in the file this step, and its fill pattern.
 struct Target {

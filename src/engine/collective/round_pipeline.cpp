@@ -180,9 +180,8 @@ Status RoundPipeline::write(uint32_t r, const plan::Extent& w, uint8_t* buf) {
   }
   std::atomic<int64_t>* background = &p_.profile.background_write_ns;
   const uint8_t* data = buf;
-  const std::string ctx = async ? fmt::format("{}, step {}, rank {} (a background write)",
-                                              p_.where, b_.step, p_.comm.rank())
-                                : std::string();
+  const std::string ctx =
+      async ? background_write_context(p_.where, b_.step, p_.comm.rank()) : std::string();
   slot_write_[r % slot_write_.size()] =
       p_.file.writer()->submit([file, writes, data, base, eager, background, ctx] {
         AtomicTimer t(background);
