@@ -72,7 +72,13 @@ void RoundPipeline::hand_over(uint32_t r, size_t begin, size_t end, Status* loca
 void RoundPipeline::forward(uint32_t r, size_t begin, size_t end, Status* local) {
   std::vector<Spans> own_spans;
   std::vector<Group> groups = remote_groups(begin, end, &own_spans);
-  const bool lost = !gather_node_pieces(r, &groups, groups.size(), own_spans, local);
+  bool lost = !gather_node_pieces(r, &groups, groups.size(), own_spans, local);
+  if (p_.agg.gather.poisoned) {
+    keep(local, error(TAPIO_ERR_INTERNAL, "{}: this node's gatherer received a malformed "
+                      "hand-over; two-level writes through it fail from then on (reopen the "
+                      "file, or set two_level = false)", p_.where));
+    lost = true;
+  }
   send_forward(r, groups, lost, local);
 }
 
@@ -105,8 +111,7 @@ bool RoundPipeline::gather_node_pieces(uint32_t r, std::vector<Group>* groups, s
     bool ok = unpack_groups(packet.data(), packet.size(), aggregators, &theirs);
     for (const Group& g : theirs) ok = ok && p_.agg.gather.through(static_cast<int>(g.agg));
     if (!ok) {
-      keep(local, error(TAPIO_ERR_INTERNAL, "round {}: malformed hand-over from node rank {}",
-                        r, from));
+      p_.agg.gather.poisoned = true;
       complete = false;
       continue;
     }

@@ -32,6 +32,10 @@ struct NodeGather {
   int gatherer = -1;                       // the gatherer's rank on the node
   bool gathering = false;                  // this rank is its node's gatherer
   std::vector<uint8_t> remote;             // per aggregator: 1 when it is on another node
+  // The gatherer met a malformed hand-over: its data messages (how many, the packet cannot
+  // say) may still be queued, and a later round could take them for its own, so every later
+  // round this gatherer forwards is lost (its steps fail on every rank), never wrong.
+  bool poisoned = false;
   bool on() const { return node != nullptr; }
   bool through(int agg) const { return node && remote[agg]; }
 };
