@@ -49,6 +49,14 @@ typedef enum tapio_step_status {
 
 /* Variable flags. */
 #define TAPIO_VAR_FIXED 1u /* not time-varying: one value for the whole file */
+/* A joined (local) array, like ADIOS2's JoinedArray: the first dimension's length is not known
+ * when the variable is defined (give shape[0] = 0). Each rank gives its own length for each
+ * step with tapio_var_set_joined_count (particles, floats, tracers: any count, 0 included);
+ * tapio puts the ranks' blocks one after another in rank order, offsets found by one exscan
+ * when the step's puts are written. The other dimensions are the shape's (n x 3 positions).
+ * A joined variable varies per step (not with TAPIO_VAR_FIXED). In read mode, its shape[0] is
+ * the current step's length; tapio_var_blocks gives each writer's block. */
+#define TAPIO_VAR_JOINED 2u
 
 /* ---- library ---------------------------------------------------------------------- */
 TAPIO_API const char* tapio_version(void);
@@ -120,6 +128,14 @@ TAPIO_API int tapio_var_set_offsets(tapio_var* var, size_t n, const uint64_t* of
 /* An irregular selection as n runs (offset, length) of consecutive elements. */
 TAPIO_API int tapio_var_set_runs(tapio_var* var, size_t n, const uint64_t* offsets,
                                  const uint64_t* lengths);
+/* Write mode, a joined variable (TAPIO_VAR_JOINED): this rank's length along the first
+ * dimension for the next put (0: nothing this step). The put's data holds count x shape[1] x
+ * ... elements. A count above INT64_MAX (a negative count passed through a signed type) is
+ * TAPIO_ERR_ARG. tapio_var_set_selection on a joined variable is for reading (a range of the
+ * step's array); a write selection of it is TAPIO_ERR_ARG. */
+TAPIO_API int tapio_var_set_joined_count(tapio_var* var, uint64_t count);
+/* 1 if var is a joined array, else 0. */
+TAPIO_API int tapio_var_is_joined(tapio_var* var, int* is_joined);
 /* Read mode: the steps a get covers; the buffer holds step_count selections one after
  * another. Without it, a get inside a step reads the current step. */
 TAPIO_API int tapio_var_set_step_selection(tapio_var* var, uint64_t step_start,
@@ -158,7 +174,8 @@ TAPIO_API int tapio_steps(tapio_engine* engine, uint64_t* steps);
  * starts and counts may be NULL. A NetCDF file stores a variable's step as one block (its
  * whole shape); a subfile dataset stores each put as a block. A block written as an offset
  * list (tapio_var_set_offsets/_runs) is no box: TAPIO_ERR_UNSUPPORTED. Readers use this to
- * split their work the way the data was written. */
+ * split their work the way the data was written. A joined variable's blocks come in their
+ * order along dimension 0 (a batch's by writer rank). */
 /* LOCAL, read mode. The bytes of `var` over every step, as put (*bytes) and as stored
  * (*stored): they differ where the subfile engine's `operator` parameter encoded the
  * variable's blocks (docs/format.md, "Operators"); *bytes / *stored is its compression ratio.

@@ -63,6 +63,9 @@ class Variable {
     return s;
   }
   bool is_record() const { int r; check(tapio_var_is_record(v_, &r)); return r != 0; }
+  bool is_joined() const { int j; check(tapio_var_is_joined(v_, &j)); return j != 0; }
+  // A joined variable: this rank's length along dimension 0 for the next put.
+  void set_joined_count(uint64_t count) { check(tapio_var_set_joined_count(v_, count)); }
   void set_selection(const Dims& start, const Dims& count) {
     check(tapio_var_set_selection(v_, start.data(), count.data()));
   }

@@ -65,15 +65,23 @@ Status define_variable(tapio_io* handle, const char* name, tapio_type type, int 
   if (ndims < 0 || (ndims > 0 && !shape))
     return error(TAPIO_ERR_ARG, "variable '{}': {} dimensions and shape {}", name, ndims,
                  shape ? "given" : "null");
-  if (flags & ~TAPIO_VAR_FIXED) return error(TAPIO_ERR_ARG, "unknown flags {:#x}", flags);
+  if (flags & ~(TAPIO_VAR_FIXED | TAPIO_VAR_JOINED))
+    return error(TAPIO_ERR_ARG, "unknown flags {:#x}", flags);
   VariableDef v;
   v.name = name;
   v.type = type;
   v.record = !(flags & TAPIO_VAR_FIXED);
+  v.joined = flags & TAPIO_VAR_JOINED;
   v.shape.assign(shape, shape + ndims);
-  for (int d = 0; d < ndims; ++d)
-    v.dim_names.push_back(dim_names && dim_names[d] ? dim_names[d]
-                                                    : default_dim_name(shape[d]));
+  if (v.joined && ndims > 0 && shape[0] != 0)
+    return error(TAPIO_ERR_SHAPE, "joined variable '{}': give shape[0] = 0 (each rank gives its "
+                 "own length with tapio_var_set_joined_count), not {}", name, shape[0]);
+  for (int d = 0; d < ndims; ++d) {
+    // A joined array's own dimension: its CF sample dimension once converted (docs/format.md).
+    const std::string fallback = v.joined && d == 0 ? fmt::format("{}_sample", v.name)
+                                                     : default_dim_name(shape[d]);
+    v.dim_names.push_back(dim_names && dim_names[d] ? dim_names[d] : fallback);
+  }
   TAPIO_RETURN_IF_ERROR(validate_variable(v));
   if (io->def.find_var(v.name) >= 0)
     return error(TAPIO_ERR_ARG, "variable '{}' is already defined in IO '{}'", v.name,
@@ -96,11 +104,26 @@ std::string where(const VarState* var) {
   return fmt::format("{}, variable '{}', rank {}", owner, var->name, io->ctx->comm.rank());
 }
 
+// Whether a file open from `io` is being read: a joined variable's selection is for reading.
+bool reading(const IoState* io) {
+  for (const auto& e : io->ctx->engines)
+    if (e && e->io == io && e->engine->mode() == OpenMode::kRead) return true;
+  return false;
+}
+
 Status set_selection(tapio_var* handle, plan::Selection sel) {
   TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
   TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
-  TAPIO_RETURN_IF_ERROR(
-      plan::validate(sel, def->shape, def->dim_names).with_context(where(var)));
+  std::vector<uint64_t> shape = def->shape;
+  if (def->joined) {
+    if (!reading(var->io))
+      return error(TAPIO_ERR_ARG, "variable '{}' is a joined array: a writer gives its length "
+                   "with tapio_var_set_joined_count; a selection is for reading a step of it",
+                   def->name)
+          .with_context(where(var));
+    shape[0] = INT64_MAX;  // the get checks the box against the length of the step it reads
+  }
+  TAPIO_RETURN_IF_ERROR(plan::validate(sel, shape, def->dim_names).with_context(where(var)));
   var->sel = std::move(sel);
   var->has_selection = true;
   return ok_status();
@@ -344,6 +367,35 @@ int tapio_var_set_runs(tapio_var* var, size_t n, const uint64_t* offsets,
     std::vector<plan::Run> runs(n);
     for (size_t i = 0; i < n; ++i) runs[i] = plan::Run{offsets[i], lengths[i]};
     return set_selection(var, plan::Selection::from_runs(std::move(runs)));
+  });
+}
+
+int tapio_var_set_joined_count(tapio_var* handle, uint64_t count) {
+  return api::guarded("tapio_var_set_joined_count", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
+    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
+    if (!def->joined)
+      return error(TAPIO_ERR_ARG, "variable '{}' is not a joined array (TAPIO_VAR_JOINED)",
+                   def->name)
+          .with_context(where(var));
+    if (count > INT64_MAX)
+      return error(TAPIO_ERR_ARG, "joined count {} is negative", static_cast<int64_t>(count))
+          .with_context(where(var));
+    std::vector<uint64_t> counts = def->shape;
+    counts[0] = count;
+    std::vector<uint64_t> starts(counts.size(), 0);
+    var->sel = plan::Selection::box(std::move(starts), std::move(counts));
+    var->has_selection = true;
+    return ok_status();
+  });
+}
+
+int tapio_var_is_joined(tapio_var* var, int* is_joined) {
+  return api::guarded("tapio_var_is_joined", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
+    TAPIO_RETURN_IF_ERROR(need(is_joined, "is_joined"));
+    *is_joined = def->joined ? 1 : 0;
+    return ok_status();
   });
 }
 

@@ -113,8 +113,13 @@ int tapio_put(tapio_engine* handle, tapio_var* var, tapio_type memtype, const vo
     TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
     Result<Target> t = target_of(e, var);
     if (!t.ok()) return e->engine->reject_put(t.status());
-    return e->engine->put(t->index, selection_of(t->var, e->io->def.vars[t->index]), memtype,
-                          data);
+    const VariableDef& def = e->io->def.vars[t->index];
+    if (def.joined && !t->var->has_selection)  // else it would put nothing, silently
+      return e->engine->reject_put(
+          error(TAPIO_ERR_ARG, "joined variable '{}' has no count on rank {}: call "
+                "tapio_var_set_joined_count before its put", def.name, e->ctx->comm.rank())
+              .with_context(fmt::format("file '{}'", e->engine->path())));
+    return e->engine->put(t->index, selection_of(t->var, def), memtype, data);
   });
 }
 

@@ -102,6 +102,11 @@ Status Comm::exscan_sum(uint64_t value, uint64_t* before) const {
   return exscan(&value, 1, Op::kSum, before);
 }
 
+Status Comm::exscan_sum(const std::vector<uint64_t>& values, std::vector<uint64_t>* before) const {
+  before->assign(values.size(), 0);
+  return exscan(values.data(), static_cast<int>(values.size()), Op::kSum, before->data());
+}
+
 Status Comm::exscan_max(const std::vector<uint64_t>& values, std::vector<uint64_t>* before) const {
   before->assign(values.size(), 0);
   return exscan(values.data(), static_cast<int>(values.size()), Op::kMax, before->data());

@@ -103,6 +103,7 @@ class Comm {
   Status allreduce_sum(uint64_t* values, int n) const;  // element-wise
   // Sum of `value` over the ranks before this one (0 on rank 0).
   Status exscan_sum(uint64_t value, uint64_t* before) const;
+  Status exscan_sum(const std::vector<uint64_t>& values, std::vector<uint64_t>* before) const;
   Status exscan_max(const std::vector<uint64_t>& values, std::vector<uint64_t>* before) const;
   // Element-wise sum, minimum and maximum over the ranks, in one reduction.
   Status allreduce_sum_min_max(const std::vector<double>& mine, std::vector<double>* sum,

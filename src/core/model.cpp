@@ -46,8 +46,13 @@ Status validate_variable(const VariableDef& v) {
   if (v.dim_names.size() != v.shape.size())
     return error(TAPIO_ERR_SHAPE, "variable '{}': {} dimension names for {} dimensions", v.name,
                  v.dim_names.size(), v.shape.size());
+  if (v.joined && (v.shape.empty() || !v.record))
+    return error(TAPIO_ERR_SHAPE,
+                 "variable '{}': a joined array needs at least one dimension and a value per "
+                 "step (not fixed)",
+                 v.name);
   for (size_t d = 0; d < v.shape.size(); ++d) {
-    if (v.shape[d] == 0)
+    if (v.shape[d] == 0 && !(d == 0 && v.joined))
       return error(TAPIO_ERR_SHAPE, "variable '{}': dimension {} ('{}') has length 0", v.name, d,
                    v.dim_names[d]);
     TAPIO_RETURN_IF_ERROR(validate_name("dimension", v.dim_names[d]).with_context(

@@ -25,6 +25,10 @@ struct VariableDef {
   std::vector<uint64_t> shape;           // global shape; empty = 0-d (scalar)
   std::vector<std::string> dim_names;    // one per shape entry
   bool record = true;                    // has a value per step (false: fixed, written once)
+  // A joined (local) array: each rank puts a block of its own length along dimension 0 each
+  // step, placed in rank order. shape[0] is 0 while writing, the current step's length when
+  // reading.
+  bool joined = false;
   std::vector<Attribute> attrs;
 
   uint64_t elements() const;             // product of shape (1 for 0-d)

@@ -1,5 +1,7 @@
 #include "engine/engine.h"
 
+#include <algorithm>
+
 namespace tapio {
 
 const char* mode_name(OpenMode mode) {
@@ -97,6 +99,7 @@ Status Engine::begin_step(StepStatus* status) {
     if (local.ok()) {
       step_ = next;
       started_ = true;
+      local = size_joined_vars();
     }
   }
   TAPIO_RETURN_IF_ERROR(agree(local));
@@ -130,7 +133,9 @@ Status Engine::queue_put(int var, const plan::Selection& sel, DataType memtype,
       require(in_step_, "put", "put is only valid between begin_step and end_step", ctx));
   TAPIO_RETURN_IF_ERROR(check_type(var, memtype));
   const VariableDef& v = io().vars[var];
-  TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape, v.dim_names).with_context(ctx));
+  TAPIO_RETURN_IF_ERROR((v.joined ? check_joined_block(v, sel, false)
+                                  : plan::validate(sel, v.shape, v.dim_names))
+                            .with_context(ctx));
   const uint64_t n = sel.elements();
   if (n > 0 && data == nullptr)
     return error(TAPIO_ERR_ARG, "null data for {} elements", n).with_context(ctx);
@@ -149,6 +154,11 @@ Result<std::vector<plan::Selection>> Engine::blocks(int var, uint64_t step) {
         .with_context(ctx);
   Result<std::vector<plan::Selection>> stored = stored_blocks(var, step);
   if (!stored.ok()) return stored.status().with_context(ctx);
+  if (io().vars[var].joined)  // in placement order: a batch's blocks by writer rank
+    std::sort(stored->begin(), stored->end(),
+              [](const plan::Selection& a, const plan::Selection& b) {
+                return a.start[0] < b.start[0];
+              });
   return stored;
 }
 
@@ -175,6 +185,28 @@ Result<std::vector<plan::Selection>> Engine::stored_blocks(int var, uint64_t) {
       plan::Selection::box(std::vector<uint64_t>(shape.size(), 0), shape)};
 }
 
+Result<uint64_t> Engine::joined_length_at(int var, uint64_t step) {
+  if (step >= available_steps())
+    return error(TAPIO_ERR_NOT_FOUND, "step {} requested but the file has {} steps", step,
+                 available_steps());
+  TAPIO_ASSIGN_OR_RETURN(std::vector<plan::Selection> blocks, stored_blocks(var, step));
+  for (const plan::Selection& b : blocks)
+    TAPIO_RETURN_IF_ERROR(check_joined_block(io().vars[var], b, true));
+  Result<uint64_t> length = joined_length(std::move(blocks));
+  if (!length.ok()) return length.status().with_context(fmt::format("step {}", step));
+  return length;
+}
+
+Status Engine::size_joined_vars() {
+  for (size_t v = 0; v < io().vars.size(); ++v) {
+    if (!io().vars[v].joined) continue;
+    auto length = joined_length_at(static_cast<int>(v), step_);
+    if (!length.ok()) return length.status().with_context(on_rank(static_cast<int>(v)));
+    mutable_io()->vars[v].shape[0] = *length;
+  }
+  return ok_status();
+}
+
 Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uint64_t step_count,
                    DataType memtype, void* data) {
   TAPIO_RETURN_IF_ERROR(check_index(var));
@@ -183,7 +215,23 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
       require(open_.mode == OpenMode::kRead, "get", "the file is not open for reading", ctx));
   TAPIO_RETURN_IF_ERROR(check_type(var, memtype));
   const VariableDef& v = io().vars[var];
-  TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape, v.dim_names).with_context(ctx));
+  if (v.joined) {  // its length changes per step: the selection is checked against the step's
+    if (step_count > 1)
+      return error(TAPIO_ERR_UNSUPPORTED, "a get of joined variable '{}' reads one step at a "
+                   "time (its length changes per step), not {}", v.name, step_count)
+          .with_context(ctx);
+    if (step_count == 0 && in_step_) step_start = step_;
+    if (step_count == 1 || in_step_) {
+      auto length = joined_length_at(var, step_start);
+      if (!length.ok()) return length.status().with_context(ctx);
+      std::vector<uint64_t> shape = v.shape;
+      shape[0] = *length;
+      TAPIO_RETURN_IF_ERROR(plan::validate(sel, shape, v.dim_names).with_context(
+          fmt::format("{}, step {}", ctx, step_start)));
+    }
+  } else {
+    TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape, v.dim_names).with_context(ctx));
+  }
   if (!v.record) {
     step_start = 0;
     step_count = 1;
@@ -209,7 +257,8 @@ Status Engine::perform_puts() {
   Status local = require(open_.mode != OpenMode::kRead && in_step_, "perform_puts",
                          "perform_puts is only valid inside a write step", where());
   if (local.ok()) {
-    local = write_puts(puts_, step_);
+    local = joined_.place(io(), comm(), puts_, true, false);
+    if (local.ok()) local = write_puts(puts_, step_);
     puts_.clear();
   }
   return agree(local);
@@ -239,9 +288,12 @@ Status Engine::end_step() {
     if (st.ok()) st = perform_gets();
     gets_.clear();
   } else {
+    Status placed = joined_.place(io(), comm(), puts_, local.ok(), true);
+    if (local.ok()) local = std::move(placed);
     // One collective commit carries a local failure to every rank.
     st = write_step(puts_, step_, local);
     puts_.clear();
+    joined_.next_step();
     if (st.ok()) {  // a failed step is not committed; the next one reuses its index
       ++profile_.steps;
       ++step_;

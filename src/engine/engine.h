@@ -11,6 +11,7 @@
 #include "comm/topology.h"
 #include "core/buffer_pool.h"
 #include "core/model.h"
+#include "engine/joined.h"
 #include "engine/profile.h"
 #include "io/filesystem.h"
 #include "io/storage.h"
@@ -181,6 +182,10 @@ class Engine {
   Status require(bool condition, const char* call, const char* what,
                  const std::string& context) const;
   Status queue_put(int var, const plan::Selection& sel, DataType memtype, const void* data);
+  // Read mode: a joined variable's length at `step`, from its stored blocks.
+  Result<uint64_t> joined_length_at(int var, uint64_t step);
+  // Read mode: the joined variables' shape[0] becomes the current step's length.
+  Status size_joined_vars();
   class CallTimer;
 
   Profile profile_;
@@ -191,6 +196,7 @@ class Engine {
   bool started_ = false;  // read mode: a first begin_step happened
   std::vector<PutOp> puts_;
   std::vector<GetOp> gets_;
+  JoinedPlacer joined_;  // write: where this rank's blocks of joined variables go
   Status failed_put_;  // the first put this rank rejected in the open write step
 };
 

@@ -1,5 +1,7 @@
 #include "engine/subfile/catalog.h"
 
+#include "engine/joined.h"
+
 namespace tapio::subfile {
 
 Status Catalog::add_record(const StepRecord& record) {
@@ -76,7 +78,9 @@ Status Catalog::add_blocks(const StepRecord& record, const uint8_t* payload, siz
     // A selection is checked against a variable once (a map's runs are many), then remembered.
     const Fit fit{record.generation, writer, b.selection, b.var};
     if (!fits_.count(fit)) {
-      if (!plan::validate(sel, v.shape, v.dim_names).ok() ||
+      const Status fits = v.joined ? check_joined_block(v, sel, true)
+                                   : plan::validate(sel, v.shape, v.dim_names);
+      if (!fits.ok() ||
           sel.elements() * type_size(v.type) != b.length)
         return error(TAPIO_ERR_FORMAT, "block {} of writer {} does not fit variable '{}'", i,
                      writer, v.name);

@@ -43,7 +43,8 @@ Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
     PhaseTimer t(&profile(), Phase::kSync);
     local = data_->sync();
   }
-  const bool changed = local.ok() && step_.shapes != last_step_shapes_;
+  std::vector<subfile::BlockShape> checked = checked_shapes(step_.shapes);
+  const bool changed = local.ok() && checked != last_step_shapes_;
   uint64_t sum = 0;
   std::vector<uint8_t> records;
   if (local.ok()) records = step_records(&sum);
@@ -51,7 +52,7 @@ Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                         ? commit_gather(step, std::move(records), local, changed)
                         : commit_log(step, records, sum, local, changed);
   if (st.ok())
-    last_step_shapes_ = std::move(step_.shapes);
+    last_step_shapes_ = std::move(checked);
   else  // nothing of this step was committed
     forget_step(known_selections, definitions_before);
   if (st.ok() && pending_) {
@@ -60,6 +61,14 @@ Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
   }
   step_ = SubfileStep();
   return st;
+}
+
+std::vector<subfile::BlockShape> SubfileEngine::checked_shapes(
+    const std::vector<subfile::BlockShape>& all) const {
+  std::vector<subfile::BlockShape> out;
+  for (const subfile::BlockShape& s : all)
+    if (!io().vars[s.var].joined) out.push_back(s);
+  return out;
 }
 
 void SubfileEngine::forget_step(size_t selections, size_t definitions) {
@@ -98,7 +107,7 @@ Status SubfileEngine::vote(const Vote& mine, const Status& local, bool changed, 
   if (votes[kFailed] > 0) return agree(local);
   if (votes[kChanged] > 0) {
     std::vector<PutShape> mine;
-    for (const subfile::BlockShape& s : step_.shapes)
+    for (const subfile::BlockShape& s : checked_shapes(step_.shapes))
       mine.push_back(PutShape{static_cast<int>(s.var), &table_.selections[s.selection]});
     const uint64_t step = current_step();
     TAPIO_RETURN_IF_ERROR(agree(check_overlaps(

@@ -142,6 +142,9 @@ class SubfileEngine final : public Engine {
     uint64_t bytes = 0, checksum = 0, flags = 0;
   };
   Status vote(const Vote& mine, const Status& local, bool changed, Vote* total);
+  // The blocks the overlap check covers: not those of joined variables, which their placement
+  // keeps apart (engine/joined.h) and whose lengths change every step.
+  std::vector<subfile::BlockShape> checked_shapes(const std::vector<subfile::BlockShape>& all) const;
   Status append_index(const subfile::StepRecord& record);
   struct Ends {  // where the index and the metadata ended before a commit
     uint64_t index = 0;

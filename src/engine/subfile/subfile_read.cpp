@@ -254,6 +254,9 @@ std::vector<subfile::Need> needs_of(const std::vector<GetOp>& gets, const IoDef&
     const auto var = static_cast<uint32_t>(g.var);
     uint64_t lo, hi;
     plan::first_dim_bounds(g.sel, def.shape, &lo, &hi);
+    // A joined variable's length is the read step's, which need not be the current step's.
+    std::vector<uint64_t> shape = def.shape;
+    if (def.joined) shape[0] = std::max(shape[0], hi);
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
       uint8_t* base = static_cast<uint8_t*>(g.data) + (s - g.step_start) * g.elements * esize;
       const uint64_t t = blocks_step(g.var, io, catalog, s);
@@ -261,7 +264,7 @@ std::vector<subfile::Need> needs_of(const std::vector<GetOp>& gets, const IoDef&
       if (t < catalog.steps())
         for (uint32_t i : catalog.query(t, var, lo, hi))
           for (const plan::Overlap& o :
-               plan::intersect(*catalog.entry(t, i).sel, g.sel, def.shape)) {
+               plan::intersect(*catalog.entry(t, i).sel, g.sel, shape)) {
             add_need(&needs, subfile::Need{t, i, o.a_mem * esize, o.length * esize,
                                            base + o.b_mem * esize});
             covered += o.length;

@@ -69,7 +69,7 @@ Status SubfileEngine::check_redeclared() const {
     const int i = catalog_.definitions().find_var(v.name);
     if (i < 0) continue;
     const VariableDef& f = catalog_.definitions().vars[i];
-    if (f.type != v.type || f.shape != v.shape || f.record != v.record)
+    if (f.type != v.type || f.shape != v.shape || f.record != v.record || f.joined != v.joined)
       return error(TAPIO_ERR_SHAPE, "variable '{}' is declared differently from the dataset",
                    v.name);
   }

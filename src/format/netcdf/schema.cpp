@@ -43,6 +43,12 @@ Result<Header> header_from_io(const IoDef& io, int version) {
   }
   for (const auto& v : io.vars) {
     TAPIO_RETURN_IF_ERROR(validate_variable(v));
+    if (v.joined)  // docs/design.md, "Joined arrays and NetCDF"
+      return error(TAPIO_ERR_UNSUPPORTED,
+                   "variable '{}' is a joined array, which a NetCDF file cannot grow step by "
+                   "step: write it with the subfile engine, then `tapio convert` the dataset to "
+                   "a CF ragged-array NetCDF file",
+                   v.name);
     TAPIO_RETURN_IF_ERROR(check_type_fits(v.type, version, fmt::format("variable '{}'", v.name)));
     Var nv;
     nv.name = v.name;

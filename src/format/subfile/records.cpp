@@ -74,7 +74,7 @@ Status check_index_header(const uint8_t* data, size_t size) {
     return error(TAPIO_ERR_CHECKSUM, "index header checksum mismatch");
   if (version < kOldestVersion || version > kVersion)
     return error(TAPIO_ERR_UNSUPPORTED,
-                 "the dataset is subfile format version {}, this tapio reads versions {} and {}{}",
+                 "the dataset is subfile format version {}, this tapio reads versions {} to {}{}",
                  version, kOldestVersion, kVersion,
                  version < kVersion ? " (written by an older tapio: convert it to NetCDF with "
                                       "the tapio that wrote it, `tapio convert`)"
@@ -177,7 +177,7 @@ std::vector<uint8_t> encode_definitions(const IoDef& io) {
   for (const auto& v : io.vars) {
     w.str(v.name);
     w.u32(v.type);
-    w.u8(v.record ? 1 : 0);
+    w.u8((v.record ? kVarRecord : 0) | (v.joined ? kVarJoined : 0));
     w.u64(v.shape.size());
     for (size_t d = 0; d < v.shape.size(); ++d) {
       w.u64(v.shape[d]);
@@ -199,7 +199,10 @@ Result<IoDef> decode_definitions(const uint8_t* data, size_t size) {
     const uint32_t type = r.u32();
     if (!type_is_valid(static_cast<int>(type))) return corrupt("definitions (variable type)");
     v.type = static_cast<DataType>(type);
-    v.record = r.u8() != 0;
+    const uint8_t flags = r.u8();
+    if (flags & ~(kVarRecord | kVarJoined)) return corrupt("definitions (variable flags)");
+    v.record = flags & kVarRecord;
+    v.joined = flags & kVarJoined;
     const uint64_t nd = r.count(16);
     v.shape.resize(nd);
     v.dim_names.resize(nd);

@@ -19,8 +19,9 @@
 
 namespace tapio::subfile {
 
-// Version 3 added operators (coded blocks); a version 2 dataset is one without them.
-inline constexpr uint32_t kVersion = 3;
+// Version 3 added operators (coded blocks); a version 2 dataset is one without them. Version 4
+// added joined variables (kVarJoined).
+inline constexpr uint32_t kVersion = 4;
 inline constexpr uint32_t kOldestVersion = 2;
 inline constexpr uint64_t kIndexHeaderSize = 64;
 inline constexpr uint64_t kStepRecordSize = 64;
@@ -78,6 +79,9 @@ struct Record {
 Result<std::vector<Record>> split_records(const uint8_t* data, size_t size, uint32_t align);
 
 // The definitions: variables and attributes (a whole IoDef, without engine and parameters).
+// A variable's flags byte in the definitions.
+inline constexpr uint8_t kVarRecord = 1;  // a value per step
+inline constexpr uint8_t kVarJoined = 2;  // a joined array (version 4)
 std::vector<uint8_t> encode_definitions(const IoDef& io);
 Result<IoDef> decode_definitions(const uint8_t* data, size_t size);
 

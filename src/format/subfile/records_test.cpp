@@ -51,9 +51,35 @@ TEST(SubfileRecords, OtherVersionsAreRejectedClearly) {
   for (int i = 0; i < 8; ++i) old[56 + i] = static_cast<uint8_t>(sum >> (8 * i));
   const Status st = check_index_header(old.data(), old.size());
   EXPECT_EQ(st.code(), TAPIO_ERR_UNSUPPORTED);
-  EXPECT_NE(st.message().find("format version 1, this tapio reads versions 2 and 3"), std::string::npos)
+  EXPECT_NE(st.message().find("format version 1, this tapio reads versions 2 to 4"), std::string::npos)
       << st.message();
   EXPECT_NE(st.message().find("older tapio"), std::string::npos) << st.message();
+}
+
+// A joined variable keeps its flag and its shape[0] of 0; a flag this version does not know is a
+// format error, not a variable read wrong.
+TEST(SubfileRecords, JoinedFlagRoundTripsAndUnknownFlagsAreRejected) {
+  IoDef io;
+  VariableDef v;
+  v.name = "pos";
+  v.shape = {0, 3};
+  v.dim_names = {"particle", "xyz"};
+  v.joined = true;
+  io.vars.push_back(v);
+  auto bytes = encode_definitions(io);
+  auto back = decode_definitions(bytes.data(), bytes.size());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_TRUE(back->vars[0].joined && back->vars[0].record);
+  EXPECT_EQ(back->vars[0].shape, v.shape);
+  // The flags byte follows the u64 count of attributes (0), the u64 variable count, the name
+  // (u64 length, bytes) and the u32 type.
+  const size_t flags_at = 8 + 8 + 8 + v.name.size() + 4;
+  ASSERT_EQ(bytes[flags_at], kVarRecord | kVarJoined);
+  bytes[flags_at] |= 4;
+  back = decode_definitions(bytes.data(), bytes.size());
+  EXPECT_EQ(back.status().code(), TAPIO_ERR_FORMAT);
+  EXPECT_NE(back.status().message().find("variable flags"), std::string::npos)
+      << back.status().message();
 }
 
 TEST(SubfileRecords, DefinitionsRoundTrip) {

@@ -1,0 +1,73 @@
+#include "engine/joined.h"
+
+#include <algorithm>
+
+#include "engine/engine.h"
+
+namespace tapio {
+
+Status check_joined_block(const VariableDef& v, const plan::Selection& sel, bool placed) {
+  if (sel.kind != plan::Selection::Kind::kBox || sel.count.size() != v.shape.size())
+    return error(TAPIO_ERR_SHAPE,
+                 "joined variable '{}' takes a count along '{}' (tapio_var_set_joined_count), "
+                 "not {}",
+                 v.name, v.dim_names[0], plan::describe(sel));
+  if (!placed && sel.start[0] != 0)
+    return error(TAPIO_ERR_SHAPE, "joined variable '{}': tapio places the blocks along '{}'; "
+                 "a writer gives none", v.name, v.dim_names[0]);
+  if (sel.count[0] > INT64_MAX || sel.start[0] > INT64_MAX - sel.count[0])
+    return error(TAPIO_ERR_SHAPE, "joined variable '{}': {} along '{}' is out of range", v.name,
+                 plan::describe(sel), v.dim_names[0]);
+  for (size_t d = 1; d < v.shape.size(); ++d)
+    if (sel.start[d] != 0 || sel.count[d] != v.shape[d])
+      return error(TAPIO_ERR_SHAPE,
+                   "joined variable '{}': dimension {} ('{}') has length {}, and a block spans "
+                   "all of it (start 0, count {}), not start {} count {}",
+                   v.name, d, v.dim_names[d], v.shape[d], v.shape[d], sel.start[d],
+                   sel.count[d]);
+  return ok_status();
+}
+
+Result<uint64_t> joined_length(std::vector<plan::Selection> blocks) {
+  std::sort(blocks.begin(), blocks.end(), [](const plan::Selection& a, const plan::Selection& b) {
+    return a.start[0] < b.start[0];
+  });
+  uint64_t end = 0;
+  for (const plan::Selection& b : blocks) {
+    if (b.count[0] == 0) continue;
+    if (b.start[0] != end)
+      return error(TAPIO_ERR_FORMAT, "joined blocks leave a {} at element {} (next block at {})",
+                   b.start[0] > end ? "gap" : "overlap", end, b.start[0]);
+    end += b.count[0];
+  }
+  return end;
+}
+
+Status JoinedPlacer::place(const IoDef& io, const comm::Comm& comm, std::vector<PutOp>& puts,
+                           bool contribute, bool last) {
+  std::vector<int> slot(io.vars.size(), -1);  // variable index -> position among the joined
+  size_t n = 0;
+  for (size_t i = 0; i < io.vars.size(); ++i)
+    if (io.vars[i].joined) slot[i] = static_cast<int>(n++);
+  if (n == 0) return ok_status();
+  placed_.resize(n, 0);
+  std::vector<uint64_t> mine(n, 0);
+  if (contribute)
+    for (const PutOp& p : puts)
+      if (slot[p.var] >= 0) mine[slot[p.var]] += p.sel.count[0];
+  std::vector<uint64_t> next;  // where this rank's next block of each variable goes
+  TAPIO_RETURN_IF_ERROR(comm.exscan_sum(mine, &next));
+  for (size_t j = 0; j < n; ++j) next[j] += placed_[j];
+  if (contribute)
+    for (PutOp& p : puts)
+      if (slot[p.var] >= 0) {
+        p.sel.start[0] = next[slot[p.var]];
+        next[slot[p.var]] += p.sel.count[0];
+      }
+  if (last) return ok_status();
+  TAPIO_RETURN_IF_ERROR(comm.allreduce_sum(mine.data(), static_cast<int>(n)));
+  for (size_t j = 0; j < n; ++j) placed_[j] += mine[j];
+  return ok_status();
+}
+
+}  // namespace tapio

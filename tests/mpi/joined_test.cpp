@@ -1,0 +1,251 @@
+// Joined (local) arrays: each rank puts its own number of particles per step (0 included), and
+// tapio places the blocks in rank order. Written with the subfile engine and read back whole,
+// per writer block, as a range, and from a step outside begin_step; with perform_puts batches,
+// in append mode, and the errors of bad counts and of engines that cannot store them.
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace tapio::test {
+namespace {
+
+constexpr uint64_t kComponents = 3;  // positions are n x 3
+
+// Particles of `r` at `step`: ranks take turns having none.
+uint64_t count_of(int r, uint64_t step) {
+  return (r + step) % 3 == 0 ? 0 : 5 + 7 * r + 11 * step;
+}
+
+// Value of component c of particle i (in its writer's block) of writer r at step s.
+double particle(int r, uint64_t s, uint64_t i, uint64_t c) {
+  return r * 1000.0 + s * 100000.0 + i + c * 0.25;
+}
+
+std::vector<double> my_positions(uint64_t step) {
+  std::vector<double> out;
+  for (uint64_t i = 0; i < count_of(rank(), step); ++i)
+    for (uint64_t c = 0; c < kComponents; ++c) out.push_back(particle(rank(), step, i, c));
+  return out;
+}
+
+// The step's whole array: every writer's block in rank order. `batches` puts per rank, each of
+// a count_of(r, step) block, placed batch after batch.
+std::vector<double> expected_positions(uint64_t step, int batches = 1) {
+  std::vector<double> out;
+  for (int b = 0; b < batches; ++b)
+    for (int r = 0; r < size(); ++r)
+      for (uint64_t i = 0; i < count_of(r, step); ++i)
+        for (uint64_t c = 0; c < kComponents; ++c) out.push_back(particle(r, step, i, c) + b);
+  return out;
+}
+
+uint64_t expected_length(uint64_t step) {
+  uint64_t n = 0;
+  for (int r = 0; r < size(); ++r) n += count_of(r, step);
+  return n;
+}
+
+Variable define_positions(IO& io) {
+  return io.define_variable<double>("pos", {0, kComponents}, {"particle", "component"},
+                                    TAPIO_VAR_JOINED);
+}
+
+// Writes `steps` steps from `first` on: pos (n x 3) and id (n), with `batches` perform_puts
+// batches per step (batch b adds b to every value).
+void write_particles(const std::string& path, tapio_mode mode, uint64_t first, uint64_t steps,
+                     int batches = 1) {
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("particles");
+  io.set_engine("subfile");
+  Variable pos = define_positions(io);
+  Variable id = io.define_variable<int64_t>("id", {0}, {"particle"}, TAPIO_VAR_JOINED);
+  Engine out = io.open(path, mode);
+  for (uint64_t s = first; s < first + steps; ++s) {
+    out.begin_step();
+    std::vector<std::vector<double>> data(batches, my_positions(s));
+    std::vector<int64_t> ids(count_of(rank(), s));
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = rank() * 1000000 + s * 1000 + i;
+    for (int b = 0; b < batches; ++b) {
+      for (double& x : data[b]) x += b;
+      pos.set_joined_count(count_of(rank(), s));
+      out.put(pos, data[b]);
+      if (b == 0) {
+        id.set_joined_count(ids.size());
+        out.put(id, ids);
+      }
+      if (b + 1 < batches) out.perform_puts();
+    }
+    out.end_step();
+  }
+  out.close();
+}
+
+// Reads every step back whole, by writer block and as a range.
+void expect_particles(const std::string& path, uint64_t steps, int batches = 1) {
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("read");
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  Variable pos = io.inquire_variable("pos");
+  ASSERT_TRUE(pos.is_joined());
+  ASSERT_EQ(in.steps(), steps);
+  for (uint64_t s = 0; s < steps; ++s) {
+    ASSERT_EQ(in.begin_step(), TAPIO_STEP_OK);
+    const uint64_t n = expected_length(s) * batches;
+    ASSERT_EQ(pos.shape(), (Dims{n, kComponents})) << "step " << s;
+    const std::vector<double> want = expected_positions(s, batches);
+    std::vector<double> whole(n * kComponents);
+    if (s > 0) {  // the first get has no selection: the step's whole array
+      pos.set_selection({0, 0}, {n, kComponents});
+      pos.set_step_selection(s, 1);
+    }
+    in.get(pos, whole);
+    // Writer blocks: each rank's, in rank order, with its count.
+    uint64_t at = 0, nonempty = 0;
+    for (const auto& [start, count] : in.blocks(pos, s)) {  // in placement order
+      if (count[0] == 0) continue;
+      EXPECT_EQ(start[0], at) << "step " << s;
+      EXPECT_EQ(count[1], kComponents);
+      at += count[0];
+      ++nonempty;
+    }
+    EXPECT_EQ(at, n) << "step " << s;
+    uint64_t writers = 0;
+    for (int r = 0; r < size(); ++r) writers += count_of(r, s) > 0;
+    EXPECT_EQ(nonempty, writers * batches) << "step " << s;
+    in.end_step();
+    ASSERT_EQ(whole, want) << "step " << s;
+    // A range, this rank's share, read outside a step: the step's own length bounds it.
+    uint64_t start, count;
+    split(n, size(), rank(), &start, &count);
+    std::vector<double> part(count * kComponents);
+    pos.set_selection({start, 0}, {count, kComponents});
+    pos.set_step_selection(s, 1);
+    in.get(pos, part);
+    in.perform_gets();
+    ASSERT_TRUE(std::equal(part.begin(), part.end(), want.begin() + start * kComponents))
+        << "step " << s;
+  }
+  EXPECT_EQ(in.begin_step(), TAPIO_STEP_END_OF_STREAM);
+  Variable id = io.inquire_variable("id");
+  id.set_selection({0}, {expected_length(0)});
+  id.set_step_selection(0, 1);
+  std::vector<int64_t> ids(expected_length(0));
+  in.get(id, ids);
+  in.perform_gets();
+  size_t k = 0;
+  for (int r = 0; r < size(); ++r)
+    for (uint64_t i = 0; i < count_of(r, 0); ++i) ASSERT_EQ(ids[k++], r * 1000000 + i);
+  in.close();
+}
+
+TEST(Joined, SubfileRoundTripWithEmptyRanks) {
+  TempDir dir;
+  const std::string path = dir.file("particles.tapio");
+  write_particles(path, TAPIO_MODE_WRITE, 0, 4);
+  expect_particles(path, 4);
+}
+
+TEST(Joined, PerformPutsBatchesFollowOneAnother) {
+  TempDir dir;
+  const std::string path = dir.file("batches.tapio");
+  write_particles(path, TAPIO_MODE_WRITE, 0, 2, 2);
+  expect_particles(path, 2, 2);
+}
+
+TEST(Joined, AppendAddsSteps) {
+  TempDir dir;
+  const std::string path = dir.file("append.tapio");
+  write_particles(path, TAPIO_MODE_WRITE, 0, 2);
+  write_particles(path, TAPIO_MODE_APPEND, 2, 2);
+  expect_particles(path, 4);
+}
+
+TEST(Joined, ARangeBeyondTheStepIsAShapeError) {
+  TempDir dir;
+  const std::string path = dir.file("range.tapio");
+  write_particles(path, TAPIO_MODE_WRITE, 0, 1);
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("read");
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  Variable pos = io.inquire_variable("pos");
+  in.begin_step();
+  const uint64_t n = expected_length(0);
+  pos.set_selection({n, 0}, {1, kComponents});  // checked by the get, against its step
+  std::vector<double> row(kComponents);
+  const Outcome o = attempt([&] { in.get(pos, row); });
+  EXPECT_EQ(o.code, TAPIO_ERR_SHAPE) << o.message;
+  EXPECT_TRUE(contains(o.message, "particle") && contains(o.message, "step 0")) << o.message;
+  in.end_step();
+  in.close();
+}
+
+TEST(Joined, BadDefinitionsAndCountsAreClearErrors) {
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("bad");
+  Outcome o = attempt([&] { io.define_variable<double>("x", {5}, {}, TAPIO_VAR_JOINED); });
+  EXPECT_EQ(o.code, TAPIO_ERR_SHAPE);
+  EXPECT_TRUE(contains(o.message, "shape[0] = 0")) << o.message;
+  o = attempt([&] {
+    io.define_variable<double>("f", {0}, {}, TAPIO_VAR_JOINED | TAPIO_VAR_FIXED);
+  });
+  EXPECT_EQ(o.code, TAPIO_ERR_SHAPE);
+  o = attempt([&] { io.define_variable<double>("s", {}, {}, TAPIO_VAR_JOINED); });
+  EXPECT_EQ(o.code, TAPIO_ERR_SHAPE);
+  Variable pos = define_positions(io);
+  // A negative count, as a Fortran or Python caller's signed -5 arrives.
+  o = outcome(tapio_var_set_joined_count(pos.get(), static_cast<uint64_t>(int64_t{-5})));
+  EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+  EXPECT_TRUE(contains(o.message, "-5") && contains(o.message, "negative")) << o.message;
+  EXPECT_TRUE(contains(o.message, "variable 'pos'")) << o.message;
+  // A write selection instead of a count.
+  o = attempt([&] { pos.set_selection({0, 0}, {4, kComponents}); });
+  EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+  EXPECT_TRUE(contains(o.message, "tapio_var_set_joined_count")) << o.message;
+  // A count on a variable that is not joined.
+  Variable grid = io.define_variable<double>("grid", {4});
+  o = outcome(tapio_var_set_joined_count(grid.get(), 3));
+  EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+  EXPECT_TRUE(contains(o.message, "not a joined array")) << o.message;
+}
+
+TEST(Joined, APutWithoutACountFailsTheStepEverywhere) {
+  TempDir dir;
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("nocount");
+  io.set_engine("subfile");
+  Variable pos = define_positions(io);
+  Engine out = io.open(dir.file("nocount.tapio"), TAPIO_MODE_WRITE);
+  out.begin_step();
+  std::vector<double> data = my_positions(0);
+  if (rank() == size() - 1) {
+    const Outcome o = attempt([&] { out.put(pos, data); });
+    EXPECT_EQ(o.code, TAPIO_ERR_ARG);
+    EXPECT_TRUE(contains(o.message, "no count on rank")) << o.message;
+  } else {
+    pos.set_joined_count(count_of(rank(), 0));
+    out.put(pos, data);
+  }
+  const Outcome ended = attempt([&] { out.end_step(); });
+  EXPECT_EQ(ended.code, TAPIO_ERR_ARG) << ended.message;
+  expect_same_everywhere(ended.code);
+  out.close();
+}
+
+// The NetCDF engines refuse a joined variable at open, on every rank, naming it and the way out.
+TEST(Joined, NetcdfEnginesSayToUseSubfileAndConvert) {
+  TempDir dir;
+  for (const char* engine : {"serial", "mpiio", "collective"}) {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io(engine);
+    io.set_engine(engine);
+    define_positions(io);
+    const Outcome o = attempt([&] { io.open(dir.file(std::string(engine) + ".nc"), TAPIO_MODE_WRITE); });
+    EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED) << engine << ": " << o.message;
+    EXPECT_TRUE(contains(o.message, "'pos'") && contains(o.message, "tapio convert"))
+        << o.message;
+    expect_same_everywhere(o.code);
+  }
+}
+
+}  // namespace
+}  // namespace tapio::test
