@@ -21,6 +21,7 @@ module tapio
                      c_tapio_define_string_attribute, c_tapio_inquire_attribute, &
                      c_tapio_read_attribute, c_tapio_var_ndims, c_tapio_var_shape, &
                      c_tapio_var_set_selection, c_tapio_var_set_offsets, &
+                     c_tapio_var_set_joined_count, &
                      c_tapio_var_set_step_selection, c_tapio_var_selection_size, c_tapio_open, &
                      c_tapio_begin_step, c_tapio_end_step, c_tapio_put, c_tapio_get, &
                      c_tapio_perform_puts, c_tapio_perform_gets, c_tapio_steps, &
@@ -55,7 +56,7 @@ module tapio
 
   public :: tapio_init, tapio_finalize, tapio_declare_io, tapio_set_engine, tapio_set_parameter
   public :: tapio_def_var, tapio_inq_var, tapio_inq_var_shape, tapio_put_att, tapio_get_att
-  public :: tapio_set_selection, tapio_set_compdof, tapio_set_steps
+  public :: tapio_set_selection, tapio_set_compdof, tapio_set_steps, tapio_set_joined_count
   public :: tapio_open, tapio_begin_step, tapio_end_step, tapio_put, tapio_get
   public :: tapio_perform_puts, tapio_perform_gets, tapio_steps, tapio_close
   public :: tapio_strerror, tapio_last_error
@@ -122,14 +123,17 @@ contains
 
   ! Define a variable of the Fortran shape dimlens (dimnames alike, Fortran order). A record
   ! variable (the default) has one value per step; fixed = .true. makes one value per file.
-  integer function tapio_def_var(io, name, xtype, dimlens, dimnames, var, fixed) result(status)
+  ! fixed: one value per file. joined: a joined array (particles): its last dimension, the
+  ! file's first, has length 0 here, and each rank gives its own with tapio_set_joined_count.
+  integer function tapio_def_var(io, name, xtype, dimlens, dimnames, var, fixed, joined) &
+      result(status)
     type(tapio_io), intent(in) :: io
     character(len=*), intent(in) :: name
     integer, intent(in) :: xtype
     integer, intent(in) :: dimlens(:)
     character(len=*), intent(in) :: dimnames(:)
     type(tapio_var), intent(out) :: var
-    logical, intent(in), optional :: fixed
+    logical, intent(in), optional :: fixed, joined
     integer(c_int64_t) :: shape(max(size(dimlens), 1))
     character(kind=c_char, len=len(dimnames) + 1), target :: cnames(max(size(dimnames), 1))
     type(c_ptr) :: name_ptrs(max(size(dimnames), 1))
@@ -149,6 +153,9 @@ contains
     flags = 0
     if (present(fixed)) then
       if (fixed) flags = 1
+    end if
+    if (present(joined)) then
+      if (joined) flags = ior(flags, 2_c_int)
     end if
     status = c_status(c_tapio_define_variable(io%p, c_string(name), int(xtype, c_int), &
                       int(n, c_int), shape, name_ptrs, flags, var%p))
@@ -249,6 +256,14 @@ contains
     cstart(1:n) = start(n:1:-1) - 1
     ccount(1:n) = count(n:1:-1)
     status = c_status(c_tapio_var_set_selection(var%p, cstart, ccount))
+  end function
+
+  ! A joined array: this rank's length along its last (Fortran) dimension for the next put. A
+  ! negative count is TAPIO_ERR_ARG.
+  integer function tapio_set_joined_count(var, count) result(status)
+    type(tapio_var), intent(in) :: var
+    integer(c_int64_t), intent(in) :: count
+    status = c_status(c_tapio_var_set_joined_count(var%p, count))
   end function
 
   ! An irregular selection as a PIO compdof: 1-based indices into the flattened array (the same

@@ -12,6 +12,7 @@ module tapio_c
             c_tapio_inquire_attribute, c_tapio_read_attribute, c_tapio_var_ndims, &
             c_tapio_var_shape, c_tapio_var_type, c_tapio_var_set_selection, &
             c_tapio_var_set_offsets, c_tapio_var_set_step_selection, &
+            c_tapio_var_set_joined_count, &
             c_tapio_var_selection_size, c_tapio_open, c_tapio_begin_step, c_tapio_end_step, &
             c_tapio_put, c_tapio_get, c_tapio_perform_puts, c_tapio_perform_gets, &
             c_tapio_steps, c_tapio_current_step, c_tapio_close, c_tapio_last_error, &
@@ -110,6 +111,14 @@ module tapio_c
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr), value :: var
       integer(c_int64_t), intent(in) :: start(*), count(*)
+    end function
+    ! count is uint64_t in C: a negative Fortran count arrives as its two's complement, which
+    ! tapio reports as negative.
+    integer(c_int) function c_tapio_var_set_joined_count(var, count) &
+        bind(C, name="tapio_var_set_joined_count")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: var
+      integer(c_int64_t), value :: count
     end function
     integer(c_int) function c_tapio_var_set_offsets(var, n, offsets) &
         bind(C, name="tapio_var_set_offsets")

@@ -3,13 +3,16 @@
 // first dimension (0-d record variables and fixed variables: the whole on rank 0) and puts it
 // in an IO that has the dataset's variables, dimension names and attributes in the same order,
 // so the file is the one the serial engine would have written for the same puts. Fixed
-// variables are written once, in the first step.
+// variables are written once, in the first step. Joined variables become CF contiguous ragged
+// arrays (format/netcdf/ragged.h): each step's samples, split over the ranks, follow the
+// steps before in a fixed variable, and the count variables take each step's lengths.
 #include <fmt/format.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,24 +36,30 @@ struct Slab {
   std::vector<uint8_t> data;
 };
 
-// This rank's part of v: rows [n*rank/size, n*(rank+1)/size) of the first dimension for a
-// record variable of rank >= 1, else all of it on rank 0.
-Slab slab_of(const VariableDef& v, int rank, int size) {
+// This rank's share of rows [first, first + n) of v's first dimension: an even split.
+Slab rows_of(const VariableDef& v, uint64_t first, uint64_t n, int rank, int size) {
   Slab s;
   s.var = &v;
   s.start.assign(v.shape.size(), 0);
   s.count = v.shape;
-  if (!v.record || v.shape.empty()) {
-    s.mine = rank == 0;
-  } else {
-    const uint64_t n = v.shape[0];
-    s.start[0] = n * uint64_t(rank) / uint64_t(size);
-    s.count[0] = n * uint64_t(rank + 1) / uint64_t(size) - s.start[0];
-    s.mine = s.count[0] > 0;
-  }
+  s.start[0] = first + n * uint64_t(rank) / uint64_t(size);
+  s.count[0] = first + n * uint64_t(rank + 1) / uint64_t(size) - s.start[0];
+  s.mine = s.count[0] > 0;
   uint64_t elements = 1;
   for (uint64_t c : s.count) elements *= c;
   if (s.mine) s.data.resize(elements * type_size(v.type));
+  return s;
+}
+
+// This rank's part of v: its rows of a record variable of rank >= 1, else all of it on rank 0.
+Slab slab_of(const VariableDef& v, int rank, int size) {
+  if (v.record && !v.shape.empty()) return rows_of(v, 0, v.shape[0], rank, size);
+  Slab s;
+  s.var = &v;
+  s.start.assign(v.shape.size(), 0);
+  s.count = v.shape;
+  s.mine = rank == 0;
+  if (s.mine) s.data.resize(v.elements() * type_size(v.type));
   return s;
 }
 
@@ -103,12 +112,32 @@ Status copy_batch(Dataset& in, Engine& engine, IO& io, std::vector<Slab>& slabs,
                   const std::vector<size_t>& batch, uint64_t step) {
   for (size_t i : batch) {
     Slab& s = slabs[i];
-    if (s.mine) TAPIO_RETURN_IF_ERROR(in.queue_get(*s.var, s.start, s.count, step, s.data.data()));
+    if (s.mine)
+      TAPIO_RETURN_IF_ERROR(in.queue_netcdf_get(*s.var, s.start, s.count, step, s.data.data()));
   }
   TAPIO_RETURN_IF_ERROR(in.perform_gets());
   return api_call([&] {
     for (size_t i : batch) put(engine, io, slabs[i]);
   });
+}
+
+// The step's samples of the ragged variables, split over the ranks, then the sample
+// dimensions' counts move past them.
+Status copy_samples(Dataset& in, Engine& engine, IO& io,
+                    const std::vector<const VariableDef*>& ragged, uint64_t step, int rank,
+                    int size, std::map<std::string, uint64_t>* samples_before) {
+  std::vector<Slab> slabs;
+  std::vector<size_t> all;
+  for (const VariableDef* v : ragged) {
+    const std::string& dim = v->dim_names[0];
+    const uint64_t n = in.sample_lengths().at(dim)[step];
+    slabs.push_back(rows_of(*v, (*samples_before)[dim], n, rank, size));
+    all.push_back(all.size());
+  }
+  TAPIO_RETURN_IF_ERROR(copy_batch(in, engine, io, slabs, all, step));
+  TAPIO_RETURN_IF_ERROR(api_call([&] { engine.perform_puts(); }));  // before the slabs go
+  for (const auto& [dim, lengths] : in.sample_lengths()) (*samples_before)[dim] += lengths[step];
+  return ok_status();
 }
 
 Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
@@ -117,25 +146,38 @@ Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
     return error(TAPIO_ERR_ARG, "'{}' is not a tapio dataset (a directory holding tapio.idx)",
                  o.input);
   TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Dataset> in, Dataset::open(o.input));
-  const IoDef& def = in->definitions();
+  const IoDef& def = in->netcdf_definitions();
   const uint64_t steps = *steps_out = in->steps();
 
+  // Joined variables become ragged: each step's samples follow the steps before.
   std::vector<Slab> record, fixed;
-  for (const VariableDef& v : def.vars) (v.record ? record : fixed).push_back(slab_of(v, rank, size));
+  std::vector<const VariableDef*> ragged;
+  for (const VariableDef& v : def.vars) {
+    const int native = in->definitions().find_var(v.name);
+    if (native >= 0 && in->definitions().vars[native].joined)
+      ragged.push_back(&v);
+    else
+      (v.record ? record : fixed).push_back(slab_of(v, rank, size));
+  }
   const auto record_batches = batches(record, size);
+  std::map<std::string, uint64_t> samples_before;  // per sample dimension, at the step
 
   IO io;
   Engine out;
   TAPIO_RETURN_IF_ERROR(api_call([&] {
     io = in->context().declare_io("tapio_convert");
     io.set_engine(o.engine);
+    // Every element is put (the dataset's reads give fill where no block was), and a ragged
+    // variable's rows arrive over several steps: fill would overwrite the steps before.
+    io.set_parameter("fill", "false");
     define_output(io, def);
     out = io.open(o.output, TAPIO_MODE_WRITE);
     *created = true;
   }));
   if (!fixed.empty() && steps > 0) {  // read once; put in the first step
     for (Slab& s : fixed)
-      if (s.mine) TAPIO_RETURN_IF_ERROR(in->queue_get(*s.var, s.start, s.count, 0, s.data.data()));
+      if (s.mine)
+        TAPIO_RETURN_IF_ERROR(in->queue_netcdf_get(*s.var, s.start, s.count, 0, s.data.data()));
     TAPIO_RETURN_IF_ERROR(in->perform_gets());
   }
   const Progress progress("tapio convert", rank == 0);
@@ -146,9 +188,11 @@ Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
       TAPIO_RETURN_IF_ERROR(api_call([&] { for (Slab& s : fixed) put(out, io, s); }));
     for (size_t b = 0; b < record_batches.size(); ++b) {
       TAPIO_RETURN_IF_ERROR(copy_batch(*in, out, io, record, record_batches[b], step));
-      if (b + 1 < record_batches.size())
+      if (b + 1 < record_batches.size() || !ragged.empty())
         TAPIO_RETURN_IF_ERROR(api_call([&] { out.perform_puts(); }));
     }
+    if (!ragged.empty()) TAPIO_RETURN_IF_ERROR(copy_samples(*in, out, io, ragged, step, rank,
+                                                            size, &samples_before));
     TAPIO_RETURN_IF_ERROR(api_call([&] { out.end_step(); }));
   }
   TAPIO_RETURN_IF_ERROR(api_call([&] {

@@ -3,6 +3,7 @@
 // first (mpi_session.h). Every call that moves data is collective over MPI_COMM_WORLD.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,11 @@ class Dataset {
 
   const std::string& path() const { return path_; }
   const IoDef& definitions() const { return def_; }
+  // The definitions as a NetCDF file holds them (`tapio convert` writes them): joined
+  // variables as CF contiguous ragged arrays (format/netcdf/ragged.h).
+  const IoDef& netcdf_definitions() const { return netcdf_def_; }
+  // Per sample dimension (a joined variable's first), every step's length.
+  const std::map<std::string, std::vector<uint64_t>>& sample_lengths() const { return samples_; }
   uint64_t steps() const { return steps_; }
   tapio::Context& context() { return *ctx_; }
 
@@ -45,6 +51,10 @@ class Dataset {
   // fixed variables) into `out`: elements of the variable's type, host order, C order of the box.
   Status queue_get(const VariableDef& var, const std::vector<uint64_t>& start,
                    const std::vector<uint64_t>& count, uint64_t step, void* out);
+  // Local. queue_get in netcdf_definitions()' terms: a ragged variable's rows may span steps,
+  // and a count variable's value is the step's length.
+  Status queue_netcdf_get(const VariableDef& var, const std::vector<uint64_t>& start,
+                          const std::vector<uint64_t>& count, uint64_t step, void* out);
   Status perform_gets();  // collective
   // Local. The bytes of `var` over every step, as put and as stored (operators).
   Result<std::pair<uint64_t, uint64_t>> stored_bytes(const VariableDef& var);
@@ -57,7 +67,11 @@ class Dataset {
   tapio::IO io_;
   tapio::Engine engine_;
   IoDef def_;
+  IoDef netcdf_def_;
+  std::map<std::string, std::vector<uint64_t>> samples_;
   uint64_t steps_ = 0;
+
+  Status measure_samples();
 };
 
 }  // namespace tapio::cli

@@ -207,13 +207,13 @@ Status read_file_box(const Input& in, const Request& r, uint64_t step, ValueWrit
 // about kMaxReadBytes each (at least one row).
 Status read_dataset_box(const Input& in, const Request& r, uint64_t step, ValueWriter& out) {
   Dataset& dataset = *in.dataset;
-  const IoDef& def = dataset.definitions();
+  const IoDef& def = dataset.netcdf_definitions();
   const VariableDef& var = def.vars[size_t(def.find_var(r.var->name))];
   const size_t elem_size = type_size(var.type);
   std::vector<uint8_t> buf;
   if (r.shape.empty()) {
     buf.resize(elem_size);
-    TAPIO_RETURN_IF_ERROR(dataset.queue_get(var, {}, {}, step, buf.data()));
+    TAPIO_RETURN_IF_ERROR(dataset.queue_netcdf_get(var, {}, {}, step, buf.data()));
     TAPIO_RETURN_IF_ERROR(dataset.perform_gets());
     out.add(buf.data(), 1);
     return ok_status();
@@ -226,7 +226,7 @@ Status read_dataset_box(const Input& in, const Request& r, uint64_t step, ValueW
     start[0] = r.box.start[0] + done;
     count[0] = std::min(rows, r.box.count[0] - done);
     buf.resize(count[0] * row * elem_size);
-    TAPIO_RETURN_IF_ERROR(dataset.queue_get(var, start, count, step, buf.data()));
+    TAPIO_RETURN_IF_ERROR(dataset.queue_netcdf_get(var, start, count, step, buf.data()));
     TAPIO_RETURN_IF_ERROR(dataset.perform_gets());
     out.add(buf.data(), count[0] * row);
   }

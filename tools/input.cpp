@@ -71,7 +71,7 @@ Result<Input> open_dataset(const std::string& path) {
   Input in;
   in.path = path;
   TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Dataset> dataset, Dataset::open(path));
-  Result<netcdf::Header> header = netcdf::header_from_io(dataset->definitions(), 5);
+  Result<netcdf::Header> header = netcdf::header_from_io(dataset->netcdf_definitions(), 5);
   if (!header.ok()) return header.status().with_context(fmt::format("dataset '{}'", path));
   in.header = std::move(header).value();
   in.steps = in.header.numrecs = dataset->steps();

@@ -69,14 +69,16 @@ Handle declare_io(Handle ctx, const std::string& name) {
 }
 
 Handle define_variable(Handle io, const std::string& name, int type, const Dims& shape,
-                       const std::optional<std::vector<std::string>>& dim_names, bool fixed) {
+                       const std::optional<std::vector<std::string>>& dim_names, bool fixed,
+                       bool joined) {
   std::vector<const char*> names;
   if (dim_names)
     for (const std::string& n : *dim_names) names.push_back(n.c_str());
   tapio_var* var = nullptr;
   check(tapio_define_variable(ptr<tapio_io>(io), name.c_str(), static_cast<tapio_type>(type),
                               static_cast<int>(shape.size()), shape.data(),
-                              dim_names ? names.data() : nullptr, fixed ? TAPIO_VAR_FIXED : 0u,
+                              dim_names ? names.data() : nullptr,
+                              (fixed ? TAPIO_VAR_FIXED : 0u) | (joined ? TAPIO_VAR_JOINED : 0u),
                               &var));
   return handle(var);
 }
@@ -120,16 +122,17 @@ std::pair<int, size_t> inquire_attribute(Handle io, const std::optional<std::str
   return {static_cast<int>(type), count};
 }
 
-// name, type, shape, dimension names, is_record.
+// name, type, shape, dimension names, is_record, is_joined.
 nb::tuple var_info(Handle var) {
   tapio_var* v = ptr<tapio_var>(var);
   const char* name = nullptr;
   tapio_type type{};
-  int ndims = 0, is_record = 0;
+  int ndims = 0, is_record = 0, is_joined = 0;
   check(tapio_var_name(v, &name));
   check(tapio_var_type(v, &type));
   check(tapio_var_ndims(v, &ndims));
   check(tapio_var_is_record(v, &is_record));
+  check(tapio_var_is_joined(v, &is_joined));
   Dims shape(static_cast<size_t>(ndims));
   check(tapio_var_shape(v, shape.data()));
   std::vector<std::string> dims;
@@ -138,7 +141,8 @@ nb::tuple var_info(Handle var) {
     check(tapio_var_dim_name(v, d, &dim));
     dims.emplace_back(dim);
   }
-  return nb::make_tuple(std::string(name), static_cast<int>(type), shape, dims, is_record != 0);
+  return nb::make_tuple(std::string(name), static_cast<int>(type), shape, dims, is_record != 0,
+                        is_joined != 0);
 }
 
 uint64_t selection_size(Handle var) {
@@ -219,7 +223,7 @@ NB_MODULE(_tapio, m) {
     check(tapio_io_set_parameter(ptr<tapio_io>(io), key.c_str(), value.c_str()));
   });
   m.def("define_variable", &define_variable, nb::arg("io"), nb::arg("name"), nb::arg("type"),
-        nb::arg("shape"), nb::arg("dim_names").none(), nb::arg("fixed"));
+        nb::arg("shape"), nb::arg("dim_names").none(), nb::arg("fixed"), nb::arg("joined"));
   m.def("inquire_variable", &inquire_variable);
   m.def("variable_names", &variable_names);
   m.def("define_attribute", [](Handle io, const std::optional<std::string>& var,
@@ -238,6 +242,11 @@ NB_MODULE(_tapio, m) {
                                reinterpret_cast<void*>(data)));
   }, nb::arg("io"), nb::arg("var").none(), nb::arg("name"), nb::arg("data"));
   m.def("var_info", &var_info);
+  // count: a Python int; a negative one reaches tapio as its two's complement, which tapio
+  // reports as negative.
+  m.def("var_set_joined_count", [](Handle var, int64_t count) {
+    check(tapio_var_set_joined_count(ptr<tapio_var>(var), static_cast<uint64_t>(count)));
+  });
   m.def("var_set_selection", [](Handle var, const Dims& start, const Dims& count) {
     check(tapio_var_set_selection(ptr<tapio_var>(var), start.data(), count.data()));
   });

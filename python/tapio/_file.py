@@ -13,7 +13,7 @@ import numpy as np
 from . import _tapio
 from ._attrs import Attributes
 from ._errors import (ArgumentError, ClosedError, CommError, CopyRefusedError, ShapeError,
-                      StateError)
+                      StateError, UnsupportedError)
 from ._selection import Steps, box, offsets_array, step_range
 from ._types import DTYPES, address, needs_copy, put_buffer, type_code
 
@@ -23,20 +23,23 @@ _STEP_OK, _END_OF_STREAM = 0, 1
 
 class Variable:
     """A variable of an open file: ``name``, ``dtype``, ``shape`` (C order, without steps),
-    ``dims``, ``is_record`` (one value per step) and ``attrs``."""
+    ``dims``, ``is_record`` (one value per step), ``is_joined`` (a joined array: each rank
+    puts its own number of rows per step; ``shape[0]`` is the current step's length when
+    reading) and ``attrs``."""
 
     def __init__(self, file: "File", handle: int) -> None:
         self._file, self._handle = file, handle
-        name, code, shape, dims, is_record = _tapio.var_info(handle)
+        name, code, shape, dims, is_record, is_joined = _tapio.var_info(handle)
         self.name: str = name
         self.dtype: np.dtype = DTYPES[code]
         self.shape: tuple[int, ...] = tuple(shape)
         self.dims: tuple[str, ...] = tuple(dims)
         self.is_record: bool = is_record
+        self.is_joined: bool = is_joined
         self.attrs = Attributes(file._io, name, file._check_definable)
 
     def __repr__(self) -> str:
-        kind = "record" if self.is_record else "fixed"
+        kind = "joined" if self.is_joined else "record" if self.is_record else "fixed"
         return f"<tapio.Variable {self.name} {self.dtype} {dict(zip(self.dims, self.shape))} {kind}>"
 
 
@@ -70,14 +73,17 @@ class File:
     # ---- definitions -----------------------------------------------------------------------
     def define(self, name: str, shape: Sequence[int], dtype: Any = np.float64,
                dims: Sequence[str] | None = None, fixed: bool = False,
-               attrs: Mapping[str, Any] | None = None) -> Variable:
+               attrs: Mapping[str, Any] | None = None, joined: bool = False) -> Variable:
         """Define a variable of global ``shape`` (C order; last index fastest). ``dims`` names
         its dimensions (default ``dim<length>``); ``fixed=True`` gives one value per file
-        instead of one per step. Define everything before the first step."""
+        instead of one per step. ``joined=True`` makes a joined array (particles): give
+        ``shape[0] = 0``; each rank's put holds its own number of rows, placed after the lower
+        ranks' (default first dimension name ``<name>_sample``). Define everything before the
+        first step."""
         self._check_definable()
         handle = _tapio.define_variable(self._io, name, type_code(dtype),
                                         [int(n) for n in shape],
-                                        None if dims is None else list(dims), fixed)
+                                        None if dims is None else list(dims), fixed, joined)
         var = Variable(self, handle)
         for key, value in (attrs or {}).items():
             var.attrs[key] = value
@@ -171,7 +177,8 @@ class File:
         step ends). Without ``start`` or ``offsets``, the array is the whole variable. With
         ``start``, it is the block at start of the array's shape. With ``offsets``, its
         elements go to those offsets of the flattened (C-order) variable, in order (a PIO-style
-        map: a 1-d array of the same length).
+        map: a 1-d array of the same length). For a joined variable, the array is this rank's
+        rows (any number, 0 included: ``shape[1:]`` the variable's), and tapio places them.
 
         The array's memory is used as it is (no copy) when it is C-contiguous and in native
         byte order; otherwise it is copied once, or refused if ``allow_copy`` is False. Its
@@ -209,7 +216,7 @@ class File:
             _tapio.var_set_offsets(var._handle, off.size, address(off))
             shape: tuple[int, ...] = (off.size,)
         else:
-            start, count = box(var.shape, start, count, where)
+            start, count = box(self._shape_at(var, step, steps, where), start, count, where)
             _tapio.var_set_selection(var._handle, start, count)
             shape = tuple(count)
         shape = self._select_steps(var, step, steps, shape, where)
@@ -251,6 +258,16 @@ class File:
 
     # ---- helpers -----------------------------------------------------------------------------
     def _select(self, var: Variable, a: np.ndarray, start, offsets, where: str) -> None:
+        if var.is_joined:
+            if start is not None or offsets is not None:
+                raise ArgumentError(f"{where}: a joined variable's rows are placed by tapio: "
+                                    "give neither start nor offsets", 1)
+            if a.ndim != len(var.shape) or a.shape[1:] != var.shape[1:]:
+                raise ShapeError(f"{where}: shape mismatch: a joined variable of shape "
+                                 f"(n, {', '.join(map(str, var.shape[1:]))}) takes arrays of "
+                                 f"that shape, not {a.shape}", 4)
+            _tapio.var_set_joined_count(var._handle, a.shape[0])
+            return
         if offsets is not None:
             off = offsets_array(offsets, where)
             if a.size != off.size:
@@ -266,6 +283,21 @@ class File:
                              f"{len(var.shape)}-d variable", 4)
         begin, count = box(var.shape, start, a.shape, where)
         _tapio.var_set_selection(var._handle, begin, count)
+
+    def _shape_at(self, var: Variable, step, steps, where: str) -> tuple[int, ...]:
+        """The shape a get's box lies in: a joined variable's length is that of the step read
+        (one step at a time, since steps differ)."""
+        if not var.is_joined:
+            return var.shape
+        if steps is not None or (step is None and not self._in_step):
+            raise UnsupportedError(f"{where}: a joined variable is read one step at a time "
+                                   "(step=k, or inside `for step in f.steps()`): its length "
+                                   "changes per step", 12)
+        if step is None:
+            return var.shape
+        blocks = _tapio.var_blocks(self._engine, var._handle, int(step))
+        length = max((start[0] + count[0] for start, count in blocks), default=0)
+        return (length, *var.shape[1:])
 
     def _select_steps(self, var: Variable, step, steps, shape, where: str) -> tuple[int, ...]:
         """Sets the variable's step selection; the result's shape with its steps."""

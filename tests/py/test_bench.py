@@ -280,6 +280,32 @@ def test_report_shows_the_selection_read(build, tmp_path):
         assert rows["phdf5"][6] == "1.00"  # HDF5 against itself
 
 
+# The particles pattern: joined arrays whose per-rank counts change by step (the last rank has
+# none in step 1), read back by each rank (own) or in equal ranges across writers (even).
+@pytest.mark.parametrize("reader", ["own", "even"])
+def test_particles_joined_arrays_verify(build, tmp_path, reader):
+    out = tmp_path / "r.json"
+    mpirun(3, bench(build), "particles", "--particles", "500", "--steps", "3", "--reader", reader,
+           "--methods", "raw,subfile,subfile-fpp,serial,phdf5,adios1", "--reps", "2", "--read",
+           "--no-fsync", "--dir", tmp_path, "--json", out)
+    run = json.loads(out.read_text())
+    p = run["params"]
+    assert p["rank_step_min"] == 0 and 250 <= p["rank_step_max"] <= 750
+    assert len(p["particles_per_step"]) == 3
+    assert run["write_bytes"] == run["read_bytes"] == sum(p["particles_per_step"]) * 7 * 8
+    res = run["results"]
+    assert res["serial"]["status"] == "unavailable"  # the NetCDF engines have no joined arrays
+    assert res["raw"]["status"] == ("ok" if reader == "own" else "unavailable")
+    for name, r in res.items():
+        assert r["status"] in ("ok", "unavailable", "not built"), (name, r)
+        assert r["status"] != "ok" or r["verified"] is True, (name, r)
+    for name in ("subfile", "subfile-fpp"):
+        assert res[name]["status"] == "ok", (name, res[name])
+    if reader == "own":
+        assert res["raw"]["storage_bytes_written"] == run["write_bytes"]
+    assert not list(tmp_path.glob("particles.*")), "files left without --keep"
+
+
 ADIOS2 = ["adios2-bp5", "adios2-bp5-fpp"]
 
 

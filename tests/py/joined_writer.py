@@ -1,0 +1,44 @@
+"""Writes a subfile dataset of particles with the Python binding, on every rank of
+MPI_COMM_WORLD (tests/py/test_joined.py runs it at 1 to 8 ranks): python joined_writer.py PATH
+STEPS. Two species: electrons (pos n x 3, weight n) and ions (pos n), with counts that vary per
+rank and step, some zero."""
+import sys
+
+import numpy as np
+from mpi4py import MPI
+
+import tapio
+
+
+def count_of(species, rank, step):
+    if (rank + step + species) % 4 == 0:
+        return 0
+    return 3 + 5 * rank + 7 * step + 2 * species
+
+
+def values(species, rank, step, n, width):
+    base = species * 1e7 + rank * 1e4 + step * 1e2
+    return (base + np.arange(n * width, dtype=np.float64) / 8).reshape((n, width) if width > 1 else (n,))
+
+
+def main(path, steps):
+    comm = MPI.COMM_WORLD
+    with tapio.open(path, "w", comm=comm, engine="subfile") as f:
+        f.attrs["title"] = "joined arrays"
+        f.define("e_pos", (0, 3), np.float64, dims=("electron", "xyz"), joined=True,
+                 attrs={"units": "m"})
+        f.define("e_weight", (0,), np.float64, dims=("electron",), joined=True)
+        f.define("ion_x", (0,), np.float64, dims=("ion",), joined=True)
+        f.define("energy", (), np.float64)
+        for s in range(steps):
+            with f.step():
+                n = count_of(0, comm.rank, s)
+                f.put("e_pos", values(0, comm.rank, s, n, 3))
+                f.put("e_weight", values(1, comm.rank, s, n, 1))
+                f.put("ion_x", values(2, comm.rank, s, count_of(2, comm.rank, s), 1))
+                if comm.rank == 0:
+                    f.put("energy", np.float64(s * 0.5))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]))

@@ -1,0 +1,72 @@
+"""Joined arrays end to end: a dataset written at 1 to 8 ranks with counts that vary per rank
+and step (some ranks with none), converted by `tapio convert` to a CF contiguous ragged-array
+NetCDF file, and read by netCDF4-python and xarray with no tapio code: per-step counts from the
+count variables, values from the ragged variables (docs/format.md, "Joined arrays in NetCDF")."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import BUILD, mpirun
+
+sys.path.insert(0, str(Path(__file__).parent))
+from joined_writer import count_of, values  # noqa: E402
+
+netCDF4 = pytest.importorskip("netCDF4")
+STEPS = 4
+
+
+def expected(value_species, count_species, width, ranks, step):
+    """The step's whole ragged rows: every rank's, in rank order."""
+    return np.concatenate([values(value_species, r, step, count_of(count_species, r, step), width)
+                           for r in range(ranks)])
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 8])
+def test_converted_ragged_file_reads_without_tapio(ranks, tmp_path, python_binding):
+    dataset = tmp_path / "particles"
+    mpirun(ranks, sys.executable, Path(__file__).parent / "joined_writer.py", dataset, STEPS,
+           timeout=240)
+    out = tmp_path / "particles.nc"
+    mpirun(min(ranks, 2), BUILD / "tools" / "tapio", "convert", dataset, out)
+    electrons = [sum(count_of(0, r, s) for r in range(ranks)) for s in range(STEPS)]
+    ions = [sum(count_of(2, r, s) for r in range(ranks)) for s in range(STEPS)]
+    with netCDF4.Dataset(out) as nc:
+        nc.set_auto_mask(False)
+        assert nc.dimensions["electron"].size == sum(electrons)
+        assert nc.dimensions["ion"].size == sum(ions)
+        assert nc.dimensions["time"].isunlimited()
+        count = nc.variables["electron_count"]
+        assert count.dimensions == ("time",)
+        assert count.getncattr("sample_dimension") == "electron"
+        assert list(count[:]) == electrons
+        assert list(nc.variables["ion_count"][:]) == ions
+        assert nc.variables["e_pos"].dimensions == ("electron", "xyz")
+        assert nc.variables["e_pos"].getncattr("units") == "m"
+        ends = np.cumsum(count[:])
+        for s in range(STEPS):
+            rows = slice(ends[s] - electrons[s], ends[s])
+            np.testing.assert_array_equal(nc.variables["e_pos"][rows], expected(0, 0, 3, ranks, s))
+            np.testing.assert_array_equal(nc.variables["e_weight"][rows],
+                                          expected(1, 0, 1, ranks, s))
+        assert list(nc.variables["energy"][:]) == [s * 0.5 for s in range(STEPS)]
+    xr = pytest.importorskip("xarray")
+    with xr.open_dataset(out) as ds:
+        assert ds["ion_count"].attrs["sample_dimension"] == "ion"
+        ends = np.cumsum(ds["ion_count"].values)
+        for s in range(STEPS):
+            step = ds["ion_x"].isel(ion=slice(ends[s] - ions[s], ends[s]))
+            np.testing.assert_array_equal(step.values, expected(2, 2, 1, ranks, s))
+
+
+def test_ls_and_dump_show_the_ragged_view(tmp_path, python_binding):
+    dataset = tmp_path / "particles"
+    mpirun(2, sys.executable, Path(__file__).parent / "joined_writer.py", dataset, 2)
+    listing = mpirun(1, BUILD / "tools" / "tapio", "ls", dataset)
+    assert "electron_count" in listing and "e_pos" in listing
+    dumped = mpirun(1, BUILD / "tools" / "tapio", "dump", dataset, "ion_x")
+    values_shown = [float(v) for v in dumped.replace(",", " ").split()
+                    if v.replace(".", "").replace("-", "").replace("e+", "").isdigit()]
+    want = np.concatenate([expected(2, 2, 1, 2, s) for s in range(2)])
+    assert values_shown[-len(want):] == list(want)
