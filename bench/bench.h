@@ -24,7 +24,11 @@ struct Var {
   std::string name;
   Dims shape;                      // without the record dimension
   std::vector<std::string> dims;   // dimension names, same length as shape
+  // A joined array (particles): the ranks' rows one after another in rank order, so the first
+  // dimension's length changes by step (Pattern::step_shape); shape[0] is 0, unknown.
+  bool joined = false;
   uint64_t elements() const;
+  uint64_t row_elements() const;  // elements per index of the first dimension
 };
 
 // A box of a variable: where it starts and how many elements it spans, per dimension.
@@ -81,6 +85,12 @@ class Pattern {
   virtual uint64_t steps() const = 0;
   virtual const Piece& write_piece(int v) const = 0;  // same in every step
   virtual const Piece& read_piece(int v) const { return write_piece(v); }
+  // A pattern whose pieces change by step (joined variables) overrides these three; by default
+  // every step has the pieces above and the variables' shapes.
+  virtual const Piece& step_write_piece(int v, uint64_t) const { return write_piece(v); }
+  virtual const Piece& step_read_piece(int v, uint64_t) const { return read_piece(v); }
+  virtual Dims step_shape(int v, uint64_t) const { return vars()[v].shape; }
+  bool joined() const;  // its variables are joined (all or none)
   // Seconds of compute (a busy loop) the application does after each step (--compute).
   virtual double compute_seconds() const { return 0; }
   // The steps the read covers, ascending (default: every step; a selection reads one or a few).
@@ -138,6 +148,9 @@ class Method {
   virtual void after_write(const RunConfig&, const Pattern&) {}
   // Whether write() runs the pattern's compute between steps (--compute needs it).
   virtual bool computes() const { return false; }
+  // Whether write() and read_verify() follow step_write_piece and step_read_piece and write
+  // joined variables (the particles pattern needs it).
+  virtual bool joins() const { return false; }
   // Extra per-method results for the JSON (valid on rank 0), e.g. metadata timings; null: none.
   virtual json extras() const { return nullptr; }
 
@@ -163,6 +176,13 @@ Piece packed(const Piece& p);
 // Split a run of a variable into boxes that stay within one row of the last dimension.
 void run_boxes(const Dims& shape, uint64_t offset, uint64_t length,
                const std::function<void(const Dims& start, const Dims& count)>& each);
+// Where this rank's rows of each (joined) variable go in step s, as an application finds it:
+// one exscan and one allreduce of the counts (collective). Per variable: this rank's rows, the
+// rows of the ranks before it, the step's rows in all.
+struct JoinedRows {
+  std::vector<uint64_t> count, offset, total;
+};
+JoinedRows joined_rows(MPI_Comm comm, const Pattern& p, uint64_t s);
 // A busy loop of `seconds` on the steady clock (compute.cpp).
 void compute(double seconds);
 // Sum a value over ranks (valid everywhere).

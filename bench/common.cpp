@@ -13,6 +13,12 @@ uint64_t Var::elements() const {
   return n;
 }
 
+uint64_t Var::row_elements() const {
+  uint64_t n = 1;
+  for (size_t k = 1; k < shape.size(); ++k) n *= shape[k];
+  return n;
+}
+
 void Piece::add_run(uint64_t offset, uint64_t length, uint64_t mem_gap) {
   if (length == 0) return;
   if (!offsets.empty()) mem_elements += mem_gap;
@@ -195,8 +201,10 @@ static uint64_t total(MPI_Comm comm, uint64_t mine) {
 
 uint64_t Pattern::write_bytes(MPI_Comm comm) const {
   uint64_t n = 0;
-  for (size_t v = 0; v < vars().size(); ++v) n += write_piece(static_cast<int>(v)).elements;
-  return total(comm, n * sizeof(double) * steps());
+  for (uint64_t s = 0; s < steps(); ++s)
+    for (size_t v = 0; v < vars().size(); ++v)
+      n += step_write_piece(static_cast<int>(v), s).elements;
+  return total(comm, n * sizeof(double));
 }
 
 std::vector<uint64_t> Pattern::read_steps() const {
@@ -207,8 +215,32 @@ std::vector<uint64_t> Pattern::read_steps() const {
 
 uint64_t Pattern::read_bytes(MPI_Comm comm) const {
   uint64_t n = 0;
-  for (size_t v = 0; v < vars().size(); ++v) n += read_piece(static_cast<int>(v)).elements;
-  return total(comm, n * sizeof(double) * read_steps().size());
+  for (uint64_t s : read_steps())
+    for (size_t v = 0; v < vars().size(); ++v)
+      n += step_read_piece(static_cast<int>(v), s).elements;
+  return total(comm, n * sizeof(double));
+}
+
+bool Pattern::joined() const {
+  const auto n =
+      std::count_if(vars().begin(), vars().end(), [](const Var& v) { return v.joined; });
+  if (n > 0 && static_cast<size_t>(n) < vars().size())  // the methods' joined layouts assume it
+    throw BenchError(name() + ": variables are all joined or none");
+  return n > 0;
+}
+
+JoinedRows joined_rows(MPI_Comm comm, const Pattern& p, uint64_t s) {
+  const size_t nv = p.vars().size();
+  JoinedRows j{std::vector<uint64_t>(nv), std::vector<uint64_t>(nv), std::vector<uint64_t>(nv)};
+  for (size_t v = 0; v < nv; ++v)
+    j.count[v] = p.step_write_piece(static_cast<int>(v), s).elements / p.vars()[v].row_elements();
+  const int n = static_cast<int>(nv);
+  MPI_Exscan(j.count.data(), j.offset.data(), n, MPI_UINT64_T, MPI_SUM, comm);
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) std::fill(j.offset.begin(), j.offset.end(), 0);  // Exscan leaves it undefined
+  MPI_Allreduce(j.count.data(), j.total.data(), n, MPI_UINT64_T, MPI_SUM, comm);
+  return j;
 }
 
 }  // namespace bench

@@ -173,13 +173,17 @@ int run(int argc, char** argv, MPI_Comm comm) {
       results[i].avail = methods[i]->supports(*pattern);
     if (cfg.compute_s > 0 && !methods[i]->computes())
       results[i].avail = {Availability::kUnavailable, "--compute is run by the tapio methods only"};
+    if (results[i].avail.kind == Availability::kAvailable && pattern->joined() &&
+        !methods[i]->joins())
+      results[i].avail = {Availability::kUnavailable,
+                          "no joined arrays (a length that changes by step) in this method"};
   }
 
   // Every step's data, made before any timing, in each piece's memory layout.
   StepData data(pattern->steps());
   for (uint64_t s = 0; s < pattern->steps(); ++s)
     for (size_t v = 0; v < pattern->vars().size(); ++v) {
-      const Piece& pc = pattern->write_piece(static_cast<int>(v));
+      const Piece& pc = pattern->step_write_piece(static_cast<int>(v), s);
       data[s].emplace_back(pc.mem_elements);
       fill(pc, static_cast<int>(v), s, data[s].back().data());
     }

@@ -17,6 +17,8 @@ const std::vector<PatternEntry>& patterns() {
        setup_metadata},
       {"selection", "a small selection (a tile, a row) read from a variable written in many blocks "
                     "over many steps", setup_selection},
+      {"particles", "openPMD-like particles: 7 joined 1-D doubles, per-rank counts that change "
+                    "by step", setup_particles},
   };
   return list;
 }

@@ -33,6 +33,7 @@ PatternBuilder setup_shared_read(CLI::App*);
 PatternBuilder setup_e3sm(CLI::App*);
 PatternBuilder setup_metadata(CLI::App*);
 PatternBuilder setup_selection(CLI::App*);
+PatternBuilder setup_particles(CLI::App*);
 std::unique_ptr<Method> make_raw(bool shared);  // raw, or raw-shared (one file)
 std::unique_ptr<Method> make_tapio(const std::string& engine);
 // A tapio engine under another name with parameters set (subfile-fpp, subfile-log/all, ...).

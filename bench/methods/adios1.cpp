@@ -10,7 +10,9 @@
 // no fsync: with fsync, rank 0 fsyncs the file after the last close (timed). Read back through
 // the ADIOS read API (BP method, adios_read_open_file): per block of the read piece a writeblock
 // selection when it is a written block, else a bounding box; adios_schedule_read per block and
-// step, adios_perform_reads per variable and step. Storage requests and bytes are inside ADIOS/MPI-IO: "n/a".
+// step, adios_perform_reads per variable and step. Joined variables (particles) are one block
+// per rank and step whose dimensions are scalar variables written with it (define_joined).
+// Storage requests and bytes are inside ADIOS/MPI-IO: "n/a".
 #include "registry.h"
 
 #ifdef TAPIO_BENCH_HAVE_ADIOS1
@@ -42,6 +44,7 @@ class Adios1 : public Method {
  public:
   std::string name() const override { return "adios1"; }
   Availability available(const RunConfig&) override { return {}; }
+  bool joins() const override { return true; }
 
   ~Adios1() override {
     if (read_init_) adios_read_finalize_method(ADIOS_READ_METHOD_BP);
@@ -56,6 +59,11 @@ class Adios1 : public Method {
       int64_t fd;
       check(adios_open(&fd, group_name_.c_str(), f.c_str(), s == 0 ? "w" : "a", cfg.comm),
             "open " + f);
+      if (p.joined()) {
+        write_joined_step(cfg, p, s, data[s], fd);
+        check(adios_close(fd), "close");
+        continue;
+      }
       uint64_t total;
       check(adios_group_size(fd, step_bytes_, &total), "group_size");
       for (size_t v = 0; v < ids_.size(); ++v)
@@ -99,6 +107,10 @@ class Adios1 : public Method {
       ~Closer() { adios_read_close(fp); }
     } closer{fp};
     *wrong = 0;
+    if (p.joined()) {
+      *wrong = read_joined(fp, p);
+      return {};
+    }
     for (size_t v = 0; v < p.vars().size(); ++v) {
       const Var& var = p.vars()[v];
       const Piece rp = packed(p.read_piece(static_cast<int>(v)));
@@ -165,8 +177,8 @@ class Adios1 : public Method {
   }
 
  private:
-  // Once per process: ADIOS, the group and every block's variable definition (the pieces are
-  // the same in every step and repetition).
+  // Once per process: ADIOS, the group and the variables' definitions (the same in every
+  // repetition): every block's, or for joined variables their dimension scalars' and theirs.
   void define(const RunConfig& cfg, const Pattern& p) {
     if (!init_) {
       check(adios_init_noxml(cfg.comm), "init_noxml");
@@ -179,6 +191,18 @@ class Adios1 : public Method {
     check(adios_select_method(group_, "MPI", "", ""), "select_method MPI");
     step_bytes_ = 0;
     uint64_t nblocks = 0;
+    if (p.joined())
+      define_joined(p, &nblocks);
+    else
+      define_blocks(p, &nblocks);
+    // The buffer holds one step of this rank's data and its block metadata (generously).
+    uint64_t mine = (step_bytes_ + nblocks * 512) / 1048576 + 16, most = 0;
+    MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, cfg.comm);
+    adios_set_max_buffer_size(most);
+  }
+
+  // Each block of each variable, with literal dimensions and offsets.
+  void define_blocks(const Pattern& p, uint64_t* nblocks) {
     for (size_t v = 0; v < p.vars().size(); ++v) {
       const Var& var = p.vars()[v];
       ids_.emplace_back();
@@ -190,13 +214,84 @@ class Adios1 : public Method {
         if (id == 0) throw BenchError("ADIOS: define_var " + var.name + ": " + adios_errmsg());
         ids_.back().push_back(id);
         step_bytes_ += b.elements() * 8;
-        ++nblocks;
+        ++*nblocks;
       }
     }
-    // The buffer holds one step of this rank's data and its block metadata (generously).
-    uint64_t mine = (step_bytes_ + nblocks * 512) / 1048576 + 16, most = 0;
-    MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, cfg.comm);
-    adios_set_max_buffer_size(most);
+  }
+
+  // Joined variables: the array's local and global length and its offset along the first
+  // dimension are scalar variables (NAME_count, NAME_total, NAME_offset) written every step,
+  // ADIOS 1's way to let a global array change size from step to step. ids_[v] holds the three
+  // and then the array; step_bytes_ is the largest step of this rank.
+  void define_joined(const Pattern& p, uint64_t* nblocks) {
+    for (const Var& var : p.vars()) {
+      ids_.emplace_back();
+      for (const char* d : {"_count", "_total", "_offset"}) {
+        ids_.back().push_back(adios_define_var(group_, (var.name + d).c_str(), "",
+                                               adios_unsigned_long, "", "", ""));
+        if (ids_.back().back() == 0) throw BenchError("ADIOS: define_var " + var.name + d);
+      }
+      std::string local = var.name + "_count", global = var.name + "_total",
+                  offset = var.name + "_offset";
+      for (size_t k = 1; k < var.shape.size(); ++k) {
+        local += "," + std::to_string(var.shape[k]);
+        global += "," + std::to_string(var.shape[k]);
+        offset += ",0";
+      }
+      ids_.back().push_back(adios_define_var(group_, var.name.c_str(), "", adios_double,
+                                             local.c_str(), global.c_str(), offset.c_str()));
+      if (ids_.back().back() == 0)
+        throw BenchError("ADIOS: define_var " + var.name + ": " + adios_errmsg());
+      ++*nblocks;
+    }
+    for (uint64_t s = 0; s < p.steps(); ++s) {
+      uint64_t bytes = 0;
+      for (size_t v = 0; v < p.vars().size(); ++v)
+        bytes += 3 * 8 + p.step_write_piece(static_cast<int>(v), s).elements * 8;
+      step_bytes_ = std::max(step_bytes_, bytes);
+    }
+  }
+
+  // One step of joined variables: the offsets an exscan gives (joined_rows), then per variable
+  // its three dimension scalars and its rows (none written when the rank has none).
+  void write_joined_step(const RunConfig& cfg, const Pattern& p, uint64_t s,
+                         const std::vector<std::vector<double>>& data, int64_t fd) {
+    const JoinedRows j = joined_rows(cfg.comm, p, s);
+    uint64_t bytes = 0, total;
+    for (size_t v = 0; v < ids_.size(); ++v) bytes += 3 * 8 + data[v].size() * 8;
+    check(adios_group_size(fd, bytes, &total), "group_size");
+    for (size_t v = 0; v < ids_.size(); ++v) {
+      const std::string& name = p.vars()[v].name;
+      check(adios_write_byid(fd, ids_[v][0], &j.count[v]), "write " + name + "_count");
+      check(adios_write_byid(fd, ids_[v][1], &j.total[v]), "write " + name + "_total");
+      check(adios_write_byid(fd, ids_[v][2], &j.offset[v]), "write " + name + "_offset");
+      if (j.count[v] > 0) check(adios_write_byid(fd, ids_[v][3], data[v].data()), "write " + name);
+    }
+  }
+
+  // Joined variables: each box of the step's read piece as a bounding box, which ADIOS meets
+  // with the step's blocks (their offsets were written with them).
+  uint64_t read_joined(ADIOS_FILE* fp, const Pattern& p) {
+    uint64_t wrong = 0;
+    for (uint64_t s : p.read_steps())
+      for (size_t v = 0; v < p.vars().size(); ++v) {
+        const std::string& name = p.vars()[v].name;
+        const Piece rp = packed(p.step_read_piece(static_cast<int>(v), s));
+        std::vector<double> buf(std::max<uint64_t>(rp.elements, 1));
+        std::vector<ADIOS_SELECTION*> sels;
+        double* at = buf.data();
+        for (const Box& b : rp.boxes) {
+          sels.push_back(adios_selection_boundingbox(static_cast<int>(b.start.size()),
+                                                     b.start.data(), b.count.data()));
+          check(adios_schedule_read(fp, sels.back(), name.c_str(), static_cast<int>(s), 1, at),
+                "schedule_read " + name);
+          at += b.elements();
+        }
+        if (!sels.empty()) check(adios_perform_reads(fp, 1), "perform_reads");
+        for (ADIOS_SELECTION* x : sels) adios_selection_delete(x);
+        wrong += count_wrong(rp, static_cast<int>(v), s, buf.data());
+      }
+    return wrong;
   }
 
   bool init_ = false, read_init_ = false;
@@ -204,7 +299,7 @@ class Adios1 : public Method {
   std::string group_name_;
   int64_t group_ = 0;
   uint64_t step_bytes_ = 0;
-  std::vector<std::vector<int64_t>> ids_;     // per variable, per block
+  std::vector<std::vector<int64_t>> ids_;     // per variable, per block (joined: define_joined)
   std::vector<std::vector<Block>> blocks_;    // per variable, per block
 };
 

@@ -8,6 +8,8 @@
 // repeats folded into strided hyperslabs (Slabs); memory with gaps is likewise a union over the
 // buffer. Metadata reads and writes are collective. fsync: H5Fflush (global), which makes the
 // MPI-IO driver call MPI_File_sync. Read back through HDF5 with the pattern's read pieces.
+// Joined variables (particles) are a group per step instead, a dataset per variable of the
+// step's length (write_joined_step).
 // Storage requests and bytes of the write are inside HDF5/MPI-IO: "n/a"; those of the read are
 // the process's read system calls (ReadSyscalls).
 #include "registry.h"
@@ -100,15 +102,16 @@ class Slabs {
   std::vector<Slab> rows_;
 };
 
-// The piece's elements of record `step` as a selection of the file space (time, shape...).
-void select_file(hid_t space, const Var& var, const Piece& pc, uint64_t step) {
-  const size_t nd = var.shape.size() + 1;
-  std::vector<hsize_t> start(nd), count(nd);
+// The piece's elements as a selection of the file space (lead..., shape...): lead holds the
+// indices before the variable's own, the record {step} or none (a dataset per step).
+void select_file(hid_t space, const Dims& shape, const Piece& pc,
+                 const std::vector<hsize_t>& lead) {
+  const size_t nl = lead.size(), nd = nl + shape.size();
+  std::vector<hsize_t> start(lead), count(nd, 1);
+  start.resize(nd);
   Slabs slabs;
   auto add = [&](const Dims& s, const Dims& c) {
-    start[0] = step;
-    count[0] = 1;
-    for (size_t k = 1; k < nd; ++k) start[k] = s[k - 1], count[k] = c[k - 1];
+    for (size_t k = nl; k < nd; ++k) start[k] = s[k - nl], count[k] = c[k - nl];
     slabs.add(start, count);
   };
   if (pc.elements == 0) {
@@ -118,7 +121,8 @@ void select_file(hid_t space, const Var& var, const Piece& pc, uint64_t step) {
   if (pc.boxes.size() == 1) {
     add(pc.boxes[0].start, pc.boxes[0].count);
   } else {  // several boxes too: their rows fold into few strided slabs where regular
-    for (size_t r = 0; r < pc.offsets.size(); ++r) run_boxes(var.shape, pc.offsets[r], pc.lengths[r], add);
+    for (size_t r = 0; r < pc.offsets.size(); ++r)
+      run_boxes(shape, pc.offsets[r], pc.lengths[r], add);
   }
   slabs.select(space);
 }
@@ -190,73 +194,138 @@ hid_t collective_dxpl() {
   return p;
 }
 
+// Per variable one dataset (time, shape...), extended by one record per step.
+void write_records(const Pattern& p, const StepData& data, hid_t file, hid_t dx) {
+  std::vector<hid_t> dsets;
+  struct Closer {
+    std::vector<hid_t>& d;
+    ~Closer() {
+      for (hid_t id : d) H5Dclose(id);
+    }
+  } closer{dsets};
+  for (size_t i = 0; i < p.vars().size(); ++i) {
+    const Var& v = p.vars()[i];
+    std::vector<hsize_t> cur = {0}, max = {H5S_UNLIMITED};
+    for (uint64_t n : v.shape) cur.push_back(n), max.push_back(n);
+    const std::vector<hsize_t> chunk = chunk_dims(p, static_cast<int>(i));
+    Handle space(check(H5Screate_simple(static_cast<int>(cur.size()), cur.data(), max.data()),
+                       "create space"), H5Sclose);
+    Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "dcpl"), H5Pclose);
+    check(H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()), "set_chunk");
+    check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "set_fill_time");
+    check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "set_alloc_time");
+    dsets.push_back(check(H5Dcreate2(file, v.name.c_str(), H5T_NATIVE_DOUBLE, space,
+                                     H5P_DEFAULT, dcpl, H5P_DEFAULT), "create dataset " + v.name));
+  }
+  // One H5Dwrite per variable and step: a piece whose boxes interleave their rows (blocks side
+  // by side, each whole in memory) is packed into run order first (timed), since HDF5 pairs
+  // memory and file elements in order.
+  std::vector<Piece> pieces;
+  std::vector<hid_t> mspaces;
+  struct SpaceCloser {
+    std::vector<hid_t>& s;
+    ~SpaceCloser() {
+      for (hid_t id : s) H5Sclose(id);
+    }
+  } sc{mspaces};
+  for (size_t v = 0; v < dsets.size(); ++v) {
+    const Piece& pc = p.write_piece(static_cast<int>(v));
+    pieces.push_back(pc.mem_in_run_order ? pc : packed(pc));
+    check_order(pieces.back());
+    mspaces.push_back(mem_space(pieces.back()));
+  }
+  std::vector<double> staging;
+  for (uint64_t s = 0; s < p.steps(); ++s)
+    for (size_t v = 0; v < dsets.size(); ++v) {
+      const Var& var = p.vars()[v];
+      const Piece& pc = p.write_piece(static_cast<int>(v));
+      const double* buf = data[s][v].data();
+      if (!pc.mem_in_run_order) {
+        staging.resize(pc.elements);
+        pack(pc, buf, staging.data());
+        buf = staging.data();
+      }
+      std::vector<hsize_t> ext = {s + 1};
+      for (uint64_t n : var.shape) ext.push_back(n);
+      check(H5Dset_extent(dsets[v], ext.data()), "set_extent " + var.name);
+      Handle fs(check(H5Dget_space(dsets[v]), "get_space"), H5Sclose);
+      select_file(fs, var.shape, pieces[v], {s});
+      check(H5Dwrite(dsets[v], H5T_NATIVE_DOUBLE, mspaces[v], fs, dx, buf), "write " + var.name);
+    }
+}
+
+// Joined variables: a group per step holding a dataset per variable of the step's length (as
+// openPMD's HDF5 files hold an iteration per group), contiguous, no fill; each rank's rows a
+// hyperslab at the offset an exscan gives (joined_rows), one collective H5Dwrite each.
+void write_joined_step(const RunConfig& cfg, const Pattern& p, uint64_t s,
+                       const std::vector<std::vector<double>>& data, hid_t file, hid_t dx) {
+  const JoinedRows j = joined_rows(cfg.comm, p, s);
+  Handle group(check(H5Gcreate2(file, std::to_string(s).c_str(), H5P_DEFAULT, H5P_DEFAULT,
+                                H5P_DEFAULT), "create group"), H5Gclose);
+  Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "dcpl"), H5Pclose);
+  check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "set_fill_time");
+  for (size_t v = 0; v < p.vars().size(); ++v) {
+    const Var& var = p.vars()[v];
+    std::vector<hsize_t> dims = {j.total[v]}, start = {j.offset[v]}, count = {j.count[v]};
+    for (size_t k = 1; k < var.shape.size(); ++k)
+      dims.push_back(var.shape[k]), start.push_back(0), count.push_back(var.shape[k]);
+    Handle fs(check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                    "create space"), H5Sclose);
+    Handle ds(check(H5Dcreate2(group, var.name.c_str(), H5T_NATIVE_DOUBLE, fs, H5P_DEFAULT, dcpl,
+                               H5P_DEFAULT), "create dataset " + var.name), H5Dclose);
+    if (j.count[v] > 0)
+      check(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+            "select_hyperslab");
+    else
+      check(H5Sselect_none(fs), "select_none");
+    Handle ms(mem_space(p.step_write_piece(static_cast<int>(v), s)), H5Sclose);
+    check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, ms, fs, dx, data[v].data()), "write " + var.name);
+  }
+}
+
+// Reads the read steps of joined variables (write_joined_step's layout) with the step's read
+// pieces: wrong values, and a dataset whose length is not the step's counts as one.
+uint64_t read_joined(const Pattern& p, hid_t file, hid_t dx) {
+  uint64_t wrong = 0;
+  for (uint64_t s : p.read_steps()) {
+    Handle group(check(H5Gopen2(file, std::to_string(s).c_str(), H5P_DEFAULT), "open group"),
+                 H5Gclose);
+    for (size_t v = 0; v < p.vars().size(); ++v) {
+      const Var& var = p.vars()[v];
+      const Dims shape = p.step_shape(static_cast<int>(v), s);
+      Handle ds(check(H5Dopen2(group, var.name.c_str(), H5P_DEFAULT), "open dataset " + var.name),
+                H5Dclose);
+      Handle fs(check(H5Dget_space(ds), "get_space"), H5Sclose);
+      std::vector<hsize_t> dims(std::max(H5Sget_simple_extent_ndims(fs), 0));
+      check(H5Sget_simple_extent_dims(fs, dims.data(), nullptr), "get_simple_extent_dims");
+      wrong += dims != std::vector<hsize_t>(shape.begin(), shape.end());
+      const Piece rp = packed(p.step_read_piece(static_cast<int>(v), s));
+      Handle ms(mem_space(rp), H5Sclose);
+      std::vector<double> buf(std::max<uint64_t>(rp.elements, 1));
+      select_file(fs, shape, rp, {});
+      check(H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, dx, buf.data()), "read " + var.name);
+      wrong += count_wrong(rp, static_cast<int>(v), s, buf.data());
+    }
+  }
+  return wrong;
+}
+
 class Phdf5 : public Method {
  public:
   Phdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }  // errors become BenchError
   std::string name() const override { return "phdf5"; }
   Availability available(const RunConfig&) override { return {}; }
+  bool joins() const override { return true; }
 
   Counters write(const RunConfig& cfg, const Pattern& p, const StepData& data) override {
     const std::string f = path(cfg, p, ".h5");
     Handle fa(fapl(cfg), H5Pclose);
     Handle file(check(H5Fcreate(f.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fa), "create " + f), H5Fclose);
     Handle dx(collective_dxpl(), H5Pclose);
-    std::vector<hid_t> dsets;
-    struct Closer {
-      std::vector<hid_t>& d;
-      ~Closer() {
-        for (hid_t id : d) H5Dclose(id);
-      }
-    } closer{dsets};
-    for (size_t i = 0; i < p.vars().size(); ++i) {
-      const Var& v = p.vars()[i];
-      std::vector<hsize_t> cur = {0}, max = {H5S_UNLIMITED};
-      for (uint64_t n : v.shape) cur.push_back(n), max.push_back(n);
-      const std::vector<hsize_t> chunk = chunk_dims(p, static_cast<int>(i));
-      Handle space(check(H5Screate_simple(static_cast<int>(cur.size()), cur.data(), max.data()),
-                         "create space"), H5Sclose);
-      Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "dcpl"), H5Pclose);
-      check(H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()), "set_chunk");
-      check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "set_fill_time");
-      check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "set_alloc_time");
-      dsets.push_back(check(H5Dcreate2(file, v.name.c_str(), H5T_NATIVE_DOUBLE, space,
-                                       H5P_DEFAULT, dcpl, H5P_DEFAULT), "create dataset " + v.name));
-    }
-    // One H5Dwrite per variable and step: a piece whose boxes interleave their rows (blocks side
-    // by side, each whole in memory) is packed into run order first (timed), since HDF5 pairs
-    // memory and file elements in order.
-    std::vector<Piece> pieces;
-    std::vector<hid_t> mspaces;
-    struct SpaceCloser {
-      std::vector<hid_t>& s;
-      ~SpaceCloser() {
-        for (hid_t id : s) H5Sclose(id);
-      }
-    } sc{mspaces};
-    for (size_t v = 0; v < dsets.size(); ++v) {
-      const Piece& pc = p.write_piece(static_cast<int>(v));
-      pieces.push_back(pc.mem_in_run_order ? pc : packed(pc));
-      check_order(pieces.back());
-      mspaces.push_back(mem_space(pieces.back()));
-    }
-    std::vector<double> staging;
-    for (uint64_t s = 0; s < p.steps(); ++s)
-      for (size_t v = 0; v < dsets.size(); ++v) {
-        const Var& var = p.vars()[v];
-        const Piece& pc = p.write_piece(static_cast<int>(v));
-        const double* buf = data[s][v].data();
-        if (!pc.mem_in_run_order) {
-          staging.resize(pc.elements);
-          pack(pc, buf, staging.data());
-          buf = staging.data();
-        }
-        std::vector<hsize_t> ext = {s + 1};
-        for (uint64_t n : var.shape) ext.push_back(n);
-        check(H5Dset_extent(dsets[v], ext.data()), "set_extent " + var.name);
-        Handle fs(check(H5Dget_space(dsets[v]), "get_space"), H5Sclose);
-        select_file(fs, var, pieces[v], s);
-        check(H5Dwrite(dsets[v], H5T_NATIVE_DOUBLE, mspaces[v], fs, dx, buf), "write " + var.name);
-      }
+    if (p.joined())
+      for (uint64_t s = 0; s < p.steps(); ++s) write_joined_step(cfg, p, s, data[s], file, dx);
+    else
+      write_records(p, data, file, dx);
     if (cfg.fsync) check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush");
     return {};
   }
@@ -280,6 +349,7 @@ class Phdf5 : public Method {
     Handle fa(fapl(cfg), H5Pclose);
     Handle file(check(H5Fopen(f.c_str(), H5F_ACC_RDONLY, fa), "open " + f), H5Fclose);
     Handle dx(collective_dxpl(), H5Pclose);
+    if (p.joined()) return read_joined(p, file, dx);
     uint64_t wrong = 0;
     for (size_t v = 0; v < p.vars().size(); ++v) {
       const Var& var = p.vars()[v];
@@ -289,7 +359,7 @@ class Phdf5 : public Method {
       std::vector<double> buf(std::max<uint64_t>(rp.elements, 1));
       for (uint64_t s : p.read_steps()) {
         Handle fs(check(H5Dget_space(ds), "get_space"), H5Sclose);
-        select_file(fs, var, rp, s);
+        select_file(fs, var.shape, rp, {s});
         check(H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, dx, buf.data()), "read " + var.name);
         wrong += count_wrong(rp, static_cast<int>(v), s, buf.data());
       }

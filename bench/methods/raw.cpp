@@ -29,13 +29,15 @@ class Raw : public Method {
   explicit Raw(bool shared) : shared_(shared) {}
   std::string name() const override { return shared_ ? "raw-shared" : "raw"; }
   Availability available(const RunConfig&) override { return {}; }
+  bool joins() const override { return true; }  // the pieces of each step, whatever they are
   // Raw files are each rank's bytes without a format: a rank reads its own pieces back, or (one
   // variable, one step: shared-read) the whole variable from every rank's file in turn. Nothing
   // in them finds a selection of what other ranks wrote (selection).
   Availability supports(const Pattern& p) const override {
     bool own = true;
-    for (size_t v = 0; v < p.vars().size(); ++v)
-      own = own && &p.read_piece(static_cast<int>(v)) == &p.write_piece(static_cast<int>(v));
+    for (uint64_t s : p.read_steps())
+      for (size_t v = 0; v < p.vars().size(); ++v)
+        own = own && reads_own(p, static_cast<int>(v), s);
     if (own || (p.vars().size() == 1 && p.steps() == 1)) return {};
     return {Availability::kUnavailable,
             "raw files have no format to find a selection of other ranks' data in"};
@@ -51,7 +53,7 @@ class Raw : public Method {
     uint64_t off = start, calls = 0;
     for (uint64_t s = 0; s < p.steps(); ++s)
       for (size_t v = 0; v < p.vars().size(); ++v) {
-        const Piece& pc = p.write_piece(static_cast<int>(v));
+        const Piece& pc = p.step_write_piece(static_cast<int>(v), s);
         const double* buf = data[s][v].data();
         if (pc.mem_contiguous()) {
           off = put(fd, file, reinterpret_cast<const char*>(buf), pc.elements * 8, off, &calls);
@@ -76,14 +78,15 @@ class Raw : public Method {
     // the whole variable, written in rank-ordered blocks) reads every rank's file in turn.
     *wrong = 0;
     uint64_t calls = 0, bytes = 0;
+    const std::vector<uint64_t> mine = layout(p);
+    const uint64_t start = region_start(cfg, p);
     for (uint64_t s : p.read_steps())
       for (size_t v = 0; v < p.vars().size(); ++v) {
-        const Piece& w = p.write_piece(static_cast<int>(v));
-        const Piece rp = packed(p.read_piece(static_cast<int>(v)));
+        const Piece rp = packed(p.step_read_piece(static_cast<int>(v), s));
         std::vector<double> buf(rp.elements);
-        if (&w == &p.read_piece(static_cast<int>(v))) {
-          read_at(rank_path(cfg, p, cfg.rank), region_start(cfg, p) + step_var_offset(p, s, v, w),
-                  buf.data(), w.elements * 8, &calls, &bytes);
+        if (reads_own(p, static_cast<int>(v), s)) {
+          read_at(rank_path(cfg, p, cfg.rank), start + mine[s * p.vars().size() + v],
+                  buf.data(), rp.elements * 8, &calls, &bytes);
         } else {
           char* at = reinterpret_cast<char*>(buf.data());
           for (int r = 0; r < (shared_ ? 1 : cfg.size); ++r) {
@@ -109,25 +112,24 @@ class Raw : public Method {
   std::string rank_path(const RunConfig& cfg, const Pattern& p, int rank) const {
     return path(cfg, p, "." + std::to_string(shared_ ? 0 : rank));
   }
+  static bool reads_own(const Pattern& p, int v, uint64_t s) {
+    return &p.step_read_piece(v, s) == &p.step_write_piece(v, s);
+  }
   // Where this rank's bytes start in its file: 0, or after the lower ranks' in the shared one
   // (collective when shared).
   uint64_t region_start(const RunConfig& cfg, const Pattern& p) const {
     if (!shared_) return 0;
-    uint64_t mine = 0, before = 0;
-    for (size_t v = 0; v < p.vars().size(); ++v)
-      mine += p.write_piece(static_cast<int>(v)).elements * 8 * p.steps();
+    uint64_t mine = layout(p).back(), before = 0;
     MPI_Exscan(&mine, &before, 1, MPI_UINT64_T, MPI_SUM, cfg.comm);
     return cfg.rank == 0 ? 0 : before;
   }
-  // Where (step s, variable v) starts in this rank's own bytes.
-  static uint64_t step_var_offset(const Pattern& p, uint64_t s, size_t v, const Piece&) {
-    uint64_t per_step = 0, before = 0;
-    for (size_t k = 0; k < p.vars().size(); ++k) {
-      const uint64_t n = p.write_piece(static_cast<int>(k)).elements * 8;
-      if (k < v) before += n;
-      per_step += n;
-    }
-    return s * per_step + before;
+  // Where (step s, variable v) starts in this rank's own bytes, at [s * vars + v], and their end.
+  static std::vector<uint64_t> layout(const Pattern& p) {
+    std::vector<uint64_t> at = {0};
+    for (uint64_t s = 0; s < p.steps(); ++s)
+      for (size_t v = 0; v < p.vars().size(); ++v)
+        at.push_back(at.back() + p.step_write_piece(static_cast<int>(v), s).elements * 8);
+    return at;
   }
   bool shared_;
   static uint64_t put(int fd, const std::string& f, const char* b, uint64_t n, uint64_t off,
