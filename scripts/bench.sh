@@ -53,9 +53,14 @@ CASES=(
 # milliseconds varies more than a write.
 SEL_REPS=${SEL_REPS:-5}
 SEL_METHODS=collective,subfile,subfile-fpp,pnetcdf,phdf5,adios1,adios2-bp5
+# The particles pattern (joined arrays, docs/benchmarks.md) runs with them: its methods are the
+# ones that can write per-rank counts, and there is no ROMIO run either.
+JOINED_METHODS=raw,raw-shared,subfile,subfile-fpp,phdf5,adios1
 SEL_CASES=(
   "selection|selection --methods $SEL_METHODS"
   "selection-all-steps|selection --read-steps all --methods $SEL_METHODS"
+  "particles|particles --methods $JOINED_METHODS"
+  "particles-even|particles --reader even --methods ${JOINED_METHODS#raw,raw-shared,}"
 )
 # The metadata pattern (PerfMetaData-like): both presets at 1, 4 and 16 ranks, every subfile
 # metadata backend with each reader strategy, on disk; then the 10,000-step flatness check

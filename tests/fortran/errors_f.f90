@@ -1,5 +1,6 @@
 ! Bad input to the Fortran module gives a status and a clear message, and no rank hangs: a
-! wrong kind, a shape mismatch, a strided (non-contiguous) section, a closed file. Prints one
+! wrong kind, a shape mismatch, a strided (non-contiguous) section, a closed file; a joined
+! array's negative count, and an array that does not match its count. Prints one
 ! line per case, "case: status message"; exits non-zero if a status is not the expected one.
 !   mpiexec -n N errors_f DIR
 program errors_f
@@ -7,9 +8,9 @@ program errors_f
   use tapio
   implicit none
   type(tapio_context) :: ctx
-  type(tapio_io) :: io
-  type(tapio_var) :: x
-  type(tapio_file) :: f
+  type(tapio_io) :: io, pio
+  type(tapio_var) :: x, p
+  type(tapio_file) :: f, pf
   real(4), target :: single(4)
   real(8), target :: double(4), wide(8), grid(4, 2)
   character(len=256) :: dir
@@ -34,6 +35,19 @@ program errors_f
   call expect("end_step after a failed put", tapio_end_step(f), TAPIO_ERR_TYPE)
   call expect("close", tapio_close(f), TAPIO_OK)
   call expect("closed file", tapio_begin_step(f), TAPIO_ERR_ARG)
+  ! A joined array of positions p(3, n): each rank's n, 2 here; the file's first dimension.
+  call expect("declare particles", tapio_declare_io(ctx, "particles", pio), TAPIO_OK)
+  call expect("define joined", tapio_def_var(pio, "p", TAPIO_DOUBLE, [3, 0], &
+              ["xyz     ", "particle"], p, joined=.true.), TAPIO_OK)
+  call expect("open particles", tapio_open(pio, trim(dir) // "/particles", TAPIO_WRITE, pf), &
+              TAPIO_OK)
+  call expect("begin particles", tapio_begin_step(pf), TAPIO_OK)
+  call expect("negative count", tapio_set_joined_count(p, -2_8), TAPIO_ERR_ARG)
+  call expect("joined count", tapio_set_joined_count(p, 2_8), TAPIO_OK)
+  call expect("joined mismatch", tapio_put(pf, p, wide), TAPIO_ERR_SHAPE)
+  call expect("joined too short", tapio_put(pf, p, grid(1:3, 1)), TAPIO_ERR_SHAPE)
+  call expect("end particles after a failed put", tapio_end_step(pf), TAPIO_ERR_SHAPE)
+  call expect("close particles", tapio_close(pf), TAPIO_OK)
   call expect("finalize", tapio_finalize(ctx), TAPIO_OK)
   call MPI_Finalize(ierr)
   if (wrong /= 0) error stop 1

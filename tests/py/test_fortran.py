@@ -86,3 +86,8 @@ def test_bad_input_gives_a_status_and_a_message(tmp_path):
     assert "strided section: invalid argument: tapio_put: the array is not contiguous" in out
     assert "end_step after a failed put: type mismatch: tapio_end_step:" in out
     assert "closed file: invalid argument: tapio_begin_step: not a valid engine handle" in out
+    assert "negative count: invalid argument: tapio_var_set_joined_count:" in out, out
+    assert "joined count -2 is negative" in out, out
+    assert "joined mismatch: shape or selection error: tapio_put: shape mismatch: the array " \
+           "has 8 elements, the selection 6" in out, out
+    assert "close particles: ok" in out, out

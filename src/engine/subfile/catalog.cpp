@@ -1,6 +1,6 @@
 #include "engine/subfile/catalog.h"
 
-#include "engine/joined.h"
+#include "engine/joined_blocks.h"
 
 namespace tapio::subfile {
 
