@@ -8,6 +8,10 @@ dask chunks are one step each (the unit tapio stores a record variable in) and f
 blocks the writers put, as the first step stores them: along each dimension the chunks break
 wherever a block starts or ends, so no chunk straddles two blocks of a block decomposition.
 
+Joined variables (particles) appear as a converted NetCDF file holds them (docs/format.md,
+"Joined arrays in NetCDF"): over a sample dimension holding every step's rows one after another,
+with a count variable ``<dim>_count`` over ``time`` whose ``sample_dimension`` names it.
+
 Options: ``parameters`` (tapio parameters, e.g. ``{"profile": "p.json"}``: written at
 ``ds.close()``), ``engine_name`` (the tapio engine; default: by path), ``config``.
 """
@@ -72,6 +76,39 @@ class TapioBackendArray(BackendArray):
             return self._file.get(self._name, starts[1:], counts[1:], steps=steps)
 
 
+class TapioRaggedArray(BackendArray):
+    """A joined variable as a CF contiguous ragged array: rows of every step one after another;
+    a basic index reads, from each step it touches, that step's rows."""
+
+    def __init__(self, file: File, lock: threading.Lock, var: Variable,
+                 lengths: list[int]) -> None:
+        self._file, self._lock, self._name = file, lock, var.name
+        self._lengths = lengths
+        self.shape = (sum(lengths),) + var.shape[1:]
+        self.dtype = var.dtype
+
+    def __getitem__(self, key: indexing.ExplicitIndexer) -> np.ndarray:
+        return indexing.explicit_indexing_adapter(key, self.shape, indexing.IndexingSupport.BASIC,
+                                                  self._read)
+
+    def _read(self, key: tuple) -> np.ndarray:
+        rows, rest = key[0], key[1:]
+        first, stop, stride = (rows.indices(self.shape[0]) if isinstance(rows, slice)
+                                else (int(rows), int(rows) + 1, 1))
+        pieces, before = [], 0
+        with self._lock:
+            for step, n in enumerate(self._lengths):
+                lo, hi = max(first, before), min(stop, before + n)
+                if lo < hi:
+                    pieces.append(self._file.get(self._name, (lo - before,) + (0,) * len(rest),
+                                                 (hi - lo,) + self.shape[1:], step=step))
+                before += n
+        data = (np.concatenate(pieces) if pieces
+                else np.empty((0,) + self.shape[1:], dtype=self.dtype))[::stride]
+        data = data[(slice(None),) + tuple(rest)]
+        return data if isinstance(rows, slice) else data[0]
+
+
 class TapioBackendEntrypoint(BackendEntrypoint):
     """Opens tapio subfile datasets (directories holding tapio.idx) and NetCDF files."""
 
@@ -115,8 +152,12 @@ def _dataset(file: File, drop: set[str]) -> xr.Dataset:
     lock = threading.Lock()
     nsteps = file.nsteps
     variables = {}
+    samples: dict[str, list[int]] = {}  # joined variables' sample dimensions: steps' lengths
     for name, var in file.variables.items():
         if name in drop:
+            continue
+        if var.is_joined:
+            variables.update(_ragged(file, lock, var, samples))
             continue
         dims = ((_STEPS_DIM,) if var.is_record else ()) + var.dims
         data = indexing.LazilyIndexedArray(TapioBackendArray(file, lock, var, nsteps))
@@ -127,6 +168,29 @@ def _dataset(file: File, drop: set[str]) -> xr.Dataset:
         v.encoding["preferred_chunks"] = dict(zip(dims, chunks))
         variables[name] = v
     return xr.Dataset(variables, attrs=dict(file.attrs))
+
+
+def _ragged(file: File, lock: threading.Lock, var: Variable,
+            samples: dict[str, list[int]]) -> dict[str, xr.Variable]:
+    """A joined variable, and the count variable of its sample dimension if it is new."""
+    lengths = [max((start[0] + count[0] for start, count in file.blocks(var.name, s)), default=0)
+               for s in range(file.nsteps)]
+    dim = var.dims[0]
+    out = {}
+    if dim not in samples:
+        samples[dim] = lengths
+        out[f"{dim}_count"] = xr.Variable(
+            (_STEPS_DIM,), np.array(lengths, dtype=np.int64),
+            attrs={"long_name": f"number of {dim} samples per step", "sample_dimension": dim})
+    elif samples[dim] != lengths:
+        raise UnsupportedError(f"joined variables over sample dimension '{dim}' hold different "
+                               f"numbers of rows per step ('{var.name}': {lengths}, before: "
+                               f"{samples[dim]}): one count variable cannot describe both", 12)
+    data = indexing.LazilyIndexedArray(TapioRaggedArray(file, lock, var, lengths))
+    v = xr.Variable(var.dims, data, attrs=dict(var.attrs))
+    v.encoding["preferred_chunks"] = {dim: tuple(n for n in lengths if n) or (0,)}
+    out[var.name] = v
+    return out
 
 
 def _block_chunks(file: File, var: Variable) -> tuple[tuple[int, ...], ...]:

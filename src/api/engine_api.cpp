@@ -177,7 +177,7 @@ int tapio_var_blocks(tapio_engine* handle, tapio_var* var, uint64_t step, size_t
     TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
     TAPIO_ASSIGN_OR_RETURN(Target t, target_of(e, var));
     TAPIO_RETURN_IF_ERROR(need(nblocks, "nblocks"));
-    if (capacity > 0) {
+    if (capacity > 0 && !e->io->def.vars[t.index].shape.empty()) {  // 0-d: nothing to give
       TAPIO_RETURN_IF_ERROR(need(starts, "starts"));
       TAPIO_RETURN_IF_ERROR(need(counts, "counts"));
     }

@@ -46,7 +46,8 @@ program errors_f
   call expect("joined count", tapio_set_joined_count(p, 2_8), TAPIO_OK)
   call expect("joined mismatch", tapio_put(pf, p, wide), TAPIO_ERR_SHAPE)
   call expect("joined too short", tapio_put(pf, p, grid(1:3, 1)), TAPIO_ERR_SHAPE)
-  call expect("end particles after a failed put", tapio_end_step(pf), TAPIO_ERR_SHAPE)
+  ! the module refused those puts before they reached tapio: nothing was queued, the step ends
+  call expect("end particles", tapio_end_step(pf), TAPIO_OK)
   call expect("close particles", tapio_close(pf), TAPIO_OK)
   call expect("finalize", tapio_finalize(ctx), TAPIO_OK)
   call MPI_Finalize(ierr)
