@@ -190,7 +190,7 @@ int tapio_var_blocks(tapio_engine* handle, tapio_var* var, uint64_t step, size_t
                      "list, not a box",
                      e->engine->path(), t.var->name, step, i);
     const size_t ndims = e->io->def.vars[t.index].shape.size();
-    for (size_t i = 0; i < std::min(capacity, blocks.size()); ++i) {
+    for (size_t i = 0; ndims > 0 && i < std::min(capacity, blocks.size()); ++i) {
       std::copy(blocks[i].start.begin(), blocks[i].start.end(), starts + i * ndims);
       std::copy(blocks[i].count.begin(), blocks[i].count.end(), counts + i * ndims);
     }
