@@ -96,10 +96,10 @@ Status Engine::begin_step(StepStatus* status) {
       *status = stream_may_grow() ? StepStatus::kNotReady : StepStatus::kEndOfStream;
       return ok_status();
     }
-    if (local.ok()) {
+    if (local.ok()) local = size_joined_vars(next);
+    if (local.ok()) {  // a step whose blocks do not tile is not entered: a retry meets it again
       step_ = next;
       started_ = true;
-      local = size_joined_vars();
     }
   }
   TAPIO_RETURN_IF_ERROR(agree(local));
@@ -197,10 +197,10 @@ Result<uint64_t> Engine::joined_length_at(int var, uint64_t step) {
   return length;
 }
 
-Status Engine::size_joined_vars() {
+Status Engine::size_joined_vars(uint64_t step) {
   for (size_t v = 0; v < io().vars.size(); ++v) {
     if (!io().vars[v].joined) continue;
-    auto length = joined_length_at(static_cast<int>(v), step_);
+    auto length = joined_length_at(static_cast<int>(v), step);
     if (!length.ok()) return length.status().with_context(on_rank(static_cast<int>(v)));
     mutable_io()->vars[v].shape[0] = *length;
   }

@@ -184,8 +184,8 @@ class Engine {
   Status queue_put(int var, const plan::Selection& sel, DataType memtype, const void* data);
   // Read mode: a joined variable's length at `step`, from its stored blocks.
   Result<uint64_t> joined_length_at(int var, uint64_t step);
-  // Read mode: the joined variables' shape[0] becomes the current step's length.
-  Status size_joined_vars();
+  // Read mode: the joined variables' shape[0] becomes `step`'s length.
+  Status size_joined_vars(uint64_t step);
   class CallTimer;
 
   Profile profile_;
