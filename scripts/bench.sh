@@ -55,7 +55,7 @@ SEL_REPS=${SEL_REPS:-5}
 SEL_METHODS=collective,subfile,subfile-fpp,pnetcdf,phdf5,adios1,adios2-bp5
 # The particles pattern (joined arrays, docs/benchmarks.md) runs with them: its methods are the
 # ones that can write per-rank counts, and there is no ROMIO run either.
-JOINED_METHODS=raw,raw-shared,subfile,subfile-fpp,phdf5,adios1
+JOINED_METHODS=raw,raw-shared,subfile,subfile-fpp,collective,phdf5,adios1
 SEL_CASES=(
   "selection|selection --methods $SEL_METHODS"
   "selection-all-steps|selection --read-steps all --methods $SEL_METHODS"

@@ -43,7 +43,8 @@ class TapioMethod : public Method {
       : name_(std::move(name)), engine_(std::move(engine)), params_(std::move(params)) {}
   std::string name() const override { return name_; }
   bool computes() const override { return true; }
-  bool joins() const override { return subfile(); }  // the NetCDF engines have no joined arrays
+  // Joined arrays: subfile datasets, and the collective engine's CF ragged arrays.
+  bool joins() const override { return subfile() || engine_ == "collective"; }
 
   Availability available(const RunConfig& cfg) override {
     std::string probe = cfg.dir + "/.tapio-bench-probe." + name_ + suffix();

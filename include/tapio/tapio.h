@@ -55,7 +55,9 @@ typedef enum tapio_step_status {
  * tapio puts the ranks' blocks one after another in rank order, offsets found by one exscan
  * when the step's puts are written. The other dimensions are the shape's (n x 3 positions).
  * A joined variable varies per step (not with TAPIO_VAR_FIXED). In read mode, its shape[0] is
- * the current step's length; tapio_var_blocks gives each writer's block. */
+ * the current step's length; tapio_var_blocks gives each writer's block (a NetCDF file keeps
+ * one block per step). The subfile and collective engines write joined variables (the
+ * collective engine as a CF ragged array); serial and mpiio refuse them at open. */
 #define TAPIO_VAR_JOINED 2u
 
 /* ---- library ---------------------------------------------------------------------- */

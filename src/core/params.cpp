@@ -94,6 +94,11 @@ const std::vector<ParamDef> kRegistry = {
      "file ranges follow rank order without interleaving, each rank reads and writes its own "
      "(ROMIO's shortcut for non-interleaved access); never: always through the aggregators.",
      kNoMin, false},
+    {"joined_reserve", K::kSize, "4MiB", "bytes", {}, "collective",
+     "Room a new NetCDF file keeps for each joined array's sample dimension (all its variables' "
+     "rows), between the fixed variables and the record section; a step that outgrows it moves "
+     "the record section to double the room.",
+     1, false},
     // Subfile engine.
     {"block_align", K::kSize, "4096", "bytes", {}, "subfile",
      "Each rank's blocks of a step start at a multiple of this in its subfile and follow one "

@@ -174,8 +174,18 @@ Result<Engine::StoredSize> Engine::stored_size(int var) {
 
 Result<Engine::StoredSize> Engine::sum_stored(int var) {
   const VariableDef& v = io().vars[var];
-  uint64_t bytes = type_size(v.type) * (v.record ? available_steps() : 1);
-  for (uint64_t n : v.shape) bytes *= n;
+  uint64_t bytes = type_size(v.type);
+  for (size_t d = v.joined ? 1 : 0; d < v.shape.size(); ++d) bytes *= v.shape[d];
+  if (v.joined) {  // a row times the rows of every step
+    uint64_t rows = 0;
+    for (uint64_t s = 0; s < available_steps(); ++s) {
+      TAPIO_ASSIGN_OR_RETURN(const uint64_t length, joined_length_at(var, s));
+      rows += length;
+    }
+    bytes *= rows;
+  } else if (v.record) {
+    bytes *= available_steps();
+  }
   return StoredSize{bytes, bytes};
 }
 
@@ -206,6 +216,21 @@ Status Engine::size_joined_vars(uint64_t step) {
   }
   return ok_status();
 }
+
+namespace {
+// A selection of one step's rows of a joined variable, moved `rows` rows further along
+// dimension 0 (where that step lies in the stored variable).
+void shift_rows(plan::Selection* sel, const std::vector<uint64_t>& shape, uint64_t rows) {
+  if (rows == 0) return;
+  if (sel->kind == plan::Selection::Kind::kBox) {
+    sel->start[0] += rows;
+    return;
+  }
+  uint64_t row_elements = 1;
+  for (size_t d = 1; d < shape.size(); ++d) row_elements *= shape[d];
+  for (plan::Run& r : sel->runs) r.offset += rows * row_elements;
+}
+}  // namespace
 
 Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uint64_t step_count,
                    DataType memtype, void* data) {
@@ -249,6 +274,14 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
   if (n > 0 && data == nullptr)
     return error(TAPIO_ERR_ARG, "null buffer for {} elements", n).with_context(ctx);
   gets_.push_back(GetOp{var, sel, step_start, step_count, data, n});
+  if (v.joined) shift_rows(&gets_.back().sel, v.shape, joined_rows_before(var, step_start));
+  return ok_status();
+}
+
+Status Engine::place_joined(bool contribute, bool last) {
+  TAPIO_RETURN_IF_ERROR(joined_.place(io(), comm(), puts_, contribute, last));
+  for (PutOp& p : puts_)
+    if (io().vars[p.var].joined) p.sel.start[0] += joined_rows_before(p.var, step_);
   return ok_status();
 }
 
@@ -257,7 +290,7 @@ Status Engine::perform_puts() {
   Status local = require(open_.mode != OpenMode::kRead && in_step_, "perform_puts",
                          "perform_puts is only valid inside a write step", where());
   if (local.ok()) {
-    local = joined_.place(io(), comm(), puts_, true, false);
+    local = place_joined(true, false);
     if (local.ok()) local = write_puts(puts_, step_);
     puts_.clear();
   }
@@ -288,7 +321,7 @@ Status Engine::end_step() {
     if (st.ok()) st = perform_gets();
     gets_.clear();
   } else {
-    Status placed = joined_.place(io(), comm(), puts_, local.ok(), true);
+    Status placed = place_joined(local.ok(), true);
     if (local.ok()) local = std::move(placed);
     // One collective commit carries a local failure to every rank.
     st = write_step(puts_, step_, local);

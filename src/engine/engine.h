@@ -139,6 +139,14 @@ class Engine {
   virtual Result<std::vector<plan::Selection>> stored_blocks(int var, uint64_t step);
   // Read mode, a valid var: stored_size's sums. A NetCDF file stores every byte as put.
   virtual Result<StoredSize> sum_stored(int var);
+  // Where joined variable `var`'s rows of `step` start in the stored variable: 0 where each
+  // step is stored apart (subfile datasets); after the earlier steps' rows in a NetCDF ragged
+  // array. Puts and gets of joined variables reach the engine hooks shifted by it.
+  virtual uint64_t joined_rows_before(int /*var*/, uint64_t /*step*/) const { return 0; }
+  // Write mode: the placement of the batch being written (joined.h); an engine that calls
+  // keep_joined_totals at open also learns each step's rows after its last batch.
+  const JoinedPlacer& joined() const { return joined_; }
+  void keep_joined_totals() { joined_.keep_totals(); }
   // Write mode, async output: a background failure this rank already knows of, which
   // begin_step reports at once (the next end_step or close reports it on every rank).
   virtual Status background_failure() { return ok_status(); }
@@ -182,6 +190,8 @@ class Engine {
   Status require(bool condition, const char* call, const char* what,
                  const std::string& context) const;
   Status queue_put(int var, const plan::Selection& sel, DataType memtype, const void* data);
+  // Places this batch's joined puts (collective), then shifts them by joined_rows_before.
+  Status place_joined(bool contribute, bool last);
   // Read mode: a joined variable's length at `step`, from its stored blocks.
   Result<uint64_t> joined_length_at(int var, uint64_t step);
   // Read mode: the joined variables' shape[0] becomes `step`'s length.

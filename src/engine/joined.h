@@ -25,9 +25,21 @@ class JoinedPlacer {
                bool contribute, bool last);
   // A new step starts at 0.
   void next_step() { placed_.clear(); }
+  // The step's rows are wanted after its last batch too (a NetCDF file stores each step's
+  // count, and writes the step after the earlier ones): `last` then still sums them.
+  void keep_totals() { keep_totals_ = true; }
+  // With keep_totals, after place: the rows of joined variable `var` that the last batch
+  // placed, [first, end) within the step (end is then the step's rows so far).
+  struct Rows {
+    uint64_t first = 0, end = 0;
+  };
+  Rows batch_rows(int var) const;
 
  private:
-  std::vector<uint64_t> placed_;  // per joined variable, in definition order: the step so far
+  std::vector<int> slot_;           // variable index -> position among the joined, or -1
+  std::vector<uint64_t> placed_;    // per joined variable, in definition order: the step so far
+  std::vector<uint64_t> previous_;  // the same before the last batch
+  bool keep_totals_ = false;
 };
 
 }  // namespace tapio

@@ -1,7 +1,8 @@
 // Joined (local) arrays: each rank puts its own number of particles per step (0 included), and
-// tapio places the blocks in rank order. Written with the subfile engine and read back whole,
-// per writer block, as a range, and from a step outside begin_step; with perform_puts batches,
-// in append mode, and the errors of bad counts and of engines that cannot store them.
+// tapio places the blocks in rank order. Written with the subfile engine (and with the
+// collective engine, as a CF ragged array in a NetCDF file) and read back whole, per writer
+// block, as a range, and from a step outside begin_step; with perform_puts batches, in append
+// mode, and the errors of bad counts and of engines that cannot store them.
 #include <gtest/gtest.h>
 
 #include "test_util.h"
@@ -51,12 +52,14 @@ Variable define_positions(IO& io) {
 }
 
 // Writes `steps` steps from `first` on: pos (n x 3) and id (n), with `batches` perform_puts
-// batches per step (batch b adds b to every value).
+// batches per step (batch b adds b to every pos value; every batch puts the same ids).
 void write_particles(const std::string& path, tapio_mode mode, uint64_t first, uint64_t steps,
-                     int batches = 1) {
+                     int batches = 1, const std::string& engine = "subfile",
+                     const std::string& reserve = "") {
   Context ctx(MPI_COMM_WORLD);
   IO io = ctx.declare_io("particles");
-  io.set_engine("subfile");
+  io.set_engine(engine);
+  if (!reserve.empty()) io.set_parameter("joined_reserve", reserve);
   Variable pos = define_positions(io);
   Variable id = io.define_variable<int64_t>("id", {0}, {"particle"}, TAPIO_VAR_JOINED);
   Engine out = io.open(path, mode);
@@ -69,10 +72,8 @@ void write_particles(const std::string& path, tapio_mode mode, uint64_t first, u
       for (double& x : data[b]) x += b;
       pos.set_joined_count(count_of(rank(), s));
       out.put(pos, data[b]);
-      if (b == 0) {
-        id.set_joined_count(ids.size());
-        out.put(id, ids);
-      }
+      id.set_joined_count(ids.size());
+      out.put(id, ids);
       if (b + 1 < batches) out.perform_puts();
     }
     out.end_step();
@@ -80,10 +81,13 @@ void write_particles(const std::string& path, tapio_mode mode, uint64_t first, u
   out.close();
 }
 
-// Reads every step back whole, by writer block and as a range.
-void expect_particles(const std::string& path, uint64_t steps, int batches = 1) {
+// Reads every step back whole, by writer block and as a range. A NetCDF file stores a step's
+// rows as one block (`writer_blocks` false); a subfile dataset keeps each writer's.
+void expect_particles(const std::string& path, uint64_t steps, int batches = 1,
+                      const std::string& engine = "", bool writer_blocks = true) {
   Context ctx(MPI_COMM_WORLD);
   IO io = ctx.declare_io("read");
+  if (!engine.empty()) io.set_engine(engine);
   Engine in = io.open(path, TAPIO_MODE_READ);
   Variable pos = io.inquire_variable("pos");
   ASSERT_TRUE(pos.is_joined());
@@ -111,7 +115,7 @@ void expect_particles(const std::string& path, uint64_t steps, int batches = 1) 
     EXPECT_EQ(at, n) << "step " << s;
     uint64_t writers = 0;
     for (int r = 0; r < size(); ++r) writers += count_of(r, s) > 0;
-    EXPECT_EQ(nonempty, writers * batches) << "step " << s;
+    EXPECT_EQ(nonempty, writer_blocks ? writers * batches : n > 0) << "step " << s;
     in.end_step();
     ASSERT_EQ(whole, want) << "step " << s;
     // A range, this rank's share, read outside a step: the step's own length bounds it.
@@ -126,6 +130,9 @@ void expect_particles(const std::string& path, uint64_t steps, int batches = 1) 
         << "step " << s;
   }
   EXPECT_EQ(in.begin_step(), TAPIO_STEP_END_OF_STREAM);
+  uint64_t rows = 0;  // every step's
+  for (uint64_t s = 0; s < steps; ++s) rows += expected_length(s) * batches;
+  EXPECT_EQ(in.stored_bytes(pos).first, rows * kComponents * sizeof(double));
   Variable id = io.inquire_variable("id");
   id.set_selection({0}, {expected_length(0)});
   id.set_step_selection(0, 1);
@@ -231,20 +238,183 @@ TEST(Joined, APutWithoutACountFailsTheStepEverywhere) {
   out.close();
 }
 
-// The NetCDF engines refuse a joined variable at open, on every rank, naming it and the way out.
-TEST(Joined, NetcdfEnginesSayToUseSubfileAndConvert) {
+// The collective engine writes a CF ragged array; every NetCDF engine reads it back as a
+// joined variable, one block per step.
+TEST(Joined, CollectiveRoundTripWithEmptyRanks) {
+  TempDir dir;
+  const std::string path = dir.file("particles.nc");
+  write_particles(path, TAPIO_MODE_WRITE, 0, 4, 1, "collective");
+  for (const char* engine : {"collective", "serial", "mpiio"}) {
+    SCOPED_TRACE(engine);
+    expect_particles(path, 4, 1, engine, false);
+  }
+}
+
+TEST(Joined, CollectivePerformPutsBatchesFollowOneAnother) {
+  TempDir dir;
+  const std::string path = dir.file("batches.nc");
+  write_particles(path, TAPIO_MODE_WRITE, 0, 2, 2, "collective");
+  expect_particles(path, 2, 2, "collective", false);
+}
+
+// A reservation of a few rows: the steps outgrow it and the record section moves.
+TEST(Joined, CollectiveOutgrowsItsReservation) {
+  TempDir dir;
+  const std::string path = dir.file("grow.nc");
+  write_particles(path, TAPIO_MODE_WRITE, 0, 5, 1, "collective", "64");
+  expect_particles(path, 5, 1, "collective", false);
+}
+
+// Every kind of data the growth moves, mid-step: a fixed variable and a second sample
+// dimension laid out after the grown one, the record section, and rows an earlier batch of
+// the step wrote; then read back whole, with ncdump's reader checked in tests/py.
+TEST(Joined, CollectiveGrowthMovesEverythingAfterIt) {
+  TempDir dir;
+  const std::string path = dir.file("moves.nc");
+  constexpr uint64_t kSteps = 6;
+  const uint64_t P = static_cast<uint64_t>(size());
+  auto ion_count = [](int r, uint64_t s) { return (r + s) % 2 ? 2 * s + 1 : 0; };
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("moves");
+    io.set_engine("collective");
+    io.set_parameter("joined_reserve", "100");
+    Variable grid = io.define_variable<int32_t>("grid", {P}, {}, TAPIO_VAR_FIXED);
+    Variable pos = define_positions(io);
+    Variable temp = io.define_variable<double>("temp", {P});
+    Variable mask = io.define_variable<int32_t>("mask", {P, 2}, {}, TAPIO_VAR_FIXED);
+    Variable ion = io.define_variable<float>("ion", {0}, {"ion_sample"}, TAPIO_VAR_JOINED);
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    const int32_t g = 10 * rank();
+    const std::vector<int32_t> m = {rank(), -rank()};
+    for (uint64_t s = 0; s < kSteps; ++s) {
+      out.begin_step();
+      if (s == 0) {
+        grid.set_selection({static_cast<uint64_t>(rank())}, {1});
+        out.put(grid, &g);
+        mask.set_selection({static_cast<uint64_t>(rank()), 0}, {1, 2});
+        out.put(mask, m);
+      }
+      std::vector<double> first = my_positions(s), second = first;
+      for (double& x : second) x += 1;
+      pos.set_joined_count(count_of(rank(), s));
+      out.put(pos, first);
+      std::vector<float> ions(ion_count(rank(), s), static_cast<float>(rank() + s));
+      ion.set_joined_count(ions.size());
+      out.put(ion, ions);
+      out.perform_puts();
+      pos.set_joined_count(count_of(rank(), s));
+      out.put(pos, second);
+      const double t = rank() + 0.5 * s;
+      temp.set_selection({static_cast<uint64_t>(rank())}, {1});
+      out.put(temp, &t);
+      out.end_step();
+    }
+    out.close();
+  }
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("read");
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  ASSERT_EQ(in.steps(), kSteps);
+  Variable pos = io.inquire_variable("pos"), ion = io.inquire_variable("ion");
+  Variable temp = io.inquire_variable("temp");
+  for (uint64_t s = 0; s < kSteps; ++s) {
+    ASSERT_EQ(in.begin_step(), TAPIO_STEP_OK);
+    const uint64_t n = 2 * expected_length(s);
+    ASSERT_EQ(pos.shape(), (Dims{n, kComponents})) << "step " << s;
+    std::vector<double> whole(n * kComponents), temps(P);
+    in.get(pos, whole);
+    in.get(temp, temps);
+    uint64_t ions = 0;
+    for (int r = 0; r < size(); ++r) ions += ion_count(r, s);
+    ASSERT_EQ(ion.shape(), (Dims{ions})) << "step " << s;
+    std::vector<float> ion_values(ions);
+    in.get(ion, ion_values);
+    in.end_step();
+    EXPECT_EQ(whole, expected_positions(s, 2)) << "step " << s;
+    for (uint64_t r = 0; r < P; ++r) EXPECT_EQ(temps[r], r + 0.5 * s) << "step " << s;
+    std::vector<float> want_ions;
+    for (int r = 0; r < size(); ++r)
+      want_ions.insert(want_ions.end(), ion_count(r, s), static_cast<float>(r + s));
+    EXPECT_EQ(ion_values, want_ions) << "step " << s;
+  }
+  std::vector<int32_t> grid(P), mask(2 * P);
+  Variable grid_var = io.inquire_variable("grid"), mask_var = io.inquire_variable("mask");
+  in.get(grid_var, grid);
+  in.get(mask_var, mask);
+  in.perform_gets();
+  for (uint64_t r = 0; r < P; ++r) {
+    EXPECT_EQ(grid[r], 10 * static_cast<int32_t>(r));
+    EXPECT_EQ(mask[2 * r], static_cast<int32_t>(r));
+    EXPECT_EQ(mask[2 * r + 1], -static_cast<int32_t>(r));
+  }
+  in.close();
+}
+
+// The serial and mpiio engines refuse to write a joined variable at open, on every rank,
+// naming it and the way out; the collective engine refuses it with async.
+TEST(Joined, OtherNetcdfEnginesSayToUseCollectiveOrSubfile) {
   TempDir dir;
   for (const char* engine : {"serial", "mpiio", "collective"}) {
     Context ctx(MPI_COMM_WORLD);
     IO io = ctx.declare_io(engine);
     io.set_engine(engine);
+    const bool collective = std::string(engine) == "collective";
+    if (collective) io.set_parameter("async", "true");
     define_positions(io);
     const Outcome o = attempt([&] { io.open(dir.file(std::string(engine) + ".nc"), TAPIO_MODE_WRITE); });
     EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED) << engine << ": " << o.message;
-    EXPECT_TRUE(contains(o.message, "'pos'") && contains(o.message, "tapio convert"))
+    EXPECT_TRUE(contains(o.message, "'pos'") &&
+                contains(o.message, collective ? "async = false" : "collective engine"))
         << o.message;
     expect_same_everywhere(o.code);
   }
+}
+
+// Variables over one sample dimension share its count variable: a step where they hold
+// different rows fails on every rank, and the steps before stay readable.
+TEST(Joined, CollectiveSharedSampleDimensionMustAgree) {
+  TempDir dir;
+  const std::string path = dir.file("disagree.nc");
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("disagree");
+    io.set_engine("collective");
+    Variable pos = define_positions(io);
+    Variable id = io.define_variable<int64_t>("id", {0}, {"particle"}, TAPIO_VAR_JOINED);
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    for (uint64_t s = 0; s < 2; ++s) {
+      out.begin_step();
+      std::vector<double> data = my_positions(s);
+      std::vector<int64_t> ids(count_of(rank(), s) + (s == 1 ? 1 : 0), 7);
+      pos.set_joined_count(count_of(rank(), s));
+      out.put(pos, data);
+      id.set_joined_count(ids.size());
+      out.put(id, ids);
+      const Outcome o = attempt([&] { out.end_step(); });
+      if (s == 0) {
+        EXPECT_EQ(o.code, TAPIO_OK) << o.message;
+      } else {
+        EXPECT_EQ(o.code, TAPIO_ERR_SHAPE) << o.message;
+        EXPECT_TRUE(contains(o.message, "'pos' and 'id'") && contains(o.message, "step 1"))
+            << o.message;
+        expect_same_everywhere(o.code);
+      }
+    }
+    out.close();
+  }
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("read");
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  EXPECT_EQ(in.steps(), 1u);
+  ASSERT_EQ(in.begin_step(), TAPIO_STEP_OK);
+  Variable pos = io.inquire_variable("pos");
+  EXPECT_EQ(pos.shape(), (Dims{expected_length(0), kComponents}));
+  std::vector<double> whole(expected_length(0) * kComponents);
+  in.get(pos, whole);
+  in.end_step();
+  EXPECT_EQ(whole, expected_positions(0));
+  in.close();
 }
 
 }  // namespace

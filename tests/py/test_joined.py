@@ -1,8 +1,11 @@
-"""Joined arrays end to end: a dataset written at 1 to 8 ranks with counts that vary per rank
-and step (some ranks with none), converted by `tapio convert` to a CF contiguous ragged-array
-NetCDF file, and read by netCDF4-python and xarray with no tapio code: per-step counts from the
+"""Joined arrays end to end: particles written at 1 to 8 ranks with counts that vary per rank
+and step (some ranks with none), as a subfile dataset converted by `tapio convert` to a CF
+contiguous ragged-array NetCDF file, or as that file directly by the collective engine, and read
+by netCDF4-python and xarray with no tapio code: per-step counts from the
 count variables, values from the ragged variables (docs/format.md, "Joined arrays in NetCDF")."""
+import random
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -23,13 +26,21 @@ def expected(value_species, count_species, width, ranks, step):
                            for r in range(ranks)])
 
 
+@pytest.mark.parametrize("engine,reserve", [("subfile", None), ("collective", None),
+                                            ("collective", "256")])
 @pytest.mark.parametrize("ranks", [1, 2, 3, 8])
-def test_converted_ragged_file_reads_without_tapio(ranks, tmp_path, python_binding):
-    dataset = tmp_path / "particles"
-    mpirun(ranks, sys.executable, Path(__file__).parent / "joined_writer.py", dataset, STEPS,
-           timeout=240)
+def test_ragged_file_reads_without_tapio(engine, reserve, ranks, tmp_path, python_binding):
+    # subfile: the dataset converted by `tapio convert`; collective: written as NetCDF directly,
+    # with a reservation of 256 bytes also (the file grows it, moving what lies after it).
     out = tmp_path / "particles.nc"
-    mpirun(min(ranks, 2), BUILD / "tools" / "tapio", "convert", dataset, out)
+    writer = Path(__file__).parent / "joined_writer.py"
+    if engine == "collective":
+        mpirun(ranks, sys.executable, writer, out, STEPS, engine, *([reserve] if reserve else []),
+               timeout=240)
+    else:
+        dataset = tmp_path / "particles"
+        mpirun(ranks, sys.executable, writer, dataset, STEPS, timeout=240)
+        mpirun(min(ranks, 2), BUILD / "tools" / "tapio", "convert", dataset, out)
     electrons = [sum(count_of(0, r, s) for r in range(ranks)) for s in range(STEPS)]
     ions = [sum(count_of(2, r, s) for r in range(ranks)) for s in range(STEPS)]
     with netCDF4.Dataset(out) as nc:
@@ -58,6 +69,44 @@ def test_converted_ragged_file_reads_without_tapio(ranks, tmp_path, python_bindi
         for s in range(STEPS):
             step = ds["ion_x"].isel(ion=slice(ends[s] - ions[s], ends[s]))
             np.testing.assert_array_equal(step.values, expected(2, 2, 1, ranks, s))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_collective_ragged_file_survives_sigkill(seed, tmp_path, python_binding):
+    # The collective engine streams particles into a NetCDF file with 512 bytes of room, so the
+    # file grows it and moves its record section again and again. Killed with SIGKILL at a
+    # seeded moment, it leaves every step printed as committed readable, exact, by
+    # netCDF4-python (docs/design.md, "Joined arrays in NetCDF files").
+    from test_crash import SLACK, Writer
+    out = tmp_path / "crash.nc"
+    ranks = 2
+    writer = Writer(ranks, sys.executable, Path(__file__).parent / "joined_writer.py", out, -1,
+                    "collective", "512")
+    try:
+        writer.wait_committed(2 + 3 * seed)
+        time.sleep(random.Random(seed).uniform(0.0, 0.2))
+        writer.drain()
+        committed = writer.kill()
+    finally:
+        writer.cleanup()
+    with netCDF4.Dataset(out) as nc:
+        nc.set_auto_mask(False)
+        steps = len(nc.dimensions["time"])
+        assert committed <= steps <= committed + SLACK
+        electrons = [sum(count_of(0, r, s) for r in range(ranks)) for s in range(steps)]
+        ions = [sum(count_of(2, r, s) for r in range(ranks)) for s in range(steps)]
+        assert list(nc.variables["electron_count"][:]) == electrons
+        assert list(nc.variables["ion_count"][:]) == ions
+        assert nc.dimensions["electron"].size == sum(electrons)
+        assert list(nc.variables["energy"][:]) == [s * 0.5 for s in range(steps)]
+        e_end, i_end = np.cumsum(electrons), np.cumsum(ions)
+        for s in range(steps):
+            rows = slice(e_end[s] - electrons[s], e_end[s])
+            np.testing.assert_array_equal(nc.variables["e_pos"][rows], expected(0, 0, 3, ranks, s))
+            np.testing.assert_array_equal(nc.variables["e_weight"][rows],
+                                          expected(1, 0, 1, ranks, s))
+            np.testing.assert_array_equal(nc.variables["ion_x"][i_end[s] - ions[s]:i_end[s]],
+                                          expected(2, 2, 1, ranks, s))
 
 
 def test_ls_and_dump_show_the_ragged_view(tmp_path, python_binding):

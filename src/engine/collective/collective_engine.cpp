@@ -127,6 +127,7 @@ Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {
   uint64_t first = 0;
   TAPIO_RETURN_IF_ERROR(e->nc_.open(&first));
   e->start_at_step(first);
+  e->keep_joined_totals();  // a step's count is written with it (ragged arrays)
   const bool gathers = e->spec_.two_level && e->mode() != OpenMode::kRead;
   if ((e->spec_.shared_memory || gathers) && e->resources().node_memory)
     TAPIO_RETURN_IF_ERROR(e->share_node_memory());
@@ -187,7 +188,11 @@ Status CollectiveEngine::write_step(const std::vector<PutOp>& puts, uint64_t ste
                                     const Status& local) {
   uint64_t redo = step;
   const bool settles = nc_.has_pending_step();  // the same on every rank
-  const Status st = nc_.write_step(step, local, [&] {
+  // The joined arrays' step is checked on every rank alike (its rows were summed).
+  Status checked = local;
+  if (checked.ok())
+    checked = nc_.plan_joined_step([&](int v) { return joined().batch_rows(v).end; }, step);
+  const Status st = nc_.write_step(step, checked, [&] {
     if (settles) writes_queued_ = false;  // the agreement on them waited for every write
     return write_puts(puts, step);
   }, &deferred_, &redo);

@@ -38,6 +38,13 @@ class CollectiveEngine final : public Engine {
   Status read_gets(const std::vector<GetOp>& gets) override;
   Status close_files() override;
   uint64_t available_steps() const override;
+  // Joined arrays of a NetCDF file (NetcdfDataset): one block per step, after earlier steps.
+  Result<std::vector<plan::Selection>> stored_blocks(int var, uint64_t step) override {
+    return nc_.stored_blocks(var, step);
+  }
+  uint64_t joined_rows_before(int var, uint64_t step) const override {
+    return nc_.joined_rows_before(var, step);
+  }
   Status background_failure() override;
   collective::Parts parts();
   // Round slots per aggregator: two, or with async as many rounds as async_buffer holds.
@@ -63,6 +70,9 @@ class CollectiveEngine final : public Engine {
   // Whether the batch's pieces provably tile every variable they touch (then the aggregators
   // skip the coverage bitmap, its overlap check and the fill pass).
   bool tiles(const WriteVotes& votes) const;
+  // The elements of `var` this batch writes when it covers it whole: a joined variable's
+  // batch rows, any other variable's shape.
+  uint64_t batch_elements(int var) const;
   Status write_rounds(const collective::Staged& staged, uint64_t step, bool tiled,
                       std::vector<collective::Target> targets);
 

@@ -7,6 +7,7 @@ namespace tapio {
 CollectiveSpec CollectiveSpec::parse(const Params& p) {
   CollectiveSpec s;
   s.file = NetcdfSpec::parse(p);
+  s.file.joined_reserve = std::max<uint64_t>(p.get_size("joined_reserve"), 1);
   s.aggregators = p.get("aggregators");
   s.aggregators_per_node = static_cast<int>(p.get_int("aggregators_per_node"));
   s.placement = p.get("placement") == "rank-order" ? plan::Placement::kRankOrder

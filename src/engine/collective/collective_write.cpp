@@ -17,13 +17,20 @@ using collective::Target;
 std::vector<Target> CollectiveEngine::batch_targets(uint64_t step) const {
   const netcdf::Header& h = nc_.header();
   std::vector<Target> out;
-  for (size_t v = 0; v < h.vars.size(); ++v) {
+  for (size_t v = 0; v < nc_.touched().size(); ++v) {  // the program's variables, not counts
     if (!nc_.touched()[v]) continue;
     const netcdf::Var& nv = h.vars[v];
     Target t;
     t.var = static_cast<int>(v);
     t.esize = netcdf::nc_type_size(nv.type);
     t.extent = plan::Extent{h.data_offset(nv, step), h.elements(nv) * t.esize};
+    if (io().vars[v].joined) {  // this batch's rows, after the earlier steps' and batches'
+      const JoinedPlacer::Rows rows = joined().batch_rows(static_cast<int>(v));
+      const uint64_t row = t.extent.length / h.dims[nv.dimids[0]].length;
+      t.extent.offset += (nc_.joined_rows_before(static_cast<int>(v), step) + rows.first) * row;
+      t.extent.length = (rows.end - rows.first) * row;
+      if (t.extent.length == 0) continue;
+    }
     const auto image = fill_image(nv, 1);
     std::memcpy(t.fill, image.data(), t.esize);
     out.push_back(t);
@@ -73,8 +80,17 @@ Status CollectiveEngine::vote(const std::vector<PutOp>& puts, uint64_t step, Wri
 bool CollectiveEngine::tiles(const WriteVotes& votes) const {
   bool tiled = votes.changed == 0;
   for (size_t v = 0; v < io().vars.size(); ++v)
-    if (nc_.touched()[v]) tiled = tiled && votes.elements[v] == io().vars[v].elements();
+    if (nc_.touched()[v]) tiled = tiled && votes.elements[v] == batch_elements(static_cast<int>(v));
   return tiled;
+}
+
+uint64_t CollectiveEngine::batch_elements(int var) const {
+  const VariableDef& def = io().vars[var];
+  if (!def.joined) return def.elements();
+  const JoinedPlacer::Rows rows = joined().batch_rows(var);
+  uint64_t n = rows.end - rows.first;
+  for (size_t d = 1; d < def.shape.size(); ++d) n *= def.shape[d];
+  return n;
 }
 
 Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
@@ -82,6 +98,11 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     if (writes_queued_) wait_for_queued_writes();
     writes_queued_ = true;
   }
+  // Room for the joined arrays' rows of this batch, made (the same on every rank) before any
+  // offset is planned.
+  TAPIO_RETURN_IF_ERROR(nc_.fit_joined([&](int v) { return joined().batch_rows(v).end; },
+                                       [&](int v) { return joined().batch_rows(v).first; },
+                                       step));
   std::optional<collective::Staged> described;
   {
     PhaseTimer t(&profile(), Phase::kPlan);

@@ -38,6 +38,13 @@ class MpiioEngine final : public Engine {
   Status read_gets(const std::vector<GetOp>& gets) override;
   Status close_files() override;
   uint64_t available_steps() const override;
+  // Joined arrays of a NetCDF file (NetcdfDataset): one block per step, after earlier steps.
+  Result<std::vector<plan::Selection>> stored_blocks(int var, uint64_t step) override {
+    return nc_.stored_blocks(var, step);
+  }
+  uint64_t joined_rows_before(int var, uint64_t step) const override {
+    return nc_.joined_rows_before(var, step);
+  }
   Status background_failure() override { return nc_.background_failure(); }
 
   // Before the collective write: rank 0 extends the file to a new record and fills variables

@@ -10,6 +10,7 @@
 
 #include "engine/netcdf/netcdf_file.h"
 #include "format/netcdf/layout.h"
+#include "format/netcdf/ragged.h"
 #include "format/netcdf/schema.h"
 
 namespace tapio {
@@ -84,15 +85,26 @@ uint64_t data_end_of(const netcdf::Header& h) {
 
 uint64_t NetcdfDataset::data_end() const { return data_end_of(header_); }
 
-Status NetcdfDataset::create() {
-  // Every rank builds the header (pure), so all agree on definition errors without messages.
-  auto header = netcdf::header_from_io(*env_.io, env_.spec.version);
-  Status local = header.status();
-  if (local.ok()) {
-    header_ = std::move(header).value();
-    local = netcdf::compute_layout(header_, env_.spec.layout);
+// Every rank builds the header (pure), so all agree on definition errors without messages.
+Status NetcdfDataset::build_header() {
+  const auto joined = std::find_if(env_.io->vars.begin(), env_.io->vars.end(),
+                                   [](const VariableDef& v) { return v.joined; });
+  if (joined == env_.io->vars.end() || env_.spec.joined_reserve == 0) {
+    TAPIO_ASSIGN_OR_RETURN(header_, netcdf::header_from_io(*env_.io, env_.spec.version));
+    return netcdf::compute_layout(header_, env_.spec.layout);
   }
-  local = local.with_context(where());
+  if (env_.spec.async)  // a step's commit rewrites the header: docs/design.md
+    return error(TAPIO_ERR_UNSUPPORTED, "variable '{}' is a joined array, which a NetCDF file "
+                 "takes without async only: set async = false, or use the subfile engine",
+                 joined->name);
+  TAPIO_ASSIGN_OR_RETURN(ragged_, RaggedSamples::for_writing(*env_.io, env_.spec.version,
+                                                             env_.spec.layout,
+                                                             env_.spec.joined_reserve, &header_));
+  return ok_status();
+}
+
+Status NetcdfDataset::create() {
+  Status local = build_header().with_context(where());
   // Rank 0 creates the file within the same agreement as the definitions' check.
   if (local.ok() && comm().rank() == 0) {
     auto opened =
@@ -111,9 +123,13 @@ Status NetcdfDataset::create() {
 // crash is still consistent with its header: every committed step lies inside the file.
 Status NetcdfDataset::create_on_root() {
   PhaseTimer t(env_.profile, Phase::kMetadata);
-  const auto bytes = netcdf::encode(header_);
-  TAPIO_RETURN_IF_ERROR(file_->write_at(0, bytes.data(), bytes.size()));
+  TAPIO_RETURN_IF_ERROR(write_shown_header());
   return file_->truncate(data_end());
+}
+
+Status NetcdfDataset::write_shown_header() {
+  const auto bytes = netcdf::encode(has_joined() ? ragged_.on_disk(header_) : header_);
+  return file_->write_at(0, bytes.data(), bytes.size());
 }
 
 Status NetcdfDataset::open_existing(uint64_t* first_step) {
@@ -126,7 +142,13 @@ Status NetcdfDataset::open_existing(uint64_t* first_step) {
     TAPIO_ASSIGN_OR_RETURN(header_, ncfile::bcast_header(comm(), file_.get()));
   }
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), check_size()));
+  TAPIO_RETURN_IF_ERROR(read_samples());
   TAPIO_ASSIGN_OR_RETURN(IoDef from_file, netcdf::io_from_header(header_, env_.io->name));
+  netcdf::mark_joined(header_, netcdf::sample_dims(header_), &from_file);
+  if (has_joined() && env_.mode == OpenMode::kAppend)
+    return error(TAPIO_ERR_UNSUPPORTED, "{}: append to a file with joined arrays (CF ragged "
+                 "arrays) is not supported: write a new file, or use the subfile engine",
+                 where());
   if (env_.mode == OpenMode::kRead) {
     from_file.engine = env_.io->engine;
     from_file.params = env_.io->params;
@@ -149,6 +171,148 @@ Status NetcdfDataset::check_size() {
                "file '{}' is truncated: its header describes {} records ending at byte {} but "
                "the file has {} bytes",
                env_.path, header_.numrecs, data_end(), size);
+}
+
+namespace {
+// An integer of NetCDF type t, big-endian in `raw`, as int64 (a uint64 above INT64_MAX is
+// negative: no count is that large).
+int64_t integer_at(netcdf::NcType t, const uint8_t* raw) {
+  auto as = [&](auto value) {
+    big_endian_to_host(&value, raw, 1, sizeof value);
+    return static_cast<int64_t>(value);
+  };
+  switch (t) {
+    case netcdf::NC_BYTE: return as(int8_t{});
+    case netcdf::NC_UBYTE: return as(uint8_t{});
+    case netcdf::NC_SHORT: return as(int16_t{});
+    case netcdf::NC_USHORT: return as(uint16_t{});
+    case netcdf::NC_INT: return as(int32_t{});
+    case netcdf::NC_UINT: return as(uint32_t{});
+    case netcdf::NC_INT64: return as(int64_t{});
+    default: return as(uint64_t{});
+  }
+}
+}  // namespace
+
+Status NetcdfDataset::read_samples() {
+  const std::vector<netcdf::SampleDim> dims = netcdf::sample_dims(header_);
+  if (dims.empty()) return ok_status();
+  std::vector<uint8_t> packed;  // rank 0 reads each count variable's values, as int64
+  Status local = ok_status();
+  if (comm().rank() == 0) {
+    PhaseTimer t(env_.profile, Phase::kMetadata);
+    for (const netcdf::SampleDim& d : dims) {
+      const netcdf::Var& v = header_.vars[d.count_var];
+      const size_t esize = netcdf::nc_type_size(v.type);
+      for (uint64_t rec = 0; rec < header_.numrecs && local.ok(); ++rec) {
+        uint8_t raw[8] = {};
+        size_t got = 0;
+        local = file_->read_at(header_.data_offset(v, rec), raw, esize, &got);
+        const int64_t value = integer_at(v.type, raw);
+        const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
+        packed.insert(packed.end(), bytes, bytes + sizeof value);
+      }
+    }
+  }
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local.with_context(where())));
+  TAPIO_RETURN_IF_ERROR(comm().bcast_bytes(packed, 0));
+  size_t at = 0;  // the same order as read
+  auto counts = [&](int) -> Result<std::vector<int64_t>> {
+    std::vector<int64_t> values(header_.numrecs);
+    std::memcpy(values.data(), packed.data() + at, values.size() * sizeof(int64_t));
+    at += values.size() * sizeof(int64_t);
+    return values;
+  };
+  auto samples = RaggedSamples::for_reading(header_, counts);
+  if (!samples.ok()) return samples.status().with_context(where());
+  ragged_ = std::move(samples).value();
+  return ok_status();
+}
+
+std::vector<plan::Selection> NetcdfDataset::stored_blocks(int var, uint64_t step) const {
+  std::vector<uint64_t> shape = env_.io->vars[var].shape;
+  if (ragged_.is_joined(var)) shape[0] = ragged_.rows_at(var, step);
+  return {plan::Selection::box(std::vector<uint64_t>(shape.size(), 0), shape)};
+}
+
+Status NetcdfDataset::plan_joined_step(const std::function<uint64_t(int)>& rows_of_var,
+                                       uint64_t step) {
+  if (!has_joined()) return ok_status();
+  auto rows = ragged_.step_rows(header_, rows_of_var, step);
+  if (!rows.ok()) return rows.status().with_context(where());
+  joined_rows_ = std::move(rows).value();
+  return ok_status();
+}
+
+Status NetcdfDataset::fit_joined(const std::function<uint64_t(int)>& rows_of_var,
+                                 const std::function<uint64_t(int)>& written_of_var,
+                                 uint64_t step) {
+  if (!has_joined()) return ok_status();
+  netcdf::Header written = header_;  // this step's record may hold earlier batches' data
+  written.numrecs = step + 1;
+  auto grown = ragged_.grown(header_, ragged_.rows_by_dim(rows_of_var), env_.spec.layout,
+                             data_end_of(written));
+  if (!grown.ok()) return grown.status().with_context(where());
+  if (!grown->has_value()) return ok_status();
+  netcdf::Header& to = **grown;
+  TAPIO_RETURN_IF_ERROR(
+      agree(comm().rank() == 0 ? move_data(to, written_of_var, step).with_context(where())
+                               : ok_status()));
+  header_ = std::move(to);
+  ragged_.reserve_as(header_);
+  return ok_status();
+}
+
+Status NetcdfDataset::move_data(const netcdf::Header& to,
+                                const std::function<uint64_t(int)>& written_of_var,
+                                uint64_t step) {
+  struct Move {
+    uint64_t from, to, bytes;
+  };
+  std::vector<Move> moves;
+  const netcdf::Header& h = header_;
+  int first_record = -1;
+  for (size_t v = 0; v < h.vars.size(); ++v) {
+    const netcdf::Var& nv = h.vars[v];
+    if (h.is_record(nv)) {
+      if (first_record < 0) first_record = static_cast<int>(v);
+      continue;
+    }
+    if (to.vars[v].begin == nv.begin) continue;
+    const uint64_t esize = netcdf::nc_type_size(nv.type);
+    uint64_t bytes = h.elements(nv) * esize;
+    if (ragged_.is_joined(static_cast<int>(v))) {
+      const uint64_t rows = ragged_.rows_before(static_cast<int>(v), step) +
+                            written_of_var(static_cast<int>(v));
+      bytes = bytes / h.dims[nv.dimids[0]].length * rows;
+    }
+    moves.push_back(Move{nv.begin, to.vars[v].begin, bytes});
+  }
+  if (first_record >= 0 && to.vars[first_record].begin != h.vars[first_record].begin)
+    moves.push_back(Move{h.vars[first_record].begin, to.vars[first_record].begin,
+                         (step + 1) * h.record_size()});  // what the file has of it
+  {
+    PhaseTimer t(env_.profile, Phase::kWrite);
+    uint64_t largest = 1;  // nothing may move: the alignment padding took the growth
+    for (const Move& m : moves) largest = std::max(largest, m.bytes);
+    std::vector<uint8_t> buffer(std::min<uint64_t>(8u << 20, largest));
+    for (const Move& m : moves)
+      for (uint64_t done = 0; done < m.bytes;) {
+        size_t got = 0;
+        const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), m.bytes - done));
+        TAPIO_RETURN_IF_ERROR(file_->read_at(m.from + done, buffer.data(), want, &got));
+        if (got == 0) break;  // past the end of the file: nothing written there yet
+        TAPIO_RETURN_IF_ERROR(file_->write_at(m.to + done, buffer.data(), got));
+        done += got;
+      }
+  }
+  // The moved data reaches storage before the header that points to it, as a step's data
+  // precedes its numrecs.
+  if (env_.spec.fsync == Fsync::kStep) TAPIO_RETURN_IF_ERROR(sync_file());
+  PhaseTimer t(env_.profile, Phase::kMetadata);
+  const auto bytes = netcdf::encode(ragged_.on_disk(to));
+  TAPIO_RETURN_IF_ERROR(file_->write_at(0, bytes.data(), bytes.size()));
+  return env_.spec.fsync == Fsync::kStep ? sync_file() : ok_status();
 }
 
 // Append keeps the file's variables; the program may re-declare them identically and may add
@@ -211,7 +375,9 @@ Status NetcdfDataset::write_step(uint64_t step, const Status& local,
   if (env_.spec.async) return write_step_async(step, local, write_puts, deferred, redo);
   TAPIO_RETURN_IF_ERROR(agree(local));
   TAPIO_RETURN_IF_ERROR(agree(write_puts()));
-  return agree(commit_step(step, std::exchange(*deferred, Status())));
+  const Status committed = agree(commit_step(step, std::exchange(*deferred, Status())));
+  if (!committed.ok() && has_joined()) ragged_.rollback();  // the next step retries its rows
+  return committed;
 }
 
 Status NetcdfDataset::commit_step(uint64_t step, Status local) {
@@ -219,13 +385,26 @@ Status NetcdfDataset::commit_step(uint64_t step, Status local) {
   std::swap(touched, record_.step);
   if (!has_record_vars()) return local;
   header_.numrecs = step + 1;
-  if (comm().rank() == 0 && local.ok())
-    local = commit_record(*file_, header_, touched, env_.spec, env_.profile).with_context(where());
-  return local;
+  if (has_joined()) ragged_.commit(joined_rows_);
+  if (comm().rank() != 0 || !local.ok()) return local;
+  std::optional<netcdf::Header> shown;
+  if (has_joined()) {  // the counts are data of the record: written before it is committed
+    shown = ragged_.on_disk(header_);
+    for (const RaggedSamples::Count& c : ragged_.last_counts()) {
+      touched[c.var] = true;
+      PhaseTimer t(env_.profile, Phase::kWrite);
+      TAPIO_RETURN_IF_ERROR(file_->write_at(header_.data_offset(header_.vars[c.var], step),
+                                            c.value, sizeof c.value)
+                                .with_context(where()));
+    }
+  }
+  return commit_record(*file_, header_, touched, env_.spec, env_.profile,
+                       shown ? &*shown : nullptr)
+      .with_context(where());
 }
 
 Status commit_record(io::File& file, const netcdf::Header& h, const std::vector<bool>& touched,
-                     const NetcdfSpec& spec, Profile* profile) {
+                     const NetcdfSpec& spec, Profile* profile, const netcdf::Header* shown) {
   const uint64_t step = h.numrecs - 1;
   // Record variables nobody put in this step hold fill values, as in netCDF's fill mode.
   if (spec.fill)
@@ -248,7 +427,12 @@ Status commit_record(io::File& file, const netcdf::Header& h, const std::vector<
     return file.sync();
   };
   if (sync) TAPIO_RETURN_IF_ERROR(synced());
-  TAPIO_RETURN_IF_ERROR(ncfile::write_numrecs(file, h, h.numrecs));
+  if (shown) {  // numrecs and the sample dimensions' lengths in one write
+    const auto bytes = netcdf::encode(*shown);
+    TAPIO_RETURN_IF_ERROR(file.write_at(0, bytes.data(), bytes.size()));
+  } else {
+    TAPIO_RETURN_IF_ERROR(ncfile::write_numrecs(file, h, h.numrecs));
+  }
   // Without a sync, a buffering layer's numrecs still reaches the system when the commit returns.
   return sync ? synced() : file.flush();
 }
@@ -262,9 +446,15 @@ Status NetcdfDataset::close(Status local) {
   if (comm().rank() != 0) return local;
   const bool writing = env_.mode != OpenMode::kRead;
   if (writing && local.ok() && env_.spec.fill) {
-    for (size_t v = 0; v < header_.vars.size() && local.ok(); ++v)
-      if (!header_.is_record(header_.vars[v]) && !fixed_written_[v])
+    for (size_t v = 0; v < header_.vars.size() && local.ok(); ++v) {
+      if (header_.is_record(header_.vars[v]) || fixed_written_[v]) continue;
+      if (!ragged_.is_joined(static_cast<int>(v)))
         local = write_fill(static_cast<int>(v), 0);
+      else if (ragged_.never_written(static_cast<int>(v)))  // its placeholder row
+        local = write_fill_at(*file_, ragged_.on_disk(header_), static_cast<int>(v), 0,
+                              env_.profile)
+                    .with_context(where());
+    }
   }
   if (writing && local.ok() && env_.spec.fsync != Fsync::kNever) {
     PhaseTimer t(env_.profile, Phase::kSync);

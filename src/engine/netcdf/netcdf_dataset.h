@@ -12,6 +12,7 @@
 
 #include "engine/engine.h"
 #include "engine/netcdf/netcdf_spec.h"
+#include "engine/netcdf/ragged_samples.h"
 #include "format/netcdf/header.h"
 #include "io/file.h"
 #include "io/layers.h"
@@ -50,9 +51,12 @@ uint64_t data_end_of(const netcdf::Header& h);
 
 // Rank 0: commit record h.numrecs - 1 of `file`: fill the record variables `touched` leaves
 // out (with fill), make the file reach the record's end, then numrecs, synced around it with
-// fsync = step. `profile` null: a background thread, which times no phase.
+// fsync = step. `profile` null: a background thread, which times no phase. `shown` (a file
+// with joined arrays): the header as the file shows it once the record is committed, written
+// whole instead of numrecs alone (its sample dimensions grew with the record).
 Status commit_record(io::File& file, const netcdf::Header& h, const std::vector<bool>& touched,
-                     const NetcdfSpec& spec, Profile* profile);
+                     const NetcdfSpec& spec, Profile* profile,
+                     const netcdf::Header* shown = nullptr);
 // Rank 0: v's fill value over record `step` (or over a fixed v); `profile` as above.
 Status write_fill_at(io::File& file, const netcdf::Header& h, int var, uint64_t step,
                      Profile* profile);
@@ -104,6 +108,26 @@ class NetcdfDataset {
   // Rank 0: write v's fill value over record `step` (or over a fixed v).
   Status write_fill(int var, uint64_t step);
 
+  // Joined arrays (ragged_samples.h). Where joined variable `var`'s rows of `step` start in
+  // its NetCDF variable, and a read step's block of it (else the whole shape, as any NetCDF
+  // variable stores one block per step).
+  uint64_t joined_rows_before(int var, uint64_t step) const {
+    return ragged_.rows_before(var, step);
+  }
+  std::vector<plan::Selection> stored_blocks(int var, uint64_t step) const;
+  // Write, every rank: the rows step `step` adds to each sample dimension, from each joined
+  // variable's; checked (variables sharing a dimension agree, the rows fit the reservation)
+  // before any data of the step's last batch moves. Committed with the step.
+  Status plan_joined_step(const std::function<uint64_t(int)>& rows_of_var, uint64_t step);
+  bool has_joined() const { return !ragged_.empty(); }
+  // Collective, write, before a batch of step `step` moves: the sample dimensions' room holds
+  // the step's rows so far (`rows_of_var`: each joined variable's, this batch's included);
+  // else the file makes more (RaggedSamples::grown) and rank 0 moves the data laid out after
+  // it, `written_of_var` rows of each joined variable that moves having been written in this
+  // step's earlier batches, then writes the header that points to the new place.
+  Status fit_joined(const std::function<uint64_t(int)>& rows_of_var,
+                    const std::function<uint64_t(int)>& written_of_var, uint64_t step);
+
   const netcdf::Header& header() const { return header_; }
   const std::vector<uint8_t>& touched() const { return record_.batch; }
   io::File* root_file() { return file_.get(); }  // rank 0 only
@@ -116,9 +140,18 @@ class NetcdfDataset {
   const comm::Comm& comm() const { return *env_.comm; }
   Status agree(const Status& local);
   Status create();
+  Status build_header();
   Status create_on_root();
   Status open_existing(uint64_t* first_step);
   Status check_size();
+  // Read and append: the counts of the file's ragged arrays, read by rank 0 and shared.
+  Status read_samples();
+  // Rank 0, write: the header as the file shows it (ragged_samples.h), written at 0.
+  Status write_shown_header();
+  // Rank 0, write (fit_joined): the data whose place differs in `to` copied there, synced as
+  // fsync asks, then `to` shown.
+  Status move_data(const netcdf::Header& to, const std::function<uint64_t(int)>& written_of_var,
+                   uint64_t step);
   Status merge_append_definitions(const IoDef& from_file);
   Result<netcdf::Header> appended_header(const IoDef& merged) const;
   // Rank 0: fill what nobody wrote, then numrecs (after a sync with fsync = step).
@@ -140,6 +173,8 @@ class NetcdfDataset {
   netcdf::Header header_;            // every rank
   RecordStep record_;                // every rank
   std::vector<bool> fixed_written_;  // every rank: fixed vars written at least once
+  RaggedSamples ragged_;             // every rank: the joined arrays' rows per step
+  std::vector<uint64_t> joined_rows_;  // write: the rows the step being written adds
   // Async: rank 0's background thread (the data file's only user while it runs), and the
   // step written but not yet committed, with the record variables it touched.
   uint64_t committed_ = 0;  // rank 0, async: steps whose commit finished (the thread's)

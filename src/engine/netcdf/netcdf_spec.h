@@ -16,6 +16,9 @@ struct NetcdfSpec {
   Fsync fsync = Fsync::kClose;
   bool async = false;             // storage writes and commits in the background (`async`)
   uint64_t async_buffer = 0;      // bytes the background writes may hold (`async_buffer`)
+  // Bytes of rows each joined array's sample dimension reserves (`joined_reserve`); 0: the
+  // engine does not write joined arrays (only the collective engine does).
+  uint64_t joined_reserve = 0;
 
   static NetcdfSpec parse(const Params& params);
 };

@@ -43,11 +43,11 @@ Result<Header> header_from_io(const IoDef& io, int version) {
   }
   for (const auto& v : io.vars) {
     TAPIO_RETURN_IF_ERROR(validate_variable(v));
-    if (v.joined)  // docs/design.md, "Joined arrays and NetCDF"
+    if (v.joined)  // docs/design.md, "Joined arrays in NetCDF files"
       return error(TAPIO_ERR_UNSUPPORTED,
-                   "variable '{}' is a joined array, which a NetCDF file cannot grow step by "
-                   "step: write it with the subfile engine, then `tapio convert` the dataset to "
-                   "a CF ragged-array NetCDF file",
+                   "variable '{}' is a joined array, which this engine does not write: use "
+                   "the collective engine (a CF ragged-array NetCDF file) or the subfile engine "
+                   "(then `tapio convert` makes that NetCDF file)",
                    v.name);
     TAPIO_RETURN_IF_ERROR(check_type_fits(v.type, version, fmt::format("variable '{}'", v.name)));
     Var nv;
