@@ -96,8 +96,8 @@ const std::vector<ParamDef> kRegistry = {
      kNoMin, false},
     {"joined_reserve", K::kSize, "4MiB", "bytes", {}, "collective",
      "Room a new NetCDF file keeps for each joined array's sample dimension (all its variables' "
-     "rows), between the fixed variables and the record section; a step that outgrows it moves "
-     "the record section to double the room.",
+     "rows), before what is laid out after it; a step that outgrows it makes at least twice the "
+     "room and moves what lies after it. Set it to the run's particle bytes and nothing moves.",
      1, false},
     // Subfile engine.
     {"block_align", K::kSize, "4096", "bytes", {}, "subfile",

@@ -362,7 +362,8 @@ TEST(Joined, OtherNetcdfEnginesSayToUseCollectiveOrSubfile) {
     const bool collective = std::string(engine) == "collective";
     if (collective) io.set_parameter("async", "true");
     define_positions(io);
-    const Outcome o = attempt([&] { io.open(dir.file(std::string(engine) + ".nc"), TAPIO_MODE_WRITE); });
+    const std::string path = dir.file(std::string(engine) + ".nc");
+    const Outcome o = attempt([&] { io.open(path, TAPIO_MODE_WRITE); });
     EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED) << engine << ": " << o.message;
     EXPECT_TRUE(contains(o.message, "'pos'") &&
                 contains(o.message, collective ? "async = false" : "collective engine"))

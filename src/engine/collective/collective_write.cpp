@@ -80,7 +80,8 @@ Status CollectiveEngine::vote(const std::vector<PutOp>& puts, uint64_t step, Wri
 bool CollectiveEngine::tiles(const WriteVotes& votes) const {
   bool tiled = votes.changed == 0;
   for (size_t v = 0; v < io().vars.size(); ++v)
-    if (nc_.touched()[v]) tiled = tiled && votes.elements[v] == batch_elements(static_cast<int>(v));
+    if (nc_.touched()[v])
+      tiled = tiled && votes.elements[v] == batch_elements(static_cast<int>(v));
   return tiled;
 }
 

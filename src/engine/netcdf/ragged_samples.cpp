@@ -166,7 +166,8 @@ std::vector<RaggedSamples::Count> RaggedSamples::last_counts() const {
   std::vector<Count> out;
   for (const Dim& d : dims_) {
     const size_t n = d.ends.size();
-    const auto value = static_cast<int64_t>(n == 0 ? 0 : d.ends[n - 1] - (n > 1 ? d.ends[n - 2] : 0));
+    const uint64_t before = n > 1 ? d.ends[n - 2] : 0;
+    const auto value = static_cast<int64_t>(n == 0 ? 0 : d.ends[n - 1] - before);
     Count c;
     c.var = d.count_var;
     host_to_big_endian(c.value, &value, 1, sizeof value);
