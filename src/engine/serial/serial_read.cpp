@@ -48,8 +48,8 @@ Status SerialEngine::read_and_pack(int var, uint64_t step, const RankRequests& r
       }
   for (uint64_t c : *counts) total += c;
   uint8_t* out = packed->prepare(total * esize);
-  if (hi <= lo || !deferred_.ok()) {  // after an error: move zeros
-    std::memset(out, 0, packed->size());
+  if (hi <= lo || !deferred_.ok()) {  // after an error: move zeros (none: out may be null)
+    if (packed->size() > 0) std::memset(out, 0, packed->size());
     return ok_status();
   }
   PooledBuffer pooled(resources().buffers);
@@ -123,6 +123,7 @@ Status SerialEngine::read_item(int var, uint64_t step, const std::vector<GetOp>&
                 static_cast<uint32_t>(var), step))
       continue;
     const uint64_t bytes = g.elements * esize;
+    if (bytes == 0) continue;  // an empty get may have no buffer
     std::memcpy(static_cast<uint8_t*>(g.data) + (step - g.step_start) * bytes,
                 mine_received + pos, bytes);
     pos += bytes;
