@@ -110,12 +110,13 @@ std::vector<std::vector<size_t>> batches(const std::vector<Slab>& slabs, int siz
 // Reads the slabs of one batch at `step` from the dataset and puts them.
 Status copy_batch(Dataset& in, Engine& engine, IO& io, std::vector<Slab>& slabs,
                   const std::vector<size_t>& batch, uint64_t step) {
+  Status queued;
   for (size_t i : batch) {
     Slab& s = slabs[i];
-    if (s.mine)
-      TAPIO_RETURN_IF_ERROR(in.queue_netcdf_get(*s.var, s.start, s.count, step, s.data.data()));
+    if (s.mine && queued.ok())
+      queued = in.queue_netcdf_get(*s.var, s.start, s.count, step, s.data.data());
   }
-  TAPIO_RETURN_IF_ERROR(in.perform_gets());
+  TAPIO_RETURN_IF_ERROR(in.perform_gets(queued));
   return api_call([&] {
     for (size_t i : batch) put(engine, io, slabs[i]);
   });
@@ -175,10 +176,11 @@ Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
     *created = true;
   }));
   if (!fixed.empty() && steps > 0) {  // read once; put in the first step
+    Status queued;
     for (Slab& s : fixed)
-      if (s.mine)
-        TAPIO_RETURN_IF_ERROR(in->queue_netcdf_get(*s.var, s.start, s.count, 0, s.data.data()));
-    TAPIO_RETURN_IF_ERROR(in->perform_gets());
+      if (s.mine && queued.ok())
+        queued = in->queue_netcdf_get(*s.var, s.start, s.count, 0, s.data.data());
+    TAPIO_RETURN_IF_ERROR(in->perform_gets(queued));
   }
   const Progress progress("tapio convert", rank == 0);
   for (uint64_t step = 0; step < steps; ++step) {

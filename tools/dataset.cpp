@@ -83,6 +83,7 @@ Result<std::unique_ptr<Dataset>> Dataset::open(const std::string& path) {
     d->engine_ = d->io_.open(path, TAPIO_MODE_READ);
     d->steps_ = d->engine_.steps();
   }));
+  TAPIO_ASSIGN_OR_RETURN(d->comm_, comm::MpiComm::duplicate(MPI_COMM_WORLD));
   TAPIO_ASSIGN_OR_RETURN(d->def_, read_definitions(d->io_.get()));
   TAPIO_RETURN_IF_ERROR(d->measure_samples());
   return d;
@@ -173,7 +174,10 @@ Result<std::pair<uint64_t, uint64_t>> Dataset::stored_bytes(const VariableDef& v
   return sizes;
 }
 
-Status Dataset::perform_gets() { return api_call([&] { engine_.perform_gets(); }); }
+Status Dataset::perform_gets(const Status& queued) {
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm_, queued));
+  return api_call([&] { engine_.perform_gets(); });
+}
 
 Status Dataset::close() { return api_call([&] { engine_.close(); }); }
 

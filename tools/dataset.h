@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/mpi_comm.h"
 #include "core/model.h"
 #include "core/status.h"
 #include "tapio/tapio.hpp"
@@ -55,7 +56,10 @@ class Dataset {
   // and a count variable's value is the step's length.
   Status queue_netcdf_get(const VariableDef& var, const std::vector<uint64_t>& start,
                           const std::vector<uint64_t>& count, uint64_t step, void* out);
-  Status perform_gets();  // collective
+  // Collective: agrees on `queued` (this rank's first failed queue_get, or OK) first, so that a
+  // rank that could not queue its gets fails every rank's call instead of leaving the others
+  // in the read; then reads what was queued.
+  Status perform_gets(const Status& queued = Status());
   // Local. The bytes of `var` over every step, as put and as stored (operators).
   Result<std::pair<uint64_t, uint64_t>> stored_bytes(const VariableDef& var);
   Status close();         // collective
@@ -64,6 +68,7 @@ class Dataset {
   Dataset() = default;
   std::string path_;
   std::unique_ptr<tapio::Context> ctx_;
+  comm::MpiComm comm_;  // for agreeing on local failures between the reads
   tapio::IO io_;
   tapio::Engine engine_;
   IoDef def_;

@@ -213,8 +213,8 @@ Status read_dataset_box(const Input& in, const Request& r, uint64_t step, ValueW
   std::vector<uint8_t> buf;
   if (r.shape.empty()) {
     buf.resize(elem_size);
-    TAPIO_RETURN_IF_ERROR(dataset.queue_netcdf_get(var, {}, {}, step, buf.data()));
-    TAPIO_RETURN_IF_ERROR(dataset.perform_gets());
+    TAPIO_RETURN_IF_ERROR(dataset.perform_gets(dataset.queue_netcdf_get(var, {}, {}, step,
+                                                                       buf.data())));
     out.add(buf.data(), 1);
     return ok_status();
   }
@@ -226,8 +226,8 @@ Status read_dataset_box(const Input& in, const Request& r, uint64_t step, ValueW
     start[0] = r.box.start[0] + done;
     count[0] = std::min(rows, r.box.count[0] - done);
     buf.resize(count[0] * row * elem_size);
-    TAPIO_RETURN_IF_ERROR(dataset.queue_netcdf_get(var, start, count, step, buf.data()));
-    TAPIO_RETURN_IF_ERROR(dataset.perform_gets());
+    TAPIO_RETURN_IF_ERROR(
+        dataset.perform_gets(dataset.queue_netcdf_get(var, start, count, step, buf.data())));
     out.add(buf.data(), count[0] * row);
   }
   return ok_status();
