@@ -96,8 +96,9 @@ const std::vector<ParamDef> kRegistry = {
      kNoMin, false},
     {"joined_reserve", K::kSize, "4MiB", "bytes", {}, "collective",
      "Room a new NetCDF file keeps for each joined array's sample dimension (all its variables' "
-     "rows), before what is laid out after it; a step that outgrows it makes at least twice the "
-     "room and moves what lies after it. Set it to the run's particle bytes and nothing moves.",
+     "rows), before what is laid out after it; a step that outgrows it makes room for 8 more "
+     "such steps (at least twice the room) and moves what lies after it. Set it to the run's "
+     "particle bytes and nothing moves.",
      1, false},
     // Subfile engine.
     {"block_align", K::kSize, "4096", "bytes", {}, "subfile",

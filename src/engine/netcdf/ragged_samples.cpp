@@ -8,6 +8,11 @@
 
 namespace tapio {
 
+// When the room grows, it takes this many more steps like the one that outgrew it: a step's
+// rows are the best guess of the next steps', and room costs only a hole in the file, while
+// each growth after data was written moves that data.
+constexpr uint64_t kStepsAhead = 8;
+
 Result<RaggedSamples> RaggedSamples::for_writing(const IoDef& io, int version,
                                                  const netcdf::LayoutOptions& layout,
                                                  uint64_t reserve, netcdf::Header* h) {
@@ -128,9 +133,9 @@ Result<std::optional<netcdf::Header>> RaggedSamples::grown(const netcdf::Header&
     if (rows[k] > dims_[k].capacity - dims_[k].end()) grow.push_back(k);
   if (grow.empty()) return std::optional<netcdf::Header>();
   netcdf::Header out = h;
-  for (size_t k : grow)
+  for (size_t k : grow)  // room for this step and 8 more like it, or twice the room
     out.dims[dims_[k].dimid].length =
-        std::max(2 * dims_[k].capacity, dims_[k].end() + rows[k]);
+        std::max(2 * dims_[k].capacity, dims_[k].end() + (1 + kStepsAhead) * rows[k]);
   while (true) {
     TAPIO_RETURN_IF_ERROR(netcdf::compute_layout(out, layout));
     bool clear = true;  // every moved variable starts past the old data

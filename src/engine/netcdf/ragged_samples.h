@@ -48,11 +48,12 @@ class RaggedSamples {
   Result<std::vector<uint64_t>> step_rows(const netcdf::Header& h,
                                           const std::function<uint64_t(int)>& rows_of_var,
                                           uint64_t step) const;
-  // Write: when the rows committed plus `rows` more (per sample dimension, as step_rows
-  // orders them) exceed a reservation, `h` laid out again with larger reservations: each grown
-  // one at least doubled, and all of them grown further until every variable that moves
-  // starts at or after `data_end` (the end of the file's data), so that moving the data
-  // overwrites none of it before the new header points to it. nullopt when everything fits.
+  // Write: when the rows committed plus `rows` more (the step's so far, per sample dimension,
+  // as step_rows orders them) exceed a reservation, `h` laid out again with larger
+  // reservations: each grown one to twice its size or to hold this step and 8 more like it,
+  // whichever is more, and all of them grown further until every variable that moves starts
+  // at or after `data_end` (the end of the file's data), so that moving the data overwrites
+  // none of it before the new header points to it. nullopt when everything fits.
   Result<std::optional<netcdf::Header>> grown(const netcdf::Header& h,
                                               const std::vector<uint64_t>& rows,
                                               const netcdf::LayoutOptions& layout,
