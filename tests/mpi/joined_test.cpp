@@ -372,6 +372,25 @@ TEST(Joined, OtherNetcdfEnginesSayToUseCollectiveOrSubfile) {
   }
 }
 
+// Appending to a ragged NetCDF file is refused at open on every rank, naming the file; the
+// file stays as it was.
+TEST(Joined, AppendToARaggedFileIsRefused) {
+  TempDir dir;
+  const std::string path = dir.file("once.nc");
+  write_particles(path, TAPIO_MODE_WRITE, 0, 2, 1, "collective");
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("again");
+    io.set_engine("collective");
+    define_positions(io);
+    const Outcome o = attempt([&] { io.open(path, TAPIO_MODE_APPEND); });
+    EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED) << o.message;
+    EXPECT_TRUE(contains(o.message, "once.nc") && contains(o.message, "append")) << o.message;
+    expect_same_everywhere(o.code);
+  }
+  expect_particles(path, 2, 1, "collective", false);
+}
+
 // Variables over one sample dimension share its count variable: a step where they hold
 // different rows fails on every rank, and the steps before stay readable.
 TEST(Joined, CollectiveSharedSampleDimensionMustAgree) {
