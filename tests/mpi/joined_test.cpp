@@ -372,23 +372,29 @@ TEST(Joined, OtherNetcdfEnginesSayToUseCollectiveOrSubfile) {
   }
 }
 
-// Appending to a ragged NetCDF file is refused at open on every rank, naming the file; the
-// file stays as it was.
-TEST(Joined, AppendToARaggedFileIsRefused) {
+// The collective engine appends steps to a ragged NetCDF file: into the room the file kept,
+// or, with none left (a 64-byte room, full after the first steps), growing it; the serial
+// engine refuses to append to one, on every rank, naming the file, and leaves it readable.
+TEST(Joined, CollectiveAppendsToARaggedFile) {
   TempDir dir;
-  const std::string path = dir.file("once.nc");
-  write_particles(path, TAPIO_MODE_WRITE, 0, 2, 1, "collective");
-  {
-    Context ctx(MPI_COMM_WORLD);
-    IO io = ctx.declare_io("again");
-    io.set_engine("collective");
-    define_positions(io);
-    const Outcome o = attempt([&] { io.open(path, TAPIO_MODE_APPEND); });
-    EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED) << o.message;
-    EXPECT_TRUE(contains(o.message, "once.nc") && contains(o.message, "append")) << o.message;
-    expect_same_everywhere(o.code);
+  for (const char* reserve : {"", "64"}) {
+    SCOPED_TRACE(std::string("joined_reserve ") + reserve);
+    const std::string path = dir.file(std::string("append") + reserve + ".nc");
+    write_particles(path, TAPIO_MODE_WRITE, 0, 2, 1, "collective", reserve);
+    {
+      Context ctx(MPI_COMM_WORLD);
+      IO io = ctx.declare_io("serial");
+      io.set_engine("serial");
+      define_positions(io);
+      const Outcome o = attempt([&] { io.open(path, TAPIO_MODE_APPEND); });
+      EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED) << o.message;
+      EXPECT_TRUE(contains(o.message, path) && contains(o.message, "collective engine"))
+          << o.message;
+      expect_same_everywhere(o.code);
+    }
+    write_particles(path, TAPIO_MODE_APPEND, 2, 3, 1, "collective");
+    expect_particles(path, 5, 1, "collective", false);
   }
-  expect_particles(path, 2, 1, "collective", false);
 }
 
 // Variables over one sample dimension share its count variable: a step where they hold

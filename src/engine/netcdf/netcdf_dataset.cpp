@@ -145,10 +145,10 @@ Status NetcdfDataset::open_existing(uint64_t* first_step) {
   TAPIO_RETURN_IF_ERROR(read_samples());
   TAPIO_ASSIGN_OR_RETURN(IoDef from_file, netcdf::io_from_header(header_, env_.io->name));
   netcdf::mark_joined(header_, netcdf::sample_dims(header_), &from_file);
-  if (has_joined() && env_.mode == OpenMode::kAppend)
-    return error(TAPIO_ERR_UNSUPPORTED, "{}: append to a file with joined arrays (CF ragged "
-                 "arrays) is not supported: write a new file, or use the subfile engine",
-                 where());
+  if (has_joined() && env_.mode == OpenMode::kAppend &&
+      (env_.spec.joined_reserve == 0 || env_.spec.async))
+    return error(TAPIO_ERR_UNSUPPORTED, "{}: the file holds joined arrays (CF ragged arrays), "
+                 "which only the collective engine without async appends to", where());
   if (env_.mode == OpenMode::kRead) {
     from_file.engine = env_.io->engine;
     from_file.params = env_.io->params;
@@ -159,7 +159,9 @@ Status NetcdfDataset::open_existing(uint64_t* first_step) {
   committed_ = header_.numrecs;
   fixed_written_.assign(header_.vars.size(), true);
   record_.step.assign(header_.vars.size(), false);
-  return merge_append_definitions(from_file);
+  TAPIO_RETURN_IF_ERROR(merge_append_definitions(from_file));
+  ragged_.take_room(&header_);  // the rows the layout leaves each sample dimension
+  return ok_status();
 }
 
 // Rank 0: a file shorter than its header claims is truncated.
@@ -359,6 +361,17 @@ Status NetcdfDataset::merge_append_definitions(const IoDef& from_file) {
 
 // The header of the merged definitions, with the file's layout and record count.
 Result<netcdf::Header> NetcdfDataset::appended_header(const IoDef& merged) const {
+  if (has_joined()) {  // the file's header (its definitions are fixed) with merged attributes
+    netcdf::Header header = header_;
+    header.attrs.clear();
+    for (const Attribute& a : merged.attrs) header.attrs.push_back(netcdf::to_nc_attr(a));
+    for (size_t i = 0; i < header.vars.size(); ++i) {
+      header.vars[i].attrs.clear();
+      for (const Attribute& a : merged.vars[i].attrs)
+        header.vars[i].attrs.push_back(netcdf::to_nc_attr(a));
+    }
+    return header;
+  }
   auto header = netcdf::header_from_io(merged, header_.version);
   TAPIO_RETURN_IF_ERROR(header.status().with_context(where()));
   for (size_t i = 0; i < header->vars.size(); ++i) {  // layout stays the file's

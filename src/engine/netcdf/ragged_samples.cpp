@@ -146,6 +146,26 @@ Result<std::optional<netcdf::Header>> RaggedSamples::grown(const netcdf::Header&
   }
 }
 
+void RaggedSamples::take_room(netcdf::Header* h) {
+  std::vector<uint64_t> rooms(dims_.size(), UINT64_MAX);
+  for (size_t v = 0; v < h->vars.size(); ++v) {
+    const int k = dim_of_var_[v];
+    if (k < 0) continue;
+    const netcdf::Var& nv = h->vars[v];
+    uint64_t next = UINT64_MAX;  // where the next variable's data (or the record section) starts
+    for (const netcdf::Var& other : h->vars)
+      if (other.begin > nv.begin) next = std::min(next, other.begin);
+    const uint64_t row = h->elements(nv) / h->dims[nv.dimids[0]].length *
+                         netcdf::nc_type_size(nv.type);
+    if (next != UINT64_MAX && row > 0) rooms[k] = std::min(rooms[k], (next - nv.begin) / row);
+  }
+  for (size_t k = 0; k < dims_.size(); ++k) {
+    Dim& d = dims_[k];
+    d.capacity = std::max(rooms[k] == UINT64_MAX ? d.end() : rooms[k], d.end());
+    h->dims[d.dimid].length = d.capacity;
+  }
+}
+
 void RaggedSamples::reserve_as(const netcdf::Header& h) {
   for (Dim& d : dims_) d.capacity = h.dims[d.dimid].length;
 }

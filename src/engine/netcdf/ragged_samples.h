@@ -60,6 +60,10 @@ class RaggedSamples {
                                               uint64_t data_end) const;
   // Write: the reservations of `h` (after grown).
   void reserve_as(const netcdf::Header& h);
+  // Append, after for_reading: each sample dimension's room is the rows its variables' layout
+  // leaves before whatever follows each of them in the file (at least the rows committed);
+  // `h`, read from the file, gets it as the dimension's length, as for_writing's does.
+  void take_room(netcdf::Header* h);
   // Write: each sample dimension's rows in the step so far (`rows_of_var`, as step_rows takes
   // it, without the reservation check).
   std::vector<uint64_t> rows_by_dim(const std::function<uint64_t(int)>& rows_of_var) const;
