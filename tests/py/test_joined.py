@@ -27,11 +27,13 @@ def expected(value_species, count_species, width, ranks, step):
 
 
 @pytest.mark.parametrize("engine,reserve", [("subfile", None), ("collective", None),
-                                            ("collective", "256")])
+                                            ("collective", "256"), ("convert+append", None)])
 @pytest.mark.parametrize("ranks", [1, 2, 3, 8])
 def test_ragged_file_reads_without_tapio(engine, reserve, ranks, tmp_path, python_binding):
     # subfile: the dataset converted by `tapio convert`; collective: written as NetCDF directly,
-    # with a reservation of 256 bytes also (the file grows it, moving what lies after it).
+    # with a reservation of 256 bytes also (the file grows it, moving what lies after it);
+    # convert+append: half the steps converted, the rest appended by the collective engine
+    # (the converted file has no room: the first appended step grows it).
     out = tmp_path / "particles.nc"
     writer = Path(__file__).parent / "joined_writer.py"
     if engine == "collective":
@@ -39,8 +41,12 @@ def test_ragged_file_reads_without_tapio(engine, reserve, ranks, tmp_path, pytho
                timeout=240)
     else:
         dataset = tmp_path / "particles"
-        mpirun(ranks, sys.executable, writer, dataset, STEPS, timeout=240)
+        converted = STEPS // 2 if engine == "convert+append" else STEPS
+        mpirun(ranks, sys.executable, writer, dataset, converted, timeout=240)
         mpirun(min(ranks, 2), BUILD / "tools" / "tapio", "convert", dataset, out)
+        if converted < STEPS:
+            mpirun(ranks, sys.executable, writer, out, STEPS - converted, "collective", "",
+                   converted, timeout=240)
     electrons = [sum(count_of(0, r, s) for r in range(ranks)) for s in range(STEPS)]
     ions = [sum(count_of(2, r, s) for r in range(ranks)) for s in range(STEPS)]
     with netCDF4.Dataset(out) as nc:
