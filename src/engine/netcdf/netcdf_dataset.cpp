@@ -257,64 +257,58 @@ Status NetcdfDataset::fit_joined(const std::function<uint64_t(int)>& rows_of_var
   if (!grown.ok()) return grown.status().with_context(where());
   if (!grown->has_value()) return ok_status();
   netcdf::Header& to = **grown;
-  TAPIO_RETURN_IF_ERROR(
-      agree(comm().rank() == 0 ? move_data(to, written_of_var, step).with_context(where())
-                               : ok_status()));
+  TAPIO_RETURN_IF_ERROR(agree(
+      copy_share(ragged_.moves(header_, to, written_of_var, step)).with_context(where())));
+  // Every rank's share is written (and synced with fsync = step) before the header points to
+  // it, as a step's data precedes its numrecs.
+  Status shown = ok_status();
+  if (comm().rank() == 0) {
+    PhaseTimer t(env_.profile, Phase::kMetadata);
+    const auto bytes = netcdf::encode(ragged_.on_disk(to));
+    shown = file_->write_at(0, bytes.data(), bytes.size());
+    if (shown.ok() && env_.spec.fsync == Fsync::kStep) shown = sync_file();
+  }
+  TAPIO_RETURN_IF_ERROR(agree(shown.with_context(where())));
   header_ = std::move(to);
   ragged_.reserve_as(header_);
   return ok_status();
 }
 
-Status NetcdfDataset::move_data(const netcdf::Header& to,
-                                const std::function<uint64_t(int)>& written_of_var,
-                                uint64_t step) {
-  struct Move {
-    uint64_t from, to, bytes;
-  };
-  std::vector<Move> moves;
-  const netcdf::Header& h = header_;
-  int first_record = -1;
-  for (size_t v = 0; v < h.vars.size(); ++v) {
-    const netcdf::Var& nv = h.vars[v];
-    if (h.is_record(nv)) {
-      if (first_record < 0) first_record = static_cast<int>(v);
-      continue;
-    }
-    if (to.vars[v].begin == nv.begin) continue;
-    const uint64_t esize = netcdf::nc_type_size(nv.type);
-    uint64_t bytes = h.elements(nv) * esize;
-    if (ragged_.is_joined(static_cast<int>(v))) {
-      const uint64_t rows = ragged_.rows_before(static_cast<int>(v), step) +
-                            written_of_var(static_cast<int>(v));
-      bytes = bytes / h.dims[nv.dimids[0]].length * rows;
-    }
-    moves.push_back(Move{nv.begin, to.vars[v].begin, bytes});
+Status NetcdfDataset::copy_share(const std::vector<RaggedSamples::Move>& moves) {
+  constexpr uint64_t kGranule = 1u << 20;
+  uint64_t largest = 0;  // nothing may move: the alignment padding took the growth
+  for (const RaggedSamples::Move& m : moves) largest = std::max(largest, m.bytes);
+  if (largest == 0) return ok_status();
+  std::unique_ptr<io::File> own;  // rank 0 has the file open; the others open it for this
+  io::File* file = file_.get();
+  if (!file) {
+    TAPIO_ASSIGN_OR_RETURN(own, io::open_posix(env_.path, io::OpenMode::kReadWrite,
+                                               &env_.profile->io));
+    file = own.get();
   }
-  if (first_record >= 0 && to.vars[first_record].begin != h.vars[first_record].begin)
-    moves.push_back(Move{h.vars[first_record].begin, to.vars[first_record].begin,
-                         (step + 1) * h.record_size()});  // what the file has of it
+  const auto rank = static_cast<uint64_t>(comm().rank());
+  const auto size = static_cast<uint64_t>(comm().size());
   {
     PhaseTimer t(env_.profile, Phase::kWrite);
-    uint64_t largest = 1;  // nothing may move: the alignment padding took the growth
-    for (const Move& m : moves) largest = std::max(largest, m.bytes);
-    std::vector<uint8_t> buffer(std::min<uint64_t>(8u << 20, largest));
-    for (const Move& m : moves)
-      for (uint64_t done = 0; done < m.bytes;) {
+    std::vector<uint8_t> buffer(std::min<uint64_t>(8 * kGranule, largest));
+    for (const RaggedSamples::Move& m : moves) {
+      const uint64_t share = (m.bytes + size * kGranule - 1) / (size * kGranule) * kGranule;
+      const uint64_t lo = std::min(m.bytes, rank * share), hi = std::min(m.bytes, lo + share);
+      for (uint64_t at = lo; at < hi;) {
         size_t got = 0;
-        const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), m.bytes - done));
-        TAPIO_RETURN_IF_ERROR(file_->read_at(m.from + done, buffer.data(), want, &got));
+        const auto want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), hi - at));
+        TAPIO_RETURN_IF_ERROR(file->read_at(m.from + at, buffer.data(), want, &got));
         if (got == 0) break;  // past the end of the file: nothing written there yet
-        TAPIO_RETURN_IF_ERROR(file_->write_at(m.to + done, buffer.data(), got));
-        done += got;
+        TAPIO_RETURN_IF_ERROR(file->write_at(m.to + at, buffer.data(), got));
+        at += got;
       }
+    }
   }
-  // The moved data reaches storage before the header that points to it, as a step's data
-  // precedes its numrecs.
-  if (env_.spec.fsync == Fsync::kStep) TAPIO_RETURN_IF_ERROR(sync_file());
-  PhaseTimer t(env_.profile, Phase::kMetadata);
-  const auto bytes = netcdf::encode(ragged_.on_disk(to));
-  TAPIO_RETURN_IF_ERROR(file_->write_at(0, bytes.data(), bytes.size()));
-  return env_.spec.fsync == Fsync::kStep ? sync_file() : ok_status();
+  if (env_.spec.fsync == Fsync::kStep) {
+    PhaseTimer t(env_.profile, Phase::kSync);
+    TAPIO_RETURN_IF_ERROR(file->sync());
+  }
+  return own ? own->close() : ok_status();
 }
 
 // Append keeps the file's variables; the program may re-declare them identically and may add

@@ -122,9 +122,10 @@ class NetcdfDataset {
   bool has_joined() const { return !ragged_.empty(); }
   // Collective, write, before a batch of step `step` moves: the sample dimensions' room holds
   // the step's rows so far (`rows_of_var`: each joined variable's, this batch's included);
-  // else the file makes more (RaggedSamples::grown) and rank 0 moves the data laid out after
-  // it, `written_of_var` rows of each joined variable that moves having been written in this
-  // step's earlier batches, then writes the header that points to the new place.
+  // else the file makes more (RaggedSamples::grown), every rank copies its share of the data
+  // laid out after it (`written_of_var` rows of each joined variable that moves having been
+  // written in this step's earlier batches), and, once all have, rank 0 writes the header that
+  // points to the new place.
   Status fit_joined(const std::function<uint64_t(int)>& rows_of_var,
                     const std::function<uint64_t(int)>& written_of_var, uint64_t step);
 
@@ -148,10 +149,9 @@ class NetcdfDataset {
   Status read_samples();
   // Rank 0, write: the header as the file shows it (ragged_samples.h), written at 0.
   Status write_shown_header();
-  // Rank 0, write (fit_joined): the data whose place differs in `to` copied there, synced as
-  // fsync asks, then `to` shown.
-  Status move_data(const netcdf::Header& to, const std::function<uint64_t(int)>& written_of_var,
-                   uint64_t step);
+  // Write (fit_joined), every rank: its share of each move (an equal slice, in MiB), through
+  // its own handle to the file, synced as fsync asks.
+  Status copy_share(const std::vector<RaggedSamples::Move>& moves);
   Status merge_append_definitions(const IoDef& from_file);
   Result<netcdf::Header> appended_header(const IoDef& merged) const;
   // Rank 0: fill what nobody wrote, then numrecs (after a sync with fsync = step).

@@ -146,6 +146,32 @@ Result<std::optional<netcdf::Header>> RaggedSamples::grown(const netcdf::Header&
   }
 }
 
+std::vector<RaggedSamples::Move> RaggedSamples::moves(
+    const netcdf::Header& from, const netcdf::Header& to,
+    const std::function<uint64_t(int)>& written_of_var, uint64_t step) const {
+  std::vector<Move> out;
+  int first_record = -1;
+  for (size_t v = 0; v < from.vars.size(); ++v) {
+    const netcdf::Var& nv = from.vars[v];
+    if (from.is_record(nv)) {
+      if (first_record < 0) first_record = static_cast<int>(v);
+      continue;
+    }
+    if (to.vars[v].begin == nv.begin) continue;
+    uint64_t bytes = from.elements(nv) * netcdf::nc_type_size(nv.type);
+    if (dim_of(static_cast<int>(v)) >= 0) {
+      const uint64_t rows =
+          rows_before(static_cast<int>(v), step) + written_of_var(static_cast<int>(v));
+      bytes = bytes / from.dims[nv.dimids[0]].length * rows;
+    }
+    out.push_back(Move{nv.begin, to.vars[v].begin, bytes});
+  }
+  if (first_record >= 0 && to.vars[first_record].begin != from.vars[first_record].begin)
+    out.push_back(Move{from.vars[first_record].begin, to.vars[first_record].begin,
+                       (step + 1) * from.record_size()});
+  return out;
+}
+
 void RaggedSamples::take_room(netcdf::Header* h) {
   std::vector<uint64_t> rooms(dims_.size(), UINT64_MAX);
   for (size_t v = 0; v < h->vars.size(); ++v) {

@@ -58,6 +58,16 @@ class RaggedSamples {
                                               const std::vector<uint64_t>& rows,
                                               const netcdf::LayoutOptions& layout,
                                               uint64_t data_end) const;
+  // Write: the data that growing `from` into `to` (grown's) moves, in file bytes: every fixed
+  // variable whose begin changed (a joined one: its rows committed before `step` plus
+  // `written_of_var` more, written by the step's earlier batches), and the record section when
+  // it moved (records up to and including `step`; past the file's end nothing is read).
+  struct Move {
+    uint64_t from = 0, to = 0, bytes = 0;
+  };
+  std::vector<Move> moves(const netcdf::Header& from, const netcdf::Header& to,
+                          const std::function<uint64_t(int)>& written_of_var,
+                          uint64_t step) const;
   // Write: the reservations of `h` (after grown).
   void reserve_as(const netcdf::Header& h);
   // Append, after for_reading: each sample dimension's room is the rows its variables' layout

@@ -124,7 +124,9 @@ TEST(RaggedSamples, GrowthNeverOverwritesWhatTheOldHeaderPointsTo) {
           done += n;
         }
         const uint64_t room = h.dims[h.find_dim("particle")].length;
-        const uint64_t end = data_end_of(h);
+        netcdf::Header writing = h;  // the step being written may have records in the file
+        writing.numrecs += 1;
+        const uint64_t end = data_end_of(writing);
         auto g = r->grown(h, {more, 1}, layout, end);
         ASSERT_TRUE(g.ok()) << g.status().message();
         SCOPED_TRACE(testing::Message() << "align " << align << ", committed " << committed
@@ -140,6 +142,17 @@ TEST(RaggedSamples, GrowthNeverOverwritesWhatTheOldHeaderPointsTo) {
           if (to.vars[v].begin != h.vars[v].begin) EXPECT_GE(to.vars[v].begin, end) << v;
         EXPECT_EQ(to.vars[0].begin, h.vars[0].begin);  // before the grown room: stays
         EXPECT_EQ(to.vars[1].begin, h.vars[1].begin);  // the first over it: stays
+        // What moves comes from the old data and lands past it: w (committed rows and 3 of
+        // this step's), temp's records, ion and mask, but not grid or pos.
+        const auto moves = r->moves(h, to, [](int) { return uint64_t{3}; }, h.numrecs);
+        ASSERT_EQ(moves.size(), 4u);
+        for (const RaggedSamples::Move& m : moves) {
+          EXPECT_LE(m.from + m.bytes, end);
+          EXPECT_GE(m.to, end);
+        }
+        EXPECT_EQ(moves[0].from, h.vars[2].begin);
+        EXPECT_EQ(moves[0].bytes, (committed + 3) * 4);  // w is float32
+        EXPECT_EQ(moves[3].bytes, (h.numrecs + 1) * h.record_size());
       }
     }
   }
