@@ -175,7 +175,7 @@ std::vector<RaggedSamples::Move> RaggedSamples::moves(
 void RaggedSamples::take_room(netcdf::Header* h) {
   std::vector<uint64_t> rooms(dims_.size(), UINT64_MAX);
   for (size_t v = 0; v < h->vars.size(); ++v) {
-    const int k = dim_of_var_[v];
+    const int k = dim_of(static_cast<int>(v));  // none in a file without ragged arrays
     if (k < 0) continue;
     const netcdf::Var& nv = h->vars[v];
     uint64_t next = UINT64_MAX;  // where the next variable's data (or the record section) starts
@@ -209,7 +209,8 @@ netcdf::Header RaggedSamples::on_disk(const netcdf::Header& h) const {
   netcdf::Header out = h;
   for (const Dim& d : dims_) out.dims[d.dimid].length = std::max<uint64_t>(d.end(), 1);
   for (size_t v = 0; v < out.vars.size(); ++v)
-    if (dim_of_var_[v] >= 0) out.vars[v].vsize = netcdf::compute_vsize(out, out.vars[v]).value();
+    if (dim_of(static_cast<int>(v)) >= 0)
+      out.vars[v].vsize = netcdf::compute_vsize(out, out.vars[v]).value();
   return out;
 }
 
