@@ -280,6 +280,7 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
 
 Status Engine::place_joined(bool contribute, bool last) {
   TAPIO_RETURN_IF_ERROR(joined_.place(io(), comm(), puts_, contribute, last));
+  if (!joined_.active()) return ok_status();  // an IO without joined variables: no second scan
   for (PutOp& p : puts_)
     if (io().vars[p.var].joined) p.sel.start[0] += joined_rows_before(p.var, step_);
   return ok_status();

@@ -25,6 +25,8 @@ class JoinedPlacer {
                bool contribute, bool last);
   // A new step starts at 0.
   void next_step() { placed_.clear(); }
+  // Whether place found joined variables (only then did it place anything).
+  bool active() const { return !slot_.empty(); }
   // The step's rows are wanted after its last batch too (a NetCDF file stores each step's
   // count, and writes the step after the earlier ones): `last` then still sums them.
   void keep_totals() { keep_totals_ = true; }
