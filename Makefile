@@ -26,6 +26,10 @@ CMAKE_MPI = -DMPI_C_COMPILER=$(shell command -v $(MPICC)) -DMPI_CXX_COMPILER=$(s
 export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 export OMPI_MCA_rmaps_base_oversubscribe = 1
+# ccache (when installed) shares compiled objects between clones and trees of the same sources:
+# paths are hashed relative to the clone, and the working directory is not hashed.
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR = 1
 
 .PHONY: setup build python demo test unit-mpi pytest install clean bench fuzz-build fuzz test-asan \
         test-tsan test-sanitized test-large

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-core_pkgs=(cmake ninja-build g++ pkg-config make
+core_pkgs=(cmake ninja-build g++ pkg-config make ccache strace
   openmpi-bin libopenmpi-dev
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libxxhash-dev libfmt-dev libgtest-dev
   libhwloc-dev netcdf-bin python3-venv gfortran libnetcdff-dev
