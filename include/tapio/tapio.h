@@ -121,7 +121,11 @@ TAPIO_API int tapio_var_dim_name(tapio_var* var, int dim, const char** name);
 /* 1 if the variable has a value per step, 0 if fixed. */
 TAPIO_API int tapio_var_is_record(tapio_var* var, int* is_record);
 
-/* This rank's selection for the next put/get (local). A block: start/count[ndims]. */
+/* This rank's selection for the next puts and gets of var (local; it stays until replaced).
+ * A block: start/count[ndims]. A refused selection (outside the shape, ...) leaves none:
+ * var's next put then fails its step on every rank, and its next get fails, with this error,
+ * until a valid selection is set; no put ever falls back to an older selection. The same
+ * holds for the offsets, runs and joined count below. */
 TAPIO_API int tapio_var_set_selection(tapio_var* var, const uint64_t* start,
                                       const uint64_t* count);
 /* An irregular selection: n element offsets into the flattened (C-order) global array,
@@ -152,12 +156,28 @@ TAPIO_API int tapio_open(tapio_io* io, const char* path, tapio_mode mode, tapio_
  * TAPIO_STEP_END_OF_STREAM in *status (may be NULL in write mode). */
 TAPIO_API int tapio_begin_step(tapio_engine* engine, tapio_step_status* status);
 /* Local. Queue this rank's data for var's current selection; memtype must be var's type.
- * DEFERRED: data must stay valid and unchanged until tapio_end_step/tapio_perform_puts. */
+ * DEFERRED: data must stay valid and unchanged until tapio_end_step/tapio_perform_puts.
+ * A put that fails inside a write step (its variable's last selection was refused too)
+ * fails that step's tapio_end_step on every rank, and nothing of the step is committed. */
 TAPIO_API int tapio_put(tapio_engine* engine, tapio_var* var, tapio_type memtype,
                         const void* data);
 /* Local. Queue a read of var's current selection (and step selection) into data. DEFERRED:
  * data is filled by tapio_end_step/tapio_perform_gets. */
 TAPIO_API int tapio_get(tapio_engine* engine, tapio_var* var, tapio_type memtype, void* data);
+/* Local. tapio_put and tapio_get with the selection given with the data, as nc_put_vara and
+ * ncmpi_put_vara_all take it: the box start/count[ndims] (C order, 0-based; NULL for a 0-d
+ * variable) applies to this call only and leaves var's selection as it was. A box outside
+ * the shape fails the put, and so its step on every rank, like any failed put. A joined
+ * variable takes no write box (its rows are placed by tapio). */
+TAPIO_API int tapio_put_sel(tapio_engine* engine, tapio_var* var, const uint64_t* start,
+                            const uint64_t* count, tapio_type memtype, const void* data);
+TAPIO_API int tapio_get_sel(tapio_engine* engine, tapio_var* var, const uint64_t* start,
+                            const uint64_t* count, tapio_type memtype, void* data);
+/* Local, inside a write step. The program's own reason not to commit this step (a NaN found,
+ * a local check failed): its tapio_end_step then fails on every rank with `code` (not
+ * TAPIO_OK) and `message`, and nothing of the step is committed; earlier steps stay. The
+ * bindings call it when a step's block raises on one rank. */
+TAPIO_API int tapio_fail_step(tapio_engine* engine, tapio_status code, const char* message);
 /* COLLECTIVE. Execute queued puts / gets now. */
 TAPIO_API int tapio_perform_puts(tapio_engine* engine);
 TAPIO_API int tapio_perform_gets(tapio_engine* engine);

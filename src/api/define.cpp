@@ -2,9 +2,11 @@
 #include <fmt/ranges.h>
 
 #include <cstring>
+#include <functional>
 
 #include "api/errors.h"
 #include "api/handles.h"
+#include "api/selections.h"
 
 using namespace tapio;
 using api::IoState;
@@ -91,19 +93,6 @@ Status define_variable(tapio_io* handle, const char* name, tapio_type type, int 
   return ok_status();
 }
 
-// What a selection error names: the file a put of the variable would go to (those open from
-// its IO; its IO when none is), the variable and the rank, as a put's errors do.
-std::string where(const VarState* var) {
-  const IoState* io = var->io;
-  std::vector<std::string> files;
-  for (const auto& e : io->ctx->engines)
-    if (e && e->io == io) files.push_back(fmt::format("'{}'", e->engine->path()));
-  const std::string owner = files.empty() ? fmt::format("IO '{}'", io->def.name)
-                            : fmt::format("file{} {}", files.size() > 1 ? "s" : "",
-                                          fmt::join(files, ", "));
-  return fmt::format("{}, variable '{}', rank {}", owner, var->name, io->ctx->comm.rank());
-}
-
 // Whether a file open from `io` is being read: a joined variable's selection is for reading.
 bool reading(const IoState* io) {
   for (const auto& e : io->ctx->engines)
@@ -111,20 +100,22 @@ bool reading(const IoState* io) {
   return false;
 }
 
-Status set_selection(tapio_var* handle, plan::Selection sel) {
+// Sets the selection of the variable's next puts and gets. A refused one leaves none: the
+// variable's next put then fails its step (and its next get fails) with this error, rather
+// than using an older selection or the whole variable (docs/api.md §2.4).
+Status set_selection(tapio_var* handle, const std::function<Result<plan::Selection>(
+                                            const VarState*, const VariableDef&)>& make) {
   TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
   TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
-  std::vector<uint64_t> shape = def->shape;
-  if (def->joined) {
-    if (!reading(var->io))
-      return error(TAPIO_ERR_ARG, "variable '{}' is a joined array: a writer gives its length "
-                   "with tapio_var_set_joined_count; a selection is for reading a step of it",
-                   def->name)
-          .with_context(where(var));
-    shape[0] = INT64_MAX;  // the get checks the box against the length of the step it reads
+  var->sel = plan::Selection();
+  var->has_selection = false;
+  Result<plan::Selection> sel = make(var, *def);
+  if (!sel.ok()) {
+    var->rejected = sel.status();
+    return var->rejected;
   }
-  TAPIO_RETURN_IF_ERROR(plan::validate(sel, shape, def->dim_names).with_context(where(var)));
-  var->sel = std::move(sel);
+  var->rejected = ok_status();
+  var->sel = std::move(*sel);
   var->has_selection = true;
   return ok_status();
 }
@@ -341,52 +332,56 @@ int tapio_var_is_record(tapio_var* var, int* is_record) {
 
 int tapio_var_set_selection(tapio_var* var, const uint64_t* start, const uint64_t* count) {
   return api::guarded("tapio_var_set_selection", [&]() -> Status {
-    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
-    const size_t nd = def->shape.size();
-    if (nd > 0 && (!start || !count))
-      return error(TAPIO_ERR_ARG, "variable '{}': start and count are required", def->name);
-    return set_selection(var, plan::Selection::box(std::vector<uint64_t>(start, start + nd),
-                                                   std::vector<uint64_t>(count, count + nd)));
+    return set_selection(var, [&](const VarState* v, const VariableDef& def) {
+      return api::checked_box(v, def, start, count, reading(v->io));
+    });
   });
 }
 
 int tapio_var_set_offsets(tapio_var* var, size_t n, const uint64_t* offsets) {
   return api::guarded("tapio_var_set_offsets", [&]() -> Status {
-    if (n > 0) TAPIO_RETURN_IF_ERROR(need(offsets, "offsets"));
-    return set_selection(var, plan::Selection::offsets(offsets, n));
+    return set_selection(var, [&](const VarState* v,
+                                  const VariableDef& def) -> Result<plan::Selection> {
+      if (n > 0 && !offsets)
+        return error(TAPIO_ERR_ARG, "offsets is null").with_context(api::where(v));
+      return api::checked_selection(v, def, plan::Selection::offsets(offsets, n),
+                                    reading(v->io));
+    });
   });
 }
 
 int tapio_var_set_runs(tapio_var* var, size_t n, const uint64_t* offsets,
                        const uint64_t* lengths) {
   return api::guarded("tapio_var_set_runs", [&]() -> Status {
-    if (n > 0) {
-      TAPIO_RETURN_IF_ERROR(need(offsets, "offsets"));
-      TAPIO_RETURN_IF_ERROR(need(lengths, "lengths"));
-    }
-    std::vector<plan::Run> runs(n);
-    for (size_t i = 0; i < n; ++i) runs[i] = plan::Run{offsets[i], lengths[i]};
-    return set_selection(var, plan::Selection::from_runs(std::move(runs)));
+    return set_selection(var, [&](const VarState* v,
+                                  const VariableDef& def) -> Result<plan::Selection> {
+      if (n > 0 && (!offsets || !lengths))
+        return error(TAPIO_ERR_ARG, "{} is null", offsets ? "lengths" : "offsets")
+            .with_context(api::where(v));
+      std::vector<plan::Run> runs(n);
+      for (size_t i = 0; i < n; ++i) runs[i] = plan::Run{offsets[i], lengths[i]};
+      return api::checked_selection(v, def, plan::Selection::from_runs(std::move(runs)),
+                                    reading(v->io));
+    });
   });
 }
 
-int tapio_var_set_joined_count(tapio_var* handle, uint64_t count) {
+int tapio_var_set_joined_count(tapio_var* var, uint64_t count) {
   return api::guarded("tapio_var_set_joined_count", [&]() -> Status {
-    TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
-    TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
-    if (!def->joined)
-      return error(TAPIO_ERR_ARG, "variable '{}' is not a joined array (TAPIO_VAR_JOINED)",
-                   def->name)
-          .with_context(where(var));
-    if (count > INT64_MAX)
-      return error(TAPIO_ERR_ARG, "joined count {} is negative", static_cast<int64_t>(count))
-          .with_context(where(var));
-    std::vector<uint64_t> counts = def->shape;
-    counts[0] = count;
-    std::vector<uint64_t> starts(counts.size(), 0);
-    var->sel = plan::Selection::box(std::move(starts), std::move(counts));
-    var->has_selection = true;
-    return ok_status();
+    return set_selection(var, [&](const VarState* v,
+                                  const VariableDef& def) -> Result<plan::Selection> {
+      if (!def.joined)
+        return error(TAPIO_ERR_ARG, "variable '{}' is not a joined array (TAPIO_VAR_JOINED)",
+                     def.name)
+            .with_context(api::where(v));
+      if (count > INT64_MAX)
+        return error(TAPIO_ERR_ARG, "joined count {} is negative", static_cast<int64_t>(count))
+            .with_context(api::where(v));
+      std::vector<uint64_t> counts = def.shape;
+      counts[0] = count;
+      std::vector<uint64_t> starts(counts.size(), 0);
+      return plan::Selection::box(std::move(starts), std::move(counts));
+    });
   });
 }
 
@@ -415,6 +410,7 @@ int tapio_var_selection_size(tapio_var* handle, uint64_t* elements) {
     TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
     TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
     TAPIO_RETURN_IF_ERROR(need(elements, "elements"));
+    TAPIO_RETURN_IF_ERROR(api::selection_refusal(var));
     *elements = var->has_selection ? var->sel.elements() : def->elements();
     return ok_status();
   });

@@ -2,6 +2,7 @@
 #include "api/definitions_check.h"
 #include "api/errors.h"
 #include "api/handles.h"
+#include "api/selections.h"
 
 using namespace tapio;
 using api::EngineState;
@@ -114,6 +115,8 @@ int tapio_put(tapio_engine* handle, tapio_var* var, tapio_type memtype, const vo
     Result<Target> t = target_of(e, var);
     if (!t.ok()) return e->engine->reject_put(t.status());
     const VariableDef& def = e->io->def.vars[t->index];
+    if (Status refused = api::selection_refusal(t->var); !refused.ok())
+      return e->engine->reject_put(refused);
     if (def.joined && !t->var->has_selection)  // else it would put nothing, silently
       return e->engine->reject_put(
           error(TAPIO_ERR_ARG, "joined variable '{}' has no count on rank {}: call "
@@ -123,12 +126,49 @@ int tapio_put(tapio_engine* handle, tapio_var* var, tapio_type memtype, const vo
   });
 }
 
+int tapio_put_sel(tapio_engine* handle, tapio_var* var, const uint64_t* start,
+                  const uint64_t* count, tapio_type memtype, const void* data) {
+  return api::guarded("tapio_put_sel", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
+    Result<Target> t = target_of(e, var);
+    if (!t.ok()) return e->engine->reject_put(t.status());
+    Result<plan::Selection> sel =
+        api::checked_box(t->var, e->io->def.vars[t->index], start, count, false);
+    if (!sel.ok()) return e->engine->reject_put(sel.status());
+    return e->engine->put(t->index, *sel, memtype, data);
+  });
+}
+
 int tapio_get(tapio_engine* handle, tapio_var* var, tapio_type memtype, void* data) {
   return api::guarded("tapio_get", [&]() -> Status {
     TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
     TAPIO_ASSIGN_OR_RETURN(Target t, target_of(e, var));
+    TAPIO_RETURN_IF_ERROR(api::selection_refusal(t.var));
     return e->engine->get(t.index, selection_of(t.var, e->io->def.vars[t.index]),
                           t.var->step_start, t.var->step_count, memtype, data);
+  });
+}
+
+int tapio_get_sel(tapio_engine* handle, tapio_var* var, const uint64_t* start,
+                  const uint64_t* count, tapio_type memtype, void* data) {
+  return api::guarded("tapio_get_sel", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
+    TAPIO_ASSIGN_OR_RETURN(Target t, target_of(e, var));
+    TAPIO_ASSIGN_OR_RETURN(
+        plan::Selection sel,
+        api::checked_box(t.var, e->io->def.vars[t.index], start, count, true));
+    return e->engine->get(t.index, sel, t.var->step_start, t.var->step_count, memtype, data);
+  });
+}
+
+int tapio_fail_step(tapio_engine* handle, tapio_status code, const char* message) {
+  return api::guarded("tapio_fail_step", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(EngineState * e, api::resolve(handle));
+    if (code == TAPIO_OK)
+      return error(TAPIO_ERR_ARG, "tapio_fail_step needs an error code, not TAPIO_OK");
+    return e->engine->fail_step(
+        Status(code, fmt::format("file '{}': {}", e->engine->path(),
+                                 message ? message : "the program failed the step")));
   });
 }
 

@@ -48,6 +48,7 @@ struct VarState {
   std::string name;
   plan::Selection sel;
   bool has_selection = false;
+  Status rejected;  // why the last selection given was refused: its next put or get fails
   uint64_t step_start = 0;
   uint64_t step_count = 0;  // 0 = the current step
 };

@@ -119,8 +119,19 @@ Status Engine::put(int var, const plan::Selection& sel, DataType memtype, const 
 }
 
 Status Engine::reject_put(Status rejected) {
-  if (in_step_ && open_.mode != OpenMode::kRead && failed_put_.ok()) failed_put_ = rejected;
+  if (in_step_ && open_.mode != OpenMode::kRead && failed_step_.ok())
+    failed_step_ = Status(rejected.code(), fmt::format("a put failed on rank {}: {}",
+                                                       comm().rank(), rejected.message()));
   return rejected;
+}
+
+Status Engine::fail_step(Status why) {
+  TAPIO_RETURN_IF_ERROR(require(open_.mode != OpenMode::kRead && in_step_, "fail_step",
+                                "only an open write step can be failed", where()));
+  if (failed_step_.ok())
+    failed_step_ = Status(why.code(), fmt::format("rank {} failed it: {}", comm().rank(),
+                                                  why.message()));
+  return ok_status();
 }
 
 Status Engine::queue_put(int var, const plan::Selection& sel, DataType memtype,
@@ -312,10 +323,9 @@ Status Engine::end_step() {
   Status local = require(in_step_, "end_step", "no step is open", where());
   // A put some rank rejected fails the step on every rank, in the agreement end_step makes
   // anyway, before any data moves.
-  if (local.ok() && !failed_put_.ok())
-    local = Status(failed_put_.code(),
-                   fmt::format("step {} is not committed: a put failed on rank {}: {}", step_,
-                               comm().rank(), failed_put_.message()));
+  if (local.ok() && !failed_step_.ok())
+    local = Status(failed_step_.code(),
+                   fmt::format("step {} is not committed: {}", step_, failed_step_.message()));
   Status st;
   if (open_.mode == OpenMode::kRead) {
     st = agree(local);
@@ -333,7 +343,7 @@ Status Engine::end_step() {
       ++step_;
     }
   }
-  failed_put_ = ok_status();
+  failed_step_ = ok_status();
   in_step_ = false;
   return st;
 }

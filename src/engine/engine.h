@@ -98,6 +98,9 @@ class Engine {
   // here too). Inside a write step it fails that step at end_step, on every rank: committing
   // it would leave fill values where the program meant data. Returns `rejected`.
   Status reject_put(Status rejected);
+  // Local, a write step: the program's own reason not to commit it (tapio_fail_step). Like a
+  // rejected put, it fails that step's end_step on every rank.
+  Status fail_step(Status why);
   Status get(int var, const plan::Selection& sel, uint64_t step_start, uint64_t step_count,
              DataType memtype, void* data);
   // Local, read mode: the blocks the file stores of `var` at `step` (a fixed variable's,
@@ -207,7 +210,8 @@ class Engine {
   std::vector<PutOp> puts_;
   std::vector<GetOp> gets_;
   JoinedPlacer joined_;  // write: where this rank's blocks of joined variables go
-  Status failed_put_;  // the first put this rank rejected in the open write step
+  // Why this rank fails the open write step: its first rejected put, or the program's reason.
+  Status failed_step_;
 };
 
 // Open an engine by env.engine. Collective; returns the same status on every rank.
