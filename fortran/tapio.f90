@@ -24,6 +24,7 @@ module tapio
                      c_tapio_var_set_joined_count, &
                      c_tapio_var_set_step_selection, c_tapio_var_selection_size, c_tapio_open, &
                      c_tapio_begin_step, c_tapio_end_step, c_tapio_put, c_tapio_get, &
+                     c_tapio_put_sel, c_tapio_get_sel, c_tapio_fail_step, &
                      c_tapio_perform_puts, c_tapio_perform_gets, c_tapio_steps, &
                      c_tapio_close, c_tapio_last_error, &
                      c_tapio_status_string, c_string
@@ -337,82 +338,110 @@ contains
   end function
 
   ! ---- put / get: one checked call for every kind and rank ----------------------------------
-  integer function put_real4(file, var, a) result(status)
+  integer function put_real4(file, var, a, start, count) result(status)
     type(tapio_file), intent(in) :: file
     type(tapio_var), intent(in) :: var
     real(c_float), intent(in), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
     status = transfer_data(file, var, TAPIO_REAL, c_loc(a), size(a, kind=c_int64_t), &
-                           is_contiguous(a), .true.)
+                           is_contiguous(a), .true., start, count)
   end function
 
-  integer function put_real8(file, var, a) result(status)
+  integer function put_real8(file, var, a, start, count) result(status)
     type(tapio_file), intent(in) :: file
     type(tapio_var), intent(in) :: var
     real(c_double), intent(in), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
     status = transfer_data(file, var, TAPIO_DOUBLE, c_loc(a), size(a, kind=c_int64_t), &
-                           is_contiguous(a), .true.)
+                           is_contiguous(a), .true., start, count)
   end function
 
-  integer function put_int4(file, var, a) result(status)
+  integer function put_int4(file, var, a, start, count) result(status)
     type(tapio_file), intent(in) :: file
     type(tapio_var), intent(in) :: var
     integer(c_int32_t), intent(in), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
     status = transfer_data(file, var, TAPIO_INT, c_loc(a), size(a, kind=c_int64_t), &
-                           is_contiguous(a), .true.)
+                           is_contiguous(a), .true., start, count)
   end function
 
-  integer function put_int8(file, var, a) result(status)
+  integer function put_int8(file, var, a, start, count) result(status)
     type(tapio_file), intent(in) :: file
     type(tapio_var), intent(in) :: var
     integer(c_int64_t), intent(in), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
     status = transfer_data(file, var, TAPIO_INT64, c_loc(a), size(a, kind=c_int64_t), &
-                           is_contiguous(a), .true.)
+                           is_contiguous(a), .true., start, count)
   end function
 
-  integer function get_real4(file, var, a) result(status)
+  integer function get_real4(file, var, a, start, count) result(status)
     type(tapio_file), intent(in) :: file
     type(tapio_var), intent(in) :: var
     real(c_float), intent(inout), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
     status = transfer_data(file, var, TAPIO_REAL, c_loc(a), size(a, kind=c_int64_t), &
-                           is_contiguous(a), .false.)
+                           is_contiguous(a), .false., start, count)
   end function
 
-  integer function get_real8(file, var, a) result(status)
+  integer function get_real8(file, var, a, start, count) result(status)
     type(tapio_file), intent(in) :: file
     type(tapio_var), intent(in) :: var
     real(c_double), intent(inout), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
     status = transfer_data(file, var, TAPIO_DOUBLE, c_loc(a), size(a, kind=c_int64_t), &
-                           is_contiguous(a), .false.)
+                           is_contiguous(a), .false., start, count)
   end function
 
-  integer function get_int4(file, var, a) result(status)
+  integer function get_int4(file, var, a, start, count) result(status)
     type(tapio_file), intent(in) :: file
     type(tapio_var), intent(in) :: var
     integer(c_int32_t), intent(inout), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
     status = transfer_data(file, var, TAPIO_INT, c_loc(a), size(a, kind=c_int64_t), &
-                           is_contiguous(a), .false.)
+                           is_contiguous(a), .false., start, count)
   end function
 
-  integer function get_int8(file, var, a) result(status)
+  integer function get_int8(file, var, a, start, count) result(status)
     type(tapio_file), intent(in) :: file
     type(tapio_var), intent(in) :: var
     integer(c_int64_t), intent(inout), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
     status = transfer_data(file, var, TAPIO_INT64, c_loc(a), size(a, kind=c_int64_t), &
-                           is_contiguous(a), .false.)
+                           is_contiguous(a), .false., start, count)
   end function
 
   ! The checks a C caller makes itself: a strided section (a(1:n:2), a(i,:)) is refused, since
   ! passing it would need a copy that a deferred put or get cannot keep; the element count must
-  ! be the selection's (a whole number of selections, for a get over several steps).
-  integer function transfer_data(file, var, memtype, addr, n, contiguous, put) result(status)
+  ! be the selection's (a whole number of selections, for a get over several steps). With
+  ! start and count (1-based, Fortran order, as nf90_put_var takes them) the selection is this
+  ! call's alone. A put refused here fails its step on every rank, as one the C API refuses.
+  integer function transfer_data(file, var, memtype, addr, n, contiguous, put, start, count) &
+      result(status)
     type(tapio_file), intent(in) :: file
     type(tapio_var), intent(in) :: var
     integer, intent(in) :: memtype
     type(c_ptr), intent(in) :: addr
     integer(c_int64_t), intent(in) :: n
     logical, intent(in) :: contiguous, put
+    integer, intent(in), optional :: start(:), count(:)
+    integer(c_int) :: ignored
+    status = checked_transfer(file, var, memtype, addr, n, contiguous, put, start, count)
+    if (put .and. status /= TAPIO_OK) &  ! outside a step this does nothing
+      ignored = c_tapio_fail_step(file%p, int(status, c_int), c_string(tapio_last_error()))
+  end function
+
+  integer function checked_transfer(file, var, memtype, addr, n, contiguous, put, start, &
+                                    count) result(status)
+    type(tapio_file), intent(in) :: file
+    type(tapio_var), intent(in) :: var
+    integer, intent(in) :: memtype
+    type(c_ptr), intent(in) :: addr
+    integer(c_int64_t), intent(in) :: n
+    logical, intent(in) :: contiguous, put
+    integer, intent(in), optional :: start(:), count(:)
     character(len=*), parameter :: names(2) = ["tapio_get", "tapio_put"]
     character(len=9) :: call_name
+    integer(c_int64_t), allocatable :: cstart(:), ccount(:)
     integer(c_int64_t) :: want
     call_name = names(merge(2, 1, put))
     if (.not. contiguous) then
@@ -420,15 +449,34 @@ contains
                              "(a strided section); pass a contiguous array, tapio does not copy")
       return
     end if
-    status = c_status(c_tapio_var_selection_size(var%p, want))
-    if (status /= TAPIO_OK) return
+    if (present(start) .neqv. present(count)) then
+      status = local_failure(TAPIO_ERR_ARG, call_name // ": give both start and count, or neither")
+      return
+    end if
+    if (present(start)) then
+      if (size(start) /= size(count)) then
+        status = local_failure(TAPIO_ERR_ARG, call_name // ": start and count differ in size")
+        return
+      end if
+      allocate(cstart(max(size(start), 1)), ccount(max(size(count), 1)))
+      cstart(1:size(start)) = start(size(start):1:-1) - 1
+      ccount(1:size(count)) = count(size(count):1:-1)
+      want = product(int(count, c_int64_t))
+    else
+      status = c_status(c_tapio_var_selection_size(var%p, want))
+      if (status /= TAPIO_OK) return
+    end if
     ! A get may cover several steps (tapio_set_steps): then any whole number of selections.
     if (n /= want .and. (put .or. want == 0 .or. mod(n, max(want, 1_c_int64_t)) /= 0)) then
       status = local_failure(TAPIO_ERR_SHAPE, call_name // ": shape mismatch: the array has " // &
                              itoa(n) // " elements, the selection " // itoa(want))
       return
     end if
-    if (put) then
+    if (present(start) .and. put) then
+      status = c_status(c_tapio_put_sel(file%p, var%p, cstart, ccount, int(memtype, c_int), addr))
+    else if (present(start)) then
+      status = c_status(c_tapio_get_sel(file%p, var%p, cstart, ccount, int(memtype, c_int), addr))
+    else if (put) then
       status = c_status(c_tapio_put(file%p, var%p, int(memtype, c_int), addr))
     else
       status = c_status(c_tapio_get(file%p, var%p, int(memtype, c_int), addr))

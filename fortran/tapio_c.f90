@@ -14,7 +14,8 @@ module tapio_c
             c_tapio_var_set_offsets, c_tapio_var_set_step_selection, &
             c_tapio_var_set_joined_count, &
             c_tapio_var_selection_size, c_tapio_open, c_tapio_begin_step, c_tapio_end_step, &
-            c_tapio_put, c_tapio_get, c_tapio_perform_puts, c_tapio_perform_gets, &
+            c_tapio_put, c_tapio_get, c_tapio_put_sel, c_tapio_get_sel, c_tapio_fail_step, &
+            c_tapio_perform_puts, c_tapio_perform_gets, &
             c_tapio_steps, c_tapio_current_step, c_tapio_close, c_tapio_last_error, &
             c_tapio_status_string
 
@@ -164,6 +165,27 @@ module tapio_c
       import :: c_int, c_ptr
       type(c_ptr), value :: engine, var, data
       integer(c_int), value :: memtype
+    end function
+    integer(c_int) function c_tapio_put_sel(engine, var, start, count, memtype, data) &
+        bind(C, name="tapio_put_sel")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: engine, var, data
+      integer(c_int64_t), intent(in) :: start(*), count(*)
+      integer(c_int), value :: memtype
+    end function
+    integer(c_int) function c_tapio_get_sel(engine, var, start, count, memtype, data) &
+        bind(C, name="tapio_get_sel")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: engine, var, data
+      integer(c_int64_t), intent(in) :: start(*), count(*)
+      integer(c_int), value :: memtype
+    end function
+    integer(c_int) function c_tapio_fail_step(engine, code, message) &
+        bind(C, name="tapio_fail_step")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: engine
+      integer(c_int), value :: code
+      character(kind=c_char), intent(in) :: message(*)
     end function
     integer(c_int) function c_tapio_perform_puts(engine) bind(C, name="tapio_perform_puts")
       import :: c_int, c_ptr

@@ -106,6 +106,22 @@ class Engine {
     check(tapio_get(e_, v.get(), type_of<T>(), data));
   }
   template <typename T> void get(Variable& v, std::vector<T>& data) { get(v, data.data()); }
+  // The box start/count (one entry per dimension) for this put or get alone: the variable's
+  // selection is left as it was (tapio_put_sel, tapio_get_sel).
+  template <typename T>
+  void put(Variable& v, const std::vector<uint64_t>& start, const std::vector<uint64_t>& count,
+           const T* data) {
+    check(tapio_put_sel(e_, v.get(), start.data(), count.data(), type_of<T>(), data));
+  }
+  template <typename T>
+  void get(Variable& v, const std::vector<uint64_t>& start, const std::vector<uint64_t>& count,
+           T* data) {
+    check(tapio_get_sel(e_, v.get(), start.data(), count.data(), type_of<T>(), data));
+  }
+  // This rank's reason not to commit the open write step: its end_step fails on every rank.
+  void fail_step(tapio_status code, const std::string& message) {
+    check(tapio_fail_step(e_, code, message.c_str()));
+  }
   void perform_puts() { check(tapio_perform_puts(e_)); }
   void perform_gets() { check(tapio_perform_gets(e_)); }
   uint64_t current_step() const { uint64_t s; check(tapio_current_step(e_, &s)); return s; }

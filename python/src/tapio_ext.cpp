@@ -277,6 +277,23 @@ NB_MODULE(_tapio, m) {
     check(tapio_get(ptr<tapio_engine>(engine), ptr<tapio_var>(var),
                     static_cast<tapio_type>(memtype), reinterpret_cast<void*>(data)));
   });
+  // start, count: the box of this put or get alone (the variable's selection is untouched).
+  m.def("put_sel", [](Handle engine, Handle var, const Dims& start, const Dims& count,
+                      int memtype, uintptr_t data) {
+    check(tapio_put_sel(ptr<tapio_engine>(engine), ptr<tapio_var>(var), start.data(),
+                        count.data(), static_cast<tapio_type>(memtype),
+                        reinterpret_cast<const void*>(data)));
+  });
+  m.def("get_sel", [](Handle engine, Handle var, const Dims& start, const Dims& count,
+                      int memtype, uintptr_t data) {
+    check(tapio_get_sel(ptr<tapio_engine>(engine), ptr<tapio_var>(var), start.data(),
+                        count.data(), static_cast<tapio_type>(memtype),
+                        reinterpret_cast<void*>(data)));
+  });
+  m.def("fail_step", [](Handle engine, int code, const std::string& message) {
+    check(tapio_fail_step(ptr<tapio_engine>(engine), static_cast<tapio_status>(code),
+                          message.c_str()));
+  });
   m.def("current_step", &current_step);
   m.def("steps", &steps);
   m.def("engine_name", &engine_name);

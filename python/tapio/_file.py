@@ -12,8 +12,8 @@ import numpy as np
 
 from . import _tapio
 from ._attrs import Attributes
-from ._errors import (ArgumentError, ClosedError, CommError, CopyRefusedError, ShapeError,
-                      StateError, UnsupportedError)
+from ._errors import (ArgumentError, ClosedError, CommError, CopyRefusedError, Error,
+                      ShapeError, StateError, UnsupportedError)
 from ._selection import Steps, box, offsets_array, step_range
 from ._types import DTYPES, address, needs_copy, put_buffer, type_code
 
@@ -107,19 +107,29 @@ class File:
     @contextlib.contextmanager
     def step(self) -> Iterator[int]:
         """Write one step (collective): ``with f.step(): f.put(...)``. Yields the step index.
-        The puts are written when the block ends, even if it raised on this rank (so no rank
-        waits for it): a put tapio rejected fails the step on every rank (tapio.Error)."""
+        The step ends when the block ends, even if it raised on this rank (so no rank waits
+        for it). A block that raised, or a put refused, on any rank fails the step on every
+        rank: nothing of it is committed, and the other ranks get tapio.Error ("step N is not
+        committed"), the raising rank its own exception."""
         self._check_writable()
         if self._engine is None:
             self._engine = _tapio.open(self._io, self.path, _MODES[self.mode])
         _tapio.begin_step(self._engine)
         self._in_step = True
+        raised = False
         try:
             yield _tapio.current_step(self._engine)
+        except BaseException as e:
+            raised = True
+            self._fail_step(e)
+            raise
         finally:
             self._in_step = False
             try:
                 _tapio.end_step(self._engine)
+            except Error:
+                if not raised:  # else this rank's own exception is the one to see
+                    raise
             finally:
                 self._keep.clear()
 
@@ -182,16 +192,20 @@ class File:
 
         The array's memory is used as it is (no copy) when it is C-contiguous and in native
         byte order; otherwise it is copied once, or refused if ``allow_copy`` is False. Its
-        dtype must be the variable's: tapio does not convert."""
+        dtype must be the variable's: tapio does not convert.
+
+        A put refused on one rank (a selection outside the shape, a wrong shape or dtype)
+        raises there and fails the step on every rank: nothing of it is committed."""
         where = f"put of '{name}' to '{self.path}'"
         self._check_writable()
         if not self._in_step:
             raise StateError(f"{where}: a put must be inside `with f.step():`", 2)
-        var = self[name]
-        a = put_buffer(array, allow_copy, where)
-        self._select(var, a, start, offsets, where)
-        _tapio.put(self._engine, var._handle, type_code(a.dtype), address(a))
-        self._keep.append(a)
+        try:
+            self._queue_put(self[name], put_buffer(array, allow_copy, where), start, offsets,
+                            where)
+        except BaseException as e:  # the C library fails the step for its own refusals
+            self._fail_step(e)
+            raise
 
     def get(self, name: str, start: Sequence[int] | None = None,
             count: Sequence[int] | None = None, *, offsets: Any = None, step: int | None = None,
@@ -257,7 +271,9 @@ class File:
         return f"<tapio.File {self.path!r} ({state})>"
 
     # ---- helpers -----------------------------------------------------------------------------
-    def _select(self, var: Variable, a: np.ndarray, start, offsets, where: str) -> None:
+    def _queue_put(self, var: Variable, a: np.ndarray, start, offsets, where: str) -> None:
+        """Queue ``a`` with its selection given in the same C call where it is a box, so no
+        selection of an earlier put is ever used; keep ``a`` until the step ends."""
         if var.is_joined:
             if start is not None or offsets is not None:
                 raise ArgumentError(f"{where}: a joined variable's rows are placed by tapio: "
@@ -267,22 +283,32 @@ class File:
                                  f"(n, {', '.join(map(str, var.shape[1:]))}) takes arrays of "
                                  f"that shape, not {a.shape}", 4)
             _tapio.var_set_joined_count(var._handle, a.shape[0])
-            return
-        if offsets is not None:
+            _tapio.put(self._engine, var._handle, type_code(a.dtype), address(a))
+        elif offsets is not None:
             off = offsets_array(offsets, where)
             if a.size != off.size:
                 raise ShapeError(f"{where}: shape mismatch: the array has {a.size} elements, "
                                  f"offsets {off.size}", 4)
             _tapio.var_set_offsets(var._handle, off.size, address(off))
-            return
-        if start is None and a.shape != var.shape:
-            raise ShapeError(f"{where}: shape mismatch: the array's shape {a.shape} is not the "
-                             f"variable's {var.shape} (give start= to put a block)", 4)
-        if a.ndim != len(var.shape):
-            raise ShapeError(f"{where}: shape mismatch: a {a.ndim}-d array for a "
-                             f"{len(var.shape)}-d variable", 4)
-        begin, count = box(var.shape, start, a.shape, where)
-        _tapio.var_set_selection(var._handle, begin, count)
+            _tapio.put(self._engine, var._handle, type_code(a.dtype), address(a))
+        else:
+            if start is None and a.shape != var.shape:
+                raise ShapeError(f"{where}: shape mismatch: the array's shape {a.shape} is not "
+                                 f"the variable's {var.shape} (give start= to put a block)", 4)
+            if a.ndim != len(var.shape):
+                raise ShapeError(f"{where}: shape mismatch: a {a.ndim}-d array for a "
+                                 f"{len(var.shape)}-d variable", 4)
+            begin, count = box(var.shape, start, a.shape, where)
+            _tapio.put_sel(self._engine, var._handle, begin, count, type_code(a.dtype),
+                           address(a))
+        self._keep.append(a)
+
+    def _fail_step(self, e: BaseException) -> None:
+        """This rank's reason to commit nothing of the open write step: its end_step then
+        fails on every rank (tapio_fail_step)."""
+        if self._in_step:
+            code = e.code if isinstance(e, Error) and e.code else StateError.code
+            _tapio.fail_step(self._engine, code, f"{type(e).__name__}: {e}")
 
     def _shape_at(self, var: Variable, step, steps, where: str) -> tuple[int, ...]:
         """The shape a get's box lies in: a joined variable's length is that of the step read

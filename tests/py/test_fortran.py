@@ -91,3 +91,7 @@ def test_bad_input_gives_a_status_and_a_message(tmp_path):
     assert "joined mismatch: shape or selection error: tapio_put: shape mismatch: the array " \
            "has 8 elements, the selection 6" in out, out
     assert "close particles: ok" in out, out
+    # the last rank's box outside the shape fails the step on both ranks; the next commits
+    assert "end after a box outside: shape or selection error: tapio_end_step:" in out, out
+    assert "step 0 is not committed: a put failed on rank 1:" in out, out
+    assert "end boxes: ok" in out and "get box: ok" in out, out

@@ -70,11 +70,14 @@ def test_bad_counts_and_shapes(comm, shared_dir):
         assert f["pos"].dims[0] == "pos_sample"
         with pytest.raises(tapio.ArgumentError, match="negative"):
             tapio._tapio.var_set_joined_count(f["pos"]._handle, -3)
+        with pytest.raises(tapio.ShapeError, match="step 0 is not committed"):
+            with f.step():  # each refused put fails the step on every rank
+                with pytest.raises(tapio.ShapeError, match="shape mismatch"):
+                    f.put("pos", np.zeros((4, 2)))
+                with pytest.raises(tapio.ArgumentError, match="placed by tapio"):
+                    f.put("pos", np.zeros((4, 3)), start=(0, 0))
+                f.put("pos", np.zeros((comm.rank, 3)))
         with f.step():
-            with pytest.raises(tapio.ShapeError, match="shape mismatch"):
-                f.put("pos", np.zeros((4, 2)))
-            with pytest.raises(tapio.ArgumentError, match="placed by tapio"):
-                f.put("pos", np.zeros((4, 3)), start=(0, 0))
             f.put("pos", np.zeros((comm.rank, 3)))
     f = tapio.open(f"{shared_dir}/bad.nc", "w", comm=comm, engine="serial")
     f.define("pos", (0, 3), np.float64, joined=True)

@@ -8,6 +8,7 @@ import json
 import tracemalloc
 
 import numpy as np
+import pytest
 
 import tapio
 from fixtures import comm, shared_dir  # noqa: F401 (pytest fixtures)
@@ -68,16 +69,19 @@ def test_fortran_ordered_and_strided_arrays_are_copied_or_refused(shared_dir, co
     with tapio.open(f"{shared_dir}/order.nc", "w", comm=comm) as f:
         f.define("g", (4 * comm.size, 6), np.float64)
         f.define("h", (4 * comm.size, 3), np.float64)
+        # A refused copy is a refused put: its step fails on every rank, nothing committed.
+        with pytest.raises(tapio.ArgumentError, match="step 0 is not committed"):
+            with f.step():
+                for bad in (np.asfortranarray(grid), grid[:, ::2]):
+                    try:
+                        f.put("g", bad, start=(4 * comm.rank, 0), allow_copy=False)
+                    except tapio.CopyRefusedError as e:
+                        assert "not C-contiguous" in str(e)
+                    else:
+                        raise AssertionError("a copy was not refused")
         with f.step():
             f.put("g", np.asfortranarray(grid), start=(4 * comm.rank, 0))
             f.put("h", grid[:, ::2], start=(4 * comm.rank, 0))
-            for bad in (np.asfortranarray(grid), grid[:, ::2]):
-                try:
-                    f.put("g", bad, start=(4 * comm.rank, 0), allow_copy=False)
-                except tapio.CopyRefusedError as e:
-                    assert "not C-contiguous" in str(e)
-                else:
-                    raise AssertionError("a copy was not refused")
     with tapio.open(f"{shared_dir}/order.nc", "r", comm=comm) as f:
         want = np.concatenate([np.arange(24.0).reshape(4, 6) + 100 * r for r in range(comm.size)])
         np.testing.assert_array_equal(f.get("g", step=0), want)
