@@ -316,7 +316,8 @@ def test_dump_box_one_step(sample):
     assert out == ("temp(1,1,0, 1-2) = 113, 114\ntemp(1,1,1, 1-2) = 117, 118\n"
                    "temp(1,1,2, 1-2) = 121, 122\n")
     # --start alone runs to the end of each dimension
-    assert dump_text(path, "temp", "--step", 0, "--start", "1,2,1") == "temp(0,1,2, 1-3) = 21, 22, 23\n"
+    assert dump_text(path, "temp", "--step", 0, "--start", "1,2,1") == \
+        "temp(0,1,2, 1-3) = 21, 22, 23\n"
     # one element a row: every index, as ncdump writes it
     assert dump_text(path, "temp", "--step", 1, "--start", "0,1,3", "--count", "2,1,1") == \
         "temp(1,0,1,3) = 107\ntemp(1,1,1,3) = 119\n"
