@@ -183,8 +183,8 @@ class File:
         The array's memory is used as it is (no copy) when it is C-contiguous and in native
         byte order; otherwise it is copied once, or refused if ``allow_copy`` is False. An
         array of another numeric dtype (float32 or int32 to a float64 variable) is converted,
-        as netCDF does: a value the variable's type cannot hold raises RangeError, and so does
-        the step's end, on every rank."""
+        as netCDF does: a value the variable's type cannot hold raises RangeError here, and
+        the step's end then raises it on every rank."""
         where = f"put of '{name}' to '{self.path}'"
         self._check_writable()
         if not self._in_step:
