@@ -12,7 +12,8 @@ namespace {
 
 // The oracle computes in long double, which holds every value of every numeric type exactly
 // (x86's 64-bit mantissa), independently of the converter's bounds.
-static_assert(std::numeric_limits<long double>::digits >= 64, "the oracle needs 80-bit long double");
+static_assert(std::numeric_limits<long double>::digits >= 64,
+              "the oracle needs 80-bit long double");
 
 DataType type_of(int8_t) { return TAPIO_INT8; }
 DataType type_of(uint8_t) { return TAPIO_UINT8; }
@@ -151,7 +152,8 @@ TEST(Convert, FloatingToIntegerTruncatesTowardZero) {
 TEST(Convert, NanAndInfinityAreOutOfRangeForIntegersAndKeptByFloats) {
   for (double special : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
     int64_t i = 0;
-    EXPECT_EQ(convert_elements(&i, TAPIO_INT64, &special, TAPIO_FLOAT64, 1).code(), TAPIO_ERR_RANGE);
+    EXPECT_EQ(convert_elements(&i, TAPIO_INT64, &special, TAPIO_FLOAT64, 1).code(),
+              TAPIO_ERR_RANGE);
     float f = 0;
     ASSERT_TRUE(convert_elements(&f, TAPIO_FLOAT32, &special, TAPIO_FLOAT64, 1).ok());
     EXPECT_EQ(std::isnan(f), std::isnan(special));

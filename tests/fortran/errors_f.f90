@@ -1,7 +1,8 @@
 ! Bad input to the Fortran module gives a status and a clear message, and no rank hangs: a
-! value its variable's type cannot hold, a shape mismatch, a strided (non-contiguous) section, a closed file; a joined
-! array's negative count, and an array that does not match its count. Prints one
-! line per case, "case: status message"; exits non-zero if a status is not the expected one.
+! value its variable's type cannot hold, a shape mismatch, a strided (non-contiguous) section,
+! a closed file; a joined array's negative count, and an array that does not match its count.
+! Prints one line per case, "case: status message"; exits non-zero if a status is not the
+! expected one.
 !   mpiexec -n N errors_f DIR
 program errors_f
   use mpi
