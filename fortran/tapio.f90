@@ -35,7 +35,8 @@ module tapio
   integer, parameter, public :: TAPIO_OK = 0, TAPIO_ERR_ARG = 1, TAPIO_ERR_STATE = 2, &
     TAPIO_ERR_TYPE = 3, TAPIO_ERR_SHAPE = 4, TAPIO_ERR_NOT_FOUND = 5, TAPIO_ERR_CONFIG = 6, &
     TAPIO_ERR_IO = 7, TAPIO_ERR_FORMAT = 8, TAPIO_ERR_CHECKSUM = 9, TAPIO_ERR_MPI = 10, &
-    TAPIO_ERR_NOMEM = 11, TAPIO_ERR_UNSUPPORTED = 12, TAPIO_ERR_INTERNAL = 13
+    TAPIO_ERR_NOMEM = 11, TAPIO_ERR_UNSUPPORTED = 12, TAPIO_ERR_INTERNAL = 13, &
+    TAPIO_ERR_RANGE = 14
   ! Element types: the kinds tapio_put/tapio_get accept, for tapio_def_var.
   integer, parameter, public :: TAPIO_SHORT = 3, TAPIO_INT = 5, TAPIO_INT64 = 7, TAPIO_REAL = 9, &
     TAPIO_DOUBLE = 10, TAPIO_CHAR = 11

@@ -155,14 +155,17 @@ TAPIO_API int tapio_open(tapio_io* io, const char* path, tapio_mode mode, tapio_
 /* COLLECTIVE. Write: start the next step. Read: advance to the next step, or report
  * TAPIO_STEP_END_OF_STREAM in *status (may be NULL in write mode). */
 TAPIO_API int tapio_begin_step(tapio_engine* engine, tapio_step_status* status);
-/* Local. Queue this rank's data for var's current selection; memtype must be var's type.
+/* Local. Queue this rank's data for var's current selection. memtype is data's type: another
+ * numeric type than var's is converted now, into tapio's buffer (a value var's type cannot
+ * hold: TAPIO_ERR_RANGE); text and numbers do not convert (TAPIO_ERR_TYPE).
  * DEFERRED: data must stay valid and unchanged until tapio_end_step/tapio_perform_puts.
  * A put that fails inside a write step (its variable's last selection was refused too)
  * fails that step's tapio_end_step on every rank, and nothing of the step is committed. */
 TAPIO_API int tapio_put(tapio_engine* engine, tapio_var* var, tapio_type memtype,
                         const void* data);
-/* Local. Queue a read of var's current selection (and step selection) into data. DEFERRED:
- * data is filled by tapio_end_step/tapio_perform_gets. */
+/* Local. Queue a read of var's current selection (and step selection) into data, of type
+ * memtype (another numeric type than var's is converted once read). DEFERRED: data is filled
+ * by tapio_end_step/tapio_perform_gets. */
 TAPIO_API int tapio_get(tapio_engine* engine, tapio_var* var, tapio_type memtype, void* data);
 /* Local. tapio_put and tapio_get with the selection given with the data, as nc_put_vara and
  * ncmpi_put_vara_all take it: the box start/count[ndims] (C order, 0-based; NULL for a 0-d

@@ -22,7 +22,8 @@ typedef enum tapio_status {
   TAPIO_ERR_MPI = 10,        /* an MPI call failed */
   TAPIO_ERR_NOMEM = 11,      /* allocation failed */
   TAPIO_ERR_UNSUPPORTED = 12,/* valid request that this engine or format cannot do */
-  TAPIO_ERR_INTERNAL = 13    /* a bug in tapio: please report */
+  TAPIO_ERR_INTERNAL = 13,   /* a bug in tapio: please report */
+  TAPIO_ERR_RANGE = 14       /* a value does not fit the type it is converted to (NC_ERANGE) */
 } tapio_status;
 
 /* Element types. Values are stable ABI. */

@@ -25,8 +25,8 @@ from typing import Any, Mapping
 from . import _tapio
 from ._errors import (ArgumentError, ChecksumError, ClosedError, CommError, ConfigError,
                       CopyRefusedError, Error, FormatError, InternalError, MPIError,
-                      NotFoundError, OutOfMemoryError, ShapeError, StateError, StorageError,
-                      TypeMismatchError, UnsupportedError)
+                      NotFoundError, OutOfMemoryError, RangeError, ShapeError, StateError,
+                      StorageError, TypeMismatchError, UnsupportedError)
 from ._file import File, Variable
 
 __version__: str = _tapio.version()
@@ -34,7 +34,7 @@ __version__: str = _tapio.version()
 __all__ = ["open", "File", "Variable", "Error", "ArgumentError", "StateError",
            "TypeMismatchError", "ShapeError", "NotFoundError", "ConfigError", "StorageError",
            "FormatError", "ChecksumError", "MPIError", "OutOfMemoryError", "UnsupportedError",
-           "InternalError", "ClosedError", "CommError", "CopyRefusedError"]
+           "InternalError", "RangeError", "ClosedError", "CommError", "CopyRefusedError"]
 
 
 def open(path: str, mode: str = "r", comm: Any = None, engine: str | None = None,

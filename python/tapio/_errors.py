@@ -30,7 +30,8 @@ class StateError(Error):
 
 
 class TypeMismatchError(Error, TypeError):
-    """TAPIO_ERR_TYPE: the array's dtype is not the variable's type (tapio does not convert)."""
+    """TAPIO_ERR_TYPE: a dtype tapio has no type for, or text (``S1``) and numbers mixed: numeric
+    dtypes convert to a numeric variable's type, text does not."""
     code = 3
 
 
@@ -85,6 +86,12 @@ class InternalError(Error):
     code = 13
 
 
+class RangeError(Error, ValueError):
+    """TAPIO_ERR_RANGE: a value does not fit the type it is converted to (a put of 1e10 to an
+    int16 variable, a get of NaN into an int32 array), like netCDF's NC_ERANGE."""
+    code = 14
+
+
 class ClosedError(StateError):
     """The file was closed: no call on it is valid any more."""
 
@@ -101,7 +108,7 @@ class CopyRefusedError(ArgumentError):
 _BY_CODE = {cls.code: cls for cls in (
     ArgumentError, StateError, TypeMismatchError, ShapeError, NotFoundError, ConfigError,
     StorageError, FormatError, ChecksumError, MPIError, OutOfMemoryError, UnsupportedError,
-    InternalError)}
+    InternalError, RangeError)}
 
 
 def from_status(code: int, message: str) -> Error:

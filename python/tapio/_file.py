@@ -191,11 +191,12 @@ class File:
         rows (any number, 0 included: ``shape[1:]`` the variable's), and tapio places them.
 
         The array's memory is used as it is (no copy) when it is C-contiguous and in native
-        byte order; otherwise it is copied once, or refused if ``allow_copy`` is False. Its
-        dtype must be the variable's: tapio does not convert.
+        byte order; otherwise it is copied once, or refused if ``allow_copy`` is False. An
+        array of another numeric dtype (float32 or int32 to a float64 variable) is converted,
+        as netCDF does: a value the variable's type cannot hold raises RangeError.
 
-        A put refused on one rank (a selection outside the shape, a wrong shape or dtype)
-        raises there and fails the step on every rank: nothing of it is committed."""
+        A put refused on one rank (a selection outside the shape, a wrong shape, a value out
+        of range) raises there and fails the step on every rank: nothing of it is committed."""
         where = f"put of '{name}' to '{self.path}'"
         self._check_writable()
         if not self._in_step:
@@ -219,9 +220,11 @@ class File:
         ``step=k`` reads one step and ``steps=range(a, b)`` (or ``slice``) a range, as a leading
         dimension; with neither, every step. Fixed variables ignore steps.
 
-        The result is read straight into a new array, or into ``out`` (C-contiguous, native
-        byte order, the variable's dtype and the result's size: no copy; another ``out`` is
-        filled through a copy, or refused if ``allow_copy`` is False)."""
+        The result is read straight into a new array of the variable's dtype, or into ``out``
+        (C-contiguous, native byte order and the result's size: no copy; another ``out`` is
+        filled through a copy, or refused if ``allow_copy`` is False). An ``out`` of another
+        numeric dtype gets the values converted, as netCDF does; one its dtype cannot hold
+        raises RangeError on every rank."""
         where = f"get of '{name}' from '{self.path}'"
         self._check_mode("r", "get()")
         var = self[name]
@@ -235,7 +238,7 @@ class File:
             shape = tuple(count)
         shape = self._select_steps(var, step, steps, shape, where)
         target = self._get_target(var, shape, out, allow_copy, where)
-        _tapio.get(self._engine, var._handle, type_code(var.dtype), address(target))
+        _tapio.get(self._engine, var._handle, type_code(target.dtype), address(target))
         _tapio.perform_gets(self._engine)
         if out is None:
             return target
@@ -347,16 +350,14 @@ class File:
         if out.size != int(np.prod(shape)):
             raise ShapeError(f"{where}: shape mismatch: out has {out.size} elements, the "
                              f"selection {int(np.prod(shape))} {shape}", 4)
-        if out.dtype.newbyteorder("=") != var.dtype:
-            raise ArgumentError(f"{where}: out has dtype {out.dtype}, the variable "
-                                f"{var.dtype}", 1)
+        dtype = DTYPES[type_code(out.dtype)]  # tapio converts between numeric types
         reason = needs_copy(out) or (None if out.flags.writeable else "it is read-only")
         if reason is None:
             return out
         if not allow_copy:
             raise CopyRefusedError(f"{where}: out needs a copy because {reason}, and "
                                    "allow_copy=False", 1)
-        return np.empty(shape, dtype=var.dtype)
+        return np.empty(shape, dtype=dtype)
 
     def _check_open(self) -> None:
         if self._closed:

@@ -1,7 +1,9 @@
 """numpy dtypes and tapio element types, and the buffer rules of put and get: tapio reads and
 writes the array's own memory (zero-copy) when it is C-contiguous and in native byte order; any
 other array is copied once (or refused with ``allow_copy=False``), because the C API takes
-host-order, C-order memory and a deferred put must point at memory that stays put."""
+host-order, C-order memory and a deferred put must point at memory that stays put. An array of
+another numeric dtype than the variable's is converted by the C library (a put at once, into
+tapio's own buffer; a get once read), as netCDF converts."""
 from __future__ import annotations
 
 import numpy as np

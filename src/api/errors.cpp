@@ -34,6 +34,7 @@ extern "C" const char* tapio_status_string(int status) {
     case TAPIO_ERR_NOMEM: return "out of memory";
     case TAPIO_ERR_UNSUPPORTED: return "not supported";
     case TAPIO_ERR_INTERNAL: return "internal error";
+    case TAPIO_ERR_RANGE: return "value out of range";
     default: return "unknown status";
   }
 }

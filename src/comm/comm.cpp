@@ -298,17 +298,24 @@ Status Comm::probe_recv(int source, int tag, ByteBuffer* into, int* from) const 
   return do_recv(into->prepare(e.bytes), static_cast<int>(e.bytes), e.source, tag);
 }
 
-Status agree(const Comm& comm, const Status& local) {
-  int failing = local.ok() ? comm.size() : comm.rank();
+Status agree(const Comm& comm, const Status& local) { return agree(comm, local, ok_status()); }
+
+Status agree(const Comm& comm, const Status& local, const Status& then) {
+  // The smallest value wins: a rank failing `local` is its rank, one failing only `then` comes
+  // after every such rank.
+  const int size = comm.size();
+  int failing = !local.ok() ? comm.rank() : !then.ok() ? size + comm.rank() : 2 * size;
   TAPIO_RETURN_IF_ERROR(comm.do_allreduce(&failing, 1, Comm::Type::kInt32, Comm::Op::kMin)
                             .with_context("the error agreement"));
-  if (failing == comm.size()) return ok_status();
+  if (failing == 2 * size) return ok_status();
+  failing %= size;
   // The first failing rank tells everyone its code and message.
   std::vector<uint8_t> bytes;
   if (comm.rank() == failing) {
+    const Status& mine = local.ok() ? then : local;
     const std::string msg =
-        local.agreed() ? local.message() : fmt::format("rank {}: {}", failing, local.message());
-    const int code = static_cast<int>(local.code());
+        mine.agreed() ? mine.message() : fmt::format("rank {}: {}", failing, mine.message());
+    const int code = static_cast<int>(mine.code());
     bytes.resize(sizeof code);
     std::memcpy(bytes.data(), &code, sizeof code);
     bytes.insert(bytes.end(), msg.begin(), msg.end());

@@ -191,7 +191,7 @@ class Comm {
   Status exscan(const uint64_t* values, int n, Op op, uint64_t* before) const;
 
  private:
-  friend Status agree(const Comm& comm, const Status& local);
+  friend Status agree(const Comm& comm, const Status& local, const Status& then);
   friend Status bcast_status(const Comm& comm, int root, const Status& at_root);
   Status drain(const Request& failed) const;
 
@@ -207,6 +207,11 @@ size_t element_size(Comm::Type type);
 // (unless it was agreed on already). Call it at the end of every collective operation so that
 // no rank leaves a collective alone.
 Status agree(const Comm& comm, const Status& local);
+// The same agreement (one reduction) over two statuses in order: the lowest rank's error of
+// `local`, or where no rank failed `local`, the lowest rank's error of `then`. For a failure
+// that only matters when every rank's `local` succeeded (converting data that a failure on
+// another rank may have left unread).
+Status agree(const Comm& comm, const Status& local, const Status& then);
 
 // Collective: root's status, on every rank (one broadcast of its code, and of its message only
 // when it failed).

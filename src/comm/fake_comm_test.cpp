@@ -44,6 +44,26 @@ TEST(FakeComm, Collectives) {
   EXPECT_TRUE(failures.empty()) << failures.front();
 }
 
+// agree(local, then): a `then` error counts only where no rank failed `local`, whatever the
+// ranks; one reduction either way.
+TEST(FakeComm, AgreeOnTwoStatusesInOrder) {
+  FakeWorld world(4);
+  std::vector<Status> seen(8);
+  const Status st = world.run([&](Comm& c) {
+    const Status then = c.rank() < 2 ? error(TAPIO_ERR_RANGE, "value") : ok_status();
+    const Status local = c.rank() == 3 ? error(TAPIO_ERR_IO, "disk") : ok_status();
+    seen[c.rank()] = agree(c, local, then);            // rank 3's read beats ranks 0-1's values
+    seen[4 + c.rank()] = agree(c, ok_status(), then);  // then the lowest rank's value
+  });
+  ASSERT_TRUE(st.ok()) << st.message();
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(seen[r].code(), TAPIO_ERR_IO);
+    EXPECT_EQ(seen[r].message(), "rank 3: disk");
+    EXPECT_EQ(seen[4 + r].code(), TAPIO_ERR_RANGE);
+    EXPECT_EQ(seen[4 + r].message(), "rank 0: value");
+  }
+}
+
 // Every rank sends rank 0 one message; rank 0 takes them as they come. The order is a
 // function of the seed.
 std::vector<int> arrival_order(uint64_t seed) {

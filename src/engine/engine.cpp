@@ -16,7 +16,8 @@ const char* mode_name(OpenMode mode) {
 Engine::Engine(EngineEnv env)
     : open_(std::move(env.spec)),
       res_(std::move(env.res)),
-      profile_path_(open_.params.get("profile")) {}
+      profile_path_(open_.params.get("profile")),
+      conversions_(res_.buffers, &profile_) {}
 
 Engine::~Engine() = default;
 
@@ -38,9 +39,9 @@ Status Engine::require(bool condition, const char* call, const char* what,
       .with_context(context);
 }
 
-Status Engine::agree(const Status& local) {
+Status Engine::agree(const Status& local, const Status& then) {
   PhaseTimer t(&profile_, Phase::kAgree);
-  return comm::agree(comm(), local);
+  return comm::agree(comm(), local, then);
 }
 
 // Times a public call into profile.in_calls; calls made from inside another call (end_step
@@ -71,9 +72,12 @@ Status Engine::check_index(int var) const {
 
 Status Engine::check_type(int var, DataType memtype) const {
   const VariableDef& v = io().vars[var];
-  if (memtype == v.type) return ok_status();
-  return error(TAPIO_ERR_TYPE, "the variable is {} but the buffer is {}", type_name(v.type),
-               type_name(memtype))
+  if (!type_is_valid(memtype))
+    return error(TAPIO_ERR_TYPE, "invalid buffer type {}", static_cast<int>(memtype))
+        .with_context(on_rank(var));
+  if (types_convert(memtype, v.type)) return ok_status();
+  return error(TAPIO_ERR_TYPE, "the variable is {} but the buffer is {}: text and numbers do "
+               "not convert", type_name(v.type), type_name(memtype))
       .with_context(on_rank(var));
 }
 
@@ -150,6 +154,12 @@ Status Engine::queue_put(int var, const plan::Selection& sel, DataType memtype,
   const uint64_t n = sel.elements();
   if (n > 0 && data == nullptr)
     return error(TAPIO_ERR_ARG, "null data for {} elements", n).with_context(ctx);
+  if (memtype != v.type && n > 0) {  // the engines see the variable's type only
+    CallTimer timed(this);           // the copy is time in tapio (profile: copy)
+    Result<const void*> converted = conversions_.put(data, memtype, v.type, n);
+    if (!converted.ok()) return converted.status().with_context(ctx);
+    data = *converted;
+  }
   puts_.push_back(PutOp{var, sel, data, n});
   return ok_status();
 }
@@ -284,6 +294,11 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
   const uint64_t n = sel.elements();
   if (n > 0 && data == nullptr)
     return error(TAPIO_ERR_ARG, "null buffer for {} elements", n).with_context(ctx);
+  if (memtype != v.type && n > 0) {  // read as the variable's type, converted once read
+    Result<void*> read = conversions_.get(data, memtype, v.type, n * step_count, ctx);
+    if (!read.ok()) return read.status().with_context(ctx);
+    data = *read;
+  }
   gets_.push_back(GetOp{var, sel, step_start, step_count, data, n});
   if (v.joined) shift_rows(&gets_.back().sel, v.shape, joined_rows_before(var, step_start));
   return ok_status();
@@ -305,6 +320,7 @@ Status Engine::perform_puts() {
     local = place_joined(true, false);
     if (local.ok()) local = write_puts(puts_, step_);
     puts_.clear();
+    conversions_.release();
   }
   return agree(local);
 }
@@ -315,7 +331,12 @@ Status Engine::perform_gets() {
                          "the file is not open for reading", where());
   if (local.ok()) local = read_gets(gets_);
   gets_.clear();
-  return local.agreed() ? local : agree(local);
+  // Converted gets are converted where this rank's read succeeded; a value out of range there
+  // yields to another rank's failed read (which may have left this rank's data unread).
+  const Status converted = local.ok() ? conversions_.finish_gets() : ok_status();
+  conversions_.release();
+  if (local.agreed()) return local.ok() ? agree(converted) : local;
+  return agree(local, converted);
 }
 
 Status Engine::end_step() {
@@ -331,12 +352,14 @@ Status Engine::end_step() {
     st = agree(local);
     if (st.ok()) st = perform_gets();
     gets_.clear();
+    conversions_.release();
   } else {
     Status placed = place_joined(local.ok(), true);
     if (local.ok()) local = std::move(placed);
     // One collective commit carries a local failure to every rank.
     st = write_step(puts_, step_, local);
     puts_.clear();
+    conversions_.release();
     joined_.next_step();
     if (st.ok()) {  // a failed step is not committed; the next one reuses its index
       ++profile_.steps;

@@ -11,6 +11,7 @@
 #include "comm/topology.h"
 #include "core/buffer_pool.h"
 #include "core/model.h"
+#include "engine/conversions.h"
 #include "engine/joined.h"
 #include "engine/profile.h"
 #include "io/filesystem.h"
@@ -92,7 +93,8 @@ class Engine {
   Status perform_gets();
   Status close();
 
-  // Local calls: check and queue.
+  // Local calls: check and queue. A buffer of another numeric type than the variable's is
+  // converted (conversions.h): a put at once, a get when the gets are performed.
   Status put(int var, const plan::Selection& sel, DataType memtype, const void* data);
   // Local: a put this rank could not queue (the API's checks of the variable handle go through
   // here too). Inside a write step it fails that step at end_step, on every rank: committing
@@ -164,8 +166,9 @@ class Engine {
   const comm::Comm& comm() const { return *res_.comm; }
   const Resources& resources() const { return res_; }
   io::Storage& storage() const { return res_.storage ? *res_.storage : io::posix_storage(); }
-  // Every rank's status, agreed (timed as the agree phase).
-  Status agree(const Status& local);
+  // Every rank's status, agreed (timed as the agree phase); `then` counts where no rank
+  // failed `local` (comm::agree).
+  Status agree(const Status& local, const Status& then = ok_status());
   const IoDef& io() const { return *res_.io; }
   IoDef* mutable_io() { return res_.io; }  // read and append: the file's definitions
   const Params& params() const { return open_.params; }  // for the engines' spec parsing
@@ -211,6 +214,7 @@ class Engine {
   JoinedPlacer joined_;  // write: where this rank's blocks of joined variables go
   // Why this rank fails the open write step: its first rejected put, or the program's reason.
   Status failed_step_;
+  Conversions conversions_;  // the buffers of puts and gets of another type than their variable's
 };
 
 // Open an engine by env.engine. Collective; returns the same status on every rank.

@@ -80,11 +80,13 @@ def test_netcdf4_reads_what_netcdf_fortran_writes(licom_files):
 
 def test_bad_input_gives_a_status_and_a_message(tmp_path):
     out = mpirun(2, exe("errors_f", "tests"), tmp_path)
-    assert "wrong kind: type mismatch: tapio_put: file" in out and "float64" in out, out
+    assert "out of range: value out of range: tapio_put: file" in out, out
+    assert "variable 'x', rank 0: element 2 (float64 10000000000) is out of the range of " \
+           "int32" in out, out
     assert "shape mismatch: shape or selection error: tapio_put: shape mismatch: the array " \
            "has 8 elements, the selection 4" in out, out
     assert "strided section: invalid argument: tapio_put: the array is not contiguous" in out
-    assert "end_step after a failed put: type mismatch: tapio_end_step:" in out
+    assert "end_step after a failed put: value out of range: tapio_end_step:" in out
     assert "closed file: invalid argument: tapio_begin_step: not a valid engine handle" in out
     assert "negative count: invalid argument: tapio_var_set_joined_count:" in out, out
     assert "joined count -2 is negative" in out, out
@@ -112,3 +114,21 @@ def test_short_and_character_variables(tmp_path):
         assert names.dtype == "S1" and names.dimensions == ("label", "nchar")
         rows = [b"".join(row).decode() for row in names[:].data]
         assert rows == ["a0   ", "bb0  ", "a1   ", "bb1  "]  # blank-padded, as Fortran keeps them
+
+
+def test_other_kinds_convert_as_in_netcdf_fortran(tmp_path):
+    """real(4) to a double variable, real(8) to an integer one; a value out of range fails the
+    put, the step (on every rank) and a get; netCDF4-python reads the converted values."""
+    out = mpirun(2, exe("convert_f", "tests"), tmp_path)
+    assert "convert ok" in out and "WRONG" not in out, out
+    assert "end 2 after a value out of range: value out of range: tapio_end_step: rank 1: " \
+           "step 1 is not committed: a put failed on rank 1" in out, out
+    assert "a stored value out of range: value out of range: tapio_perform_gets: rank 0: " in out
+    assert "element 3 (float64 3000000000) is out of the range of int32" in out, out
+    with netCDF4.Dataset(tmp_path / "convert.nc") as nc:
+        assert nc["t"].dtype == np.float64 and nc["k"].dtype == np.int32
+        assert nc["t"].shape == (1, 8)  # the failed step left nothing
+        single = np.array([0.1, -2.5, 3.75, 3.0e9], np.float32)
+        want = np.concatenate([single + np.float32(r) for r in range(2)]).astype(np.float64)
+        np.testing.assert_array_equal(nc["t"][0], want)
+        np.testing.assert_array_equal(nc["k"][0], [1, -1, 2147483647, -2147483648] * 2)
