@@ -25,6 +25,8 @@ struct Syscalls {
   int (*statfs)(const char* path, struct statfs* st);
   ssize_t (*getxattr)(const char* path, const char* name, void* value, size_t size);
   int (*fsetxattr)(int fd, const char* name, const void* value, size_t size, int flags);
+  // A writer's lock (io/write_lock.h): flock(2), so tests can make a file system answer ENOLCK.
+  int (*flock)(int fd, int operation);
 };
 
 // The table in use. Tests may overwrite entries and must restore them (see ScopedSyscalls).
