@@ -1,7 +1,8 @@
 // A second writer on one path (issue 29, item 3): while a writer has a path open, a second open
 // of it for writing or appending fails on every rank with TAPIO_ERR_IO naming the path and the
 // holder, changing nothing; a reader still reads the committed steps; the first writer's steps
-// then all read back exactly, and once it has closed the next writer gets in. Every engine,
+// then all read back exactly, and once it has closed the next writer gets in (and holds the
+// path in turn, readable while it appends). Every engine,
 // async too.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -82,6 +83,8 @@ TEST_P(SecondWriter, IsRefusedOnEveryRankAndTheFirstWritersStepsReadBack) {
     Context ctx(MPI_COMM_WORLD);  // the lock went with the close: an append gets in
     auto [out, x] = open_writer(ctx, c, path, TAPIO_MODE_APPEND);
     write_step(out, x, 3);
+    expect_refused(c, path, TAPIO_MODE_APPEND);  // an appender holds the lock as well
+    if (!c.async) expect_block_steps(c.engine, path, kPerRank, 4, "read while appending");
     out.close();
   }
   expect_block_steps(c.engine, path, kPerRank, 4, "appended after close");
