@@ -2,8 +2,7 @@
 // of it for writing or appending fails on every rank with TAPIO_ERR_IO naming the path and the
 // holder, changing nothing; a reader still reads the committed steps; the first writer's steps
 // then all read back exactly, and once it has closed the next writer gets in (and holds the
-// path in turn, readable while it appends). Every engine,
-// async too.
+// path in turn, readable while it appends). Every engine, async too.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
