@@ -45,7 +45,7 @@ class Storage {
                                                   const LockRequest& request) = 0;
 };
 
-// The POSIX file system: open_posix for files, std::filesystem for directories, flock(2) for
+// The POSIX file system: open_posix for files, std::filesystem for directories, fcntl(2) for
 // locks. Stateless and shared.
 Storage& posix_storage();
 

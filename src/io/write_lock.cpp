@@ -1,9 +1,8 @@
-// A writer's lock (write_lock.h): the policy, and its POSIX implementation over flock(2).
+// A writer's lock (write_lock.h): the policy, and its POSIX implementation, a byte-range lock
+// of the open file description (fcntl F_OFD_SETLK).
 #include "io/write_lock.h"
 
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,8 +10,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
-#include <sstream>
 
 #include "io/posix_internal.h"
 #include "io/storage.h"
@@ -44,34 +41,39 @@ std::string holder_line() {
   return fmt::format("host {}, pid {}, since {}\n", host_name(), getpid(), when);
 }
 
-// The holder of the flock on `fd`'s file, from the kernel's table (/proc/locks: this host's
-// locks only): "host h, pid p", or "" when it is not there (another node holds it).
-std::string holder_from_kernel(int fd) {
-  struct stat st{};
-  if (syscalls().fstat(fd, &st) != 0) return "";
-  const std::string file = fmt::format("{:02x}:{:02x}:{}", major(st.st_dev), minor(st.st_dev),
-                                       static_cast<unsigned long>(st.st_ino));
-  std::ifstream locks("/proc/locks");
-  for (std::string line; std::getline(locks, line);) {
-    std::istringstream fields(line);
-    std::string id, kind, advisory, access, pid, where;
-    fields >> id >> kind >> advisory >> access >> pid >> where;  // a waiter's "->" shifts these
-    if (kind == "FLOCK" && access == "WRITE" && where == file)
-      return fmt::format("host {}, pid {}", host_name(), pid);
-  }
-  return "";
+// Who holds the lock on `fd`'s file, as its holder recorded it (a lock file); "" otherwise:
+// the kernel names no owner of an open file description's lock (its pid shows as -1).
+std::string holder_of(int fd, bool recorded) {
+  if (!recorded) return "";
+  char text[512] = {};
+  const ssize_t n = syscalls().pread(fd, text, sizeof text - 1, 0);
+  std::string line(text, n > 0 ? static_cast<size_t>(n) : 0);
+  line.erase(std::find(line.begin(), line.end(), '\n'), line.end());
+  return line;
 }
 
-// Who holds the lock on `fd`'s file: the holder's own record (a lock file), else the kernel's.
-std::string holder_of(int fd, bool recorded) {
-  if (recorded) {
-    char text[512] = {};
-    const ssize_t n = syscalls().pread(fd, text, sizeof text - 1, 0);
-    std::string line(text, n > 0 ? static_cast<size_t>(n) : 0);
-    line.erase(std::find(line.begin(), line.end(), '\n'), line.end());
-    if (!line.empty()) return line;
-  }
-  return holder_from_kernel(fd);
+// The byte a writer locks: far past any data, so that the byte-range locks MPI-IO takes around
+// its own writes (ROMIO and OMPIO on NFS, data sieving) never meet it. A whole-file lock would:
+// on NFS, flock(2) is emulated by a byte-range lock over the whole file, on which MPI-IO's
+// writes would wait forever.
+constexpr off_t kLockOffset = off_t{1} << 62;
+
+// Set (F_WRLCK) or clear (F_UNLCK) the lock without waiting. An open file description's lock:
+// owned by this descriptor, not the process, so closing another descriptor of the file (MPI-IO's,
+// a reader's) keeps it, and a second open in the same process conflicts with it.
+int set_lock(int fd, short type) {
+#ifdef F_OFD_SETLK
+  struct flock range {};
+  range.l_type = type;
+  range.l_whence = SEEK_SET;
+  range.l_start = kLockOffset;
+  range.l_len = 1;
+  return syscalls().lock(fd, F_OFD_SETLK, &range);
+#else
+  (void)fd, (void)type;
+  errno = ENOSYS;  // no such locks here: as a file system without locks
+  return -1;
+#endif
 }
 
 bool locks_unsupported(int err) {
@@ -83,9 +85,9 @@ class PosixWriteLock final : public WriteLock {
   PosixWriteLock(int fd, bool recorded) : fd_(fd), recorded_(recorded) {}
   ~PosixWriteLock() override {
     // The holder's line goes with the lock. Unlocking explicitly releases it even where a
-    // forked child still shares the descriptor.
+    // forked child still shares the open file description.
     if (recorded_) (void)syscalls().ftruncate(fd_, 0);
-    (void)syscalls().flock(fd_, LOCK_UN);
+    (void)set_lock(fd_, F_UNLCK);
     (void)syscalls().close(fd_);
   }
   // Best effort: the record only names the holder, and a full disk must not refuse a lock
@@ -134,7 +136,7 @@ Result<std::unique_ptr<WriteLock>> lock_posix(const std::string& path,
                          open_posix_for_lock(path, request.create, request.striped));
   int rc = 0;
   do {
-    rc = syscalls().flock(fd, LOCK_EX | LOCK_NB);
+    rc = set_lock(fd, F_WRLCK);
   } while (rc != 0 && errno == EINTR);
   const int err = errno;
   if (rc == 0) {
@@ -143,7 +145,7 @@ Result<std::unique_ptr<WriteLock>> lock_posix(const std::string& path,
     return std::unique_ptr<WriteLock>(std::move(lock));
   }
   Status refused;
-  if (err == EWOULDBLOCK) {
+  if (err == EAGAIN || err == EACCES) {
     refused = second_writer(path, holder_of(fd, request.record_holder));
   } else if (!locks_unsupported(err)) {
     refused = error(TAPIO_ERR_IO, "locking '{}' against a second writer failed: {}", path,

@@ -1,9 +1,11 @@
 // A writer's exclusive lock on what it writes, so that a second job writing the same path fails
 // at open instead of splicing its steps into the first's or deleting them (docs/reliability.md,
-// "A second writer"). HDF5's model: a non-blocking flock(2) on the file (a NetCDF file itself; a
-// subfile dataset's lock file, which also records the holder), taken before anything is
-// truncated or removed and held until the writer closes. The kernel releases it when the
-// process dies, so a crash leaves no stale lock. Readers take none.
+// "A second writer"). HDF5's model, a non-blocking kernel lock on the file (a NetCDF file itself;
+// a subfile dataset's lock file, which also records the holder), taken before anything is
+// truncated or removed and held until the writer closes; the kernel releases it when the
+// process dies, so a crash leaves no stale lock. Readers take none. Not flock(2) but a lock of
+// the open file description on one byte far past the data (fcntl F_OFD_SETLK), which the
+// byte-range locks MPI-IO takes around its writes never meet (write_lock.cpp).
 #pragma once
 #include <memory>
 #include <string>
@@ -45,7 +47,7 @@ class WriteLock {
 // Take the lock on `path` through `storage` (Storage::lock), the policy resolved from
 // `file_locking` and TAPIO_FILE_LOCKING first. Null when no lock is held: locking off, or best
 // effort where the file system has no locks. A path another writer holds is TAPIO_ERR_IO
-// naming the path and, where it can be known, the holder (second_writer); a file system
+// naming the path and, where it was recorded, the holder (second_writer); a file system
 // without locks, under the default policy, TAPIO_ERR_UNSUPPORTED naming the way out.
 Result<std::unique_ptr<WriteLock>> lock_writer(Storage& storage, const std::string& path,
                                                std::string_view file_locking,
@@ -54,7 +56,7 @@ Result<std::unique_ptr<WriteLock>> lock_writer(Storage& storage, const std::stri
 // The error of a second writer: `path` is held by `holder` ("" when unknown).
 Status second_writer(const std::string& path, const std::string& holder);
 
-// The POSIX lock (PosixStorage::lock): flock(LOCK_EX | LOCK_NB) through the syscall table.
+// The POSIX lock (PosixStorage::lock): F_OFD_SETLK through the syscall table.
 Result<std::unique_ptr<WriteLock>> lock_posix(const std::string& path,
                                               const LockRequest& request);
 
