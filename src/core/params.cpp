@@ -22,7 +22,7 @@ const std::vector<ParamDef> kRegistry = {
      "When written data is flushed to storage: never, at every end_step, or at close.", kNoMin,
      false},
     {"file_locking", K::kEnum, "true", "", {"true", "best_effort", "false"}, "all",
-     "A writer locks what it writes (flock), so a second writer of the path fails at open; "
+     "A writer locks what it writes, so a second writer of the path fails at open; "
      "best_effort writes unlocked where the file system has no locks; false never locks. "
      "TAPIO_FILE_LOCKING overrides it.",
      kNoMin, false},
