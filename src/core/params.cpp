@@ -21,6 +21,11 @@ const std::vector<ParamDef> kRegistry = {
     {"fsync", K::kEnum, "close", "", {"never", "step", "close"}, "all",
      "When written data is flushed to storage: never, at every end_step, or at close.", kNoMin,
      false},
+    {"file_locking", K::kEnum, "true", "", {"true", "best_effort", "false"}, "all",
+     "A writer locks what it writes, so a second writer of the path fails at open; "
+     "best_effort writes unlocked where the file system has no locks; false never locks. "
+     "TAPIO_FILE_LOCKING overrides it.",
+     kNoMin, false},
     {"profile", K::kString, "", "", {}, "all",
      "Path of a JSON profile written at close; \"\" writes none.", kNoMin, false},
     {"ranks_per_node", K::kInteger, "0", "ranks", {}, "all",

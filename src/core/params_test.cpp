@@ -31,6 +31,7 @@ struct Expected {
 // The parameter list from the design; a change here is a change of the public contract.
 const Expected kExpected[] = {
     {"fsync", ParamKind::kEnum, "close", "all"},
+    {"file_locking", ParamKind::kEnum, "true", "all"},
     {"profile", ParamKind::kString, "", "all"},
     {"ranks_per_node", ParamKind::kInteger, "0", "all"},
     {"node_layout", ParamKind::kEnum, "block", "all"},

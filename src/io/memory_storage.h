@@ -67,6 +67,19 @@ class MemoryStorage final : public Storage {
     return ok_status();
   }
 
+  // One holder per path, in this process; a missing file is created or refused as by open.
+  Result<std::unique_ptr<WriteLock>> lock(const std::string& path,
+                                          const LockRequest& request) override {
+    std::lock_guard<std::mutex> lock(m_);
+    if (!files_.count(path)) {
+      if (!request.create || !dirs_.count(parent(path)))
+        return error(TAPIO_ERR_NOT_FOUND, "lock of '{}' failed: no such file", path);
+      files_.emplace(path, std::make_shared<Bytes>());
+    }
+    if (!locked_.insert(path).second) return second_writer(path, "this process");
+    return std::unique_ptr<WriteLock>(new MemoryLock(this, path));
+  }
+
   // For the test's checks: every file's path, in order, and how many opens there were.
   std::vector<std::string> paths() const {
     std::lock_guard<std::mutex> lock(m_);
@@ -123,6 +136,20 @@ class MemoryStorage final : public Storage {
     bool read_only_;
   };
 
+  class MemoryLock final : public WriteLock {
+   public:
+    MemoryLock(MemoryStorage* storage, std::string path)
+        : storage_(storage), path_(std::move(path)) {}
+    ~MemoryLock() override {
+      std::lock_guard<std::mutex> lock(storage_->m_);
+      storage_->locked_.erase(path_);
+    }
+
+   private:
+    MemoryStorage* storage_;
+    std::string path_;
+  };
+
   static std::string parent(const std::string& path) {
     const size_t slash = path.rfind('/');
     return slash == std::string::npos ? "." : path.substr(0, slash);
@@ -131,6 +158,7 @@ class MemoryStorage final : public Storage {
   mutable std::mutex m_;
   std::set<std::string> dirs_;
   std::map<std::string, std::shared_ptr<Bytes>> files_;
+  std::set<std::string> locked_;  // paths a writer's lock holds
   int opens_ = 0;
 };
 

@@ -15,16 +15,11 @@
 #include <limits>
 
 #include "io/file.h"
+#include "io/posix_internal.h"
 #include "io/syscalls.h"
 
 namespace tapio::io {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // strerror_r is the GNU variant (returns char*) or the XSI one (returns int) depending on the
 // C library and feature macros; these overloads accept either. strerror is not thread-safe.
@@ -33,9 +28,19 @@ double seconds_since(Clock::time_point start) {
   return result == 0 ? buf : "Unknown error";
 }
 
+}  // namespace
+
 std::string errno_string(int err) {
   char buf[256] = {};
   return strerror_result(strerror_r(err, buf, sizeof buf), buf);
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 constexpr uint64_t kMaxOffset = static_cast<uint64_t>(std::numeric_limits<off_t>::max());
@@ -386,6 +391,12 @@ Result<std::unique_ptr<File>> open_posix(const std::string& path, OpenMode mode,
     }
   }
   return std::unique_ptr<File>(new PosixFile(path, fd, counters));
+}
+
+Result<int> open_posix_for_lock(const std::string& path, bool create, bool striped) {
+  int flags = O_RDWR | O_CLOEXEC;
+  if (create) flags |= O_CREAT | (striped ? kLovDelayCreate : 0);
+  return open_fd(path, flags, create ? "create" : "reading and writing", nullptr);
 }
 
 }  // namespace tapio::io

@@ -1,5 +1,5 @@
-// The POSIX Storage: files through open_posix (and so the syscall table), directories through
-// std::filesystem.
+// The POSIX Storage: files through open_posix and locks through lock_posix (and so the syscall
+// table), directories through std::filesystem.
 #include <algorithm>
 #include <filesystem>
 
@@ -52,6 +52,11 @@ class PosixStorage final : public Storage {
     fs::remove(path, ec);
     if (ec) return error(TAPIO_ERR_IO, "cannot remove '{}': {}", path, ec.message());
     return ok_status();
+  }
+
+  Result<std::unique_ptr<WriteLock>> lock(const std::string& path,
+                                          const LockRequest& request) override {
+    return lock_posix(path, request);
   }
 };
 

@@ -11,6 +11,7 @@
 
 #include "core/status.h"
 #include "io/file.h"
+#include "io/write_lock.h"
 
 namespace tapio::io {
 
@@ -37,10 +38,15 @@ class Storage {
                                                const std::string& prefix = "") = 0;
   // Remove one file; one already gone is not an error.
   virtual Status remove(const std::string& path) = 0;
+  // A writer's exclusive lock on `path` (io/write_lock.h; call it through lock_writer, which
+  // resolves the policy), taken without waiting, before anything it guards changes. Null when
+  // best effort met a file system without locks.
+  virtual Result<std::unique_ptr<WriteLock>> lock(const std::string& path,
+                                                  const LockRequest& request) = 0;
 };
 
-// The POSIX file system: open_posix for files, std::filesystem for directories. Stateless and
-// shared.
+// The POSIX file system: open_posix for files, std::filesystem for directories, fcntl(2) for
+// locks. Stateless and shared.
 Storage& posix_storage();
 
 }  // namespace tapio::io

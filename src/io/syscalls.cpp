@@ -41,6 +41,7 @@ ssize_t real_getxattr(const char* path, const char* name, void* value, size_t si
 int real_fsetxattr(int fd, const char* name, const void* value, size_t size, int flags) {
   return ::fsetxattr(fd, name, value, size, flags);
 }
+int real_lock(int fd, int command, struct flock* range) { return ::fcntl(fd, command, range); }
 
 }  // namespace
 
@@ -48,7 +49,7 @@ const Syscalls& default_syscalls() {
   static const Syscalls table = {real_open,   real_pread,     real_pwrite,   real_pwritev,
                                  real_fsync,  real_ftruncate, real_fstat,    real_close,
                                  real_start_writeback,        real_statfs,   real_getxattr,
-                                 real_fsetxattr};
+                                 real_fsetxattr, real_lock};
   return table;
 }
 

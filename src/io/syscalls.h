@@ -1,6 +1,7 @@
 // Every system call of the I/O layer goes through this table, so tests can inject faults
 // (EIO, ENOSPC, short writes, EINTR, slow storage) without touching the code under test.
 #pragma once
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/types.h>
@@ -25,6 +26,9 @@ struct Syscalls {
   int (*statfs)(const char* path, struct statfs* st);
   ssize_t (*getxattr)(const char* path, const char* name, void* value, size_t size);
   int (*fsetxattr)(int fd, const char* name, const void* value, size_t size, int flags);
+  // A writer's lock (io/write_lock.h): fcntl(2) with a lock command (F_OFD_SETLK, F_OFD_GETLK),
+  // so tests can make a file system answer ENOLCK.
+  int (*lock)(int fd, int command, struct flock* range);
 };
 
 // The table in use. Tests may overwrite entries and must restore them (see ScopedSyscalls).

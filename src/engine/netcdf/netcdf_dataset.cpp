@@ -103,16 +103,26 @@ Status NetcdfDataset::build_header() {
   return ok_status();
 }
 
+Status NetcdfDataset::lock_file(bool create) {
+  io::LockRequest request;
+  request.create = create;
+  request.striped = env_.striping.has_value();
+  TAPIO_ASSIGN_OR_RETURN(lock_, io::lock_writer(io::posix_storage(), env_.path,
+                                                env_.spec.file_locking, request));
+  return ok_status();
+}
+
+Status NetcdfDataset::lock_and_create() {
+  TAPIO_RETURN_IF_ERROR(lock_file(true));
+  TAPIO_ASSIGN_OR_RETURN(file_, io::open_layered(env_.path, io::OpenMode::kCreate,
+                                                 &env_.profile->io, env_.layers, env_.striping));
+  return ok_status();
+}
+
 Status NetcdfDataset::create() {
   Status local = build_header().with_context(where());
-  // Rank 0 creates the file within the same agreement as the definitions' check.
-  if (local.ok() && comm().rank() == 0) {
-    auto opened =
-        io::open_layered(env_.path, io::OpenMode::kCreate, &env_.profile->io, env_.layers,
-                         env_.striping);
-    local = opened.status();
-    if (local.ok()) file_ = std::move(opened).value();
-  }
+  // Rank 0 locks and creates the file within the same agreement as the definitions' check.
+  if (local.ok() && comm().rank() == 0) local = lock_and_create();
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
   record_.step.assign(header_.vars.size(), false);
   fixed_written_.assign(header_.vars.size(), false);
@@ -135,6 +145,8 @@ Status NetcdfDataset::write_shown_header() {
 Status NetcdfDataset::open_existing(uint64_t* first_step) {
   const io::OpenMode mode =
       env_.mode == OpenMode::kRead ? io::OpenMode::kReadOnly : io::OpenMode::kReadWrite;
+  if (env_.mode == OpenMode::kAppend)  // before the header is read: no writer may move it
+    TAPIO_RETURN_IF_ERROR(comm::agree(comm(), comm().rank() == 0 ? lock_file(false) : ok_status()));
   TAPIO_ASSIGN_OR_RETURN(file_,
                          ncfile::open_on_root(comm(), env_.path, mode, &env_.profile->io, env_.layers));
   {

@@ -17,6 +17,7 @@
 #include "io/file.h"
 #include "io/layers.h"
 #include "io/write_behind.h"
+#include "io/write_lock.h"
 
 namespace tapio {
 
@@ -142,6 +143,10 @@ class NetcdfDataset {
   Status agree(const Status& local);
   Status create();
   Status build_header();
+  // Rank 0, write and append: the writer's lock on the file (io/write_lock.h), before anything
+  // in it changes; `create` (write mode) makes a missing file.
+  Status lock_file(bool create);
+  Status lock_and_create();  // rank 0, write: the lock, then the file created or truncated
   Status create_on_root();
   Status open_existing(uint64_t* first_step);
   Status check_size();
@@ -169,6 +174,9 @@ class NetcdfDataset {
   io::WriteBehind& behind();  // rank 0: made at the first use
 
   DatasetEnv env_;
+  // Rank 0, write and append: held until the dataset is destroyed, after every handle to the
+  // file (declared before them, so destroyed after them).
+  std::unique_ptr<io::WriteLock> lock_;
   std::unique_ptr<io::File> file_;   // rank 0 only: header, numrecs, fill
   netcdf::Header header_;            // every rank
   RecordStep record_;                // every rank

@@ -16,6 +16,7 @@ NetcdfSpec NetcdfSpec::parse(const Params& params) {
   s.fsync = parse_fsync(params);
   s.async = params.get_bool("async");
   s.async_buffer = params.get_size("async_buffer");
+  s.file_locking = params.get("file_locking");
   return s;
 }
 

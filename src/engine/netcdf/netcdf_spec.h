@@ -1,6 +1,8 @@
 // The parameters every engine that writes one NetCDF file (serial, mpiio, collective) reads,
 // parsed once at open.
 #pragma once
+#include <string>
+
 #include "core/params.h"
 #include "format/netcdf/layout.h"
 
@@ -19,6 +21,7 @@ struct NetcdfSpec {
   // Bytes of rows each joined array's sample dimension reserves (`joined_reserve`); 0: the
   // engine does not write joined arrays (only the collective engine does).
   uint64_t joined_reserve = 0;
+  std::string file_locking = "true";  // a writer's lock (`file_locking`, io/write_lock.h)
 
   static NetcdfSpec parse(const Params& params);
 };

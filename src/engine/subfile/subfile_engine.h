@@ -45,6 +45,7 @@ struct SubfileSpec {
   bool async = false;           // writes and commits in the background (subfile_async.cpp)
   uint64_t async_buffer = 0;    // bytes the background writes may hold
   io::LayerSpec layers;         // of the data files (io/layers.h); set by SubfileEngine::open
+  std::string file_locking = "true";  // a writer's lock on tapio.lock (io/write_lock.h)
 
   static SubfileSpec parse(const Params& params);
 };
@@ -73,6 +74,9 @@ class SubfileEngine final : public Engine {
   // subfiles.
   Status create();
   Status open_append();
+  // Rank 0, write and append: the writer's lock on tapio.lock (io/write_lock.h), before any of
+  // the dataset's files changes; `create` (write mode) makes the directory first.
+  Status lock_dataset(bool create);
   Status setup_writers();
   Status open_subfile();
 
@@ -215,6 +219,8 @@ class SubfileEngine final : public Engine {
   Status close_files() override;
 
   SubfileSpec spec_;
+  // Rank 0, write and append: held until the engine is destroyed, after every other member.
+  std::unique_ptr<io::WriteLock> lock_;
   std::unique_ptr<io::File> index_;   // write: rank 0; read: rank 0 (delegate) or all
   std::unique_ptr<io::File> md_;      // write: metadata writers; read: as index_
   uint64_t index_end_ = 0;            // bytes of the index consumed or written

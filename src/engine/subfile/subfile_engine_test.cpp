@@ -167,6 +167,7 @@ TEST(SubfileStorage, DatasetLivesOnlyInTheStorageItIsGiven) {
     std::vector<std::string> expected;
     for (size_t k = 0; k < subfiles; ++k) expected.push_back(path + "/data.0." + std::to_string(k));
     expected.push_back(path + "/tapio.idx");
+    expected.push_back(path + "/tapio.lock");  // the writer's lock, through the Storage too
     expected.push_back(path + "/tapio.md");
     EXPECT_EQ(storage.paths(), expected) << c.name;
     EXPECT_FALSE(std::filesystem::exists(root)) << c.name;
@@ -180,11 +181,12 @@ TEST(SubfileStorage, RewriteRemovesThePreviousSubfiles) {
   const std::string path = "/mem/d.tapio";
   comm::FakeWorld four(P);
   (void)write(four, path, {{"aggregators", "all"}}, -1, &storage, 2);
-  ASSERT_EQ(storage.paths().size(), 6u);
+  ASSERT_EQ(storage.paths().size(), 7u);
   comm::FakeWorld two(P);
   (void)write(two, path, {}, -1, &storage, 2);
-  EXPECT_EQ(storage.paths(), (std::vector<std::string>{path + "/data.0.0", path + "/data.0.1",
-                                                       path + "/tapio.idx", path + "/tapio.md"}));
+  EXPECT_EQ(storage.paths(),
+            (std::vector<std::string>{path + "/data.0.0", path + "/data.0.1", path + "/tapio.idx",
+                                      path + "/tapio.lock", path + "/tapio.md"}));
   expect_steps(path, {0, 1, 2}, "rewritten", &storage);
 }
 

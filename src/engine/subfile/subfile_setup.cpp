@@ -7,10 +7,8 @@
 namespace tapio {
 namespace {
 
-// Remove a previous dataset's files (only tapio's own) and make the directory; not its
-// parents: as for a NetCDF file, the parent directory must exist (a mistyped path fails).
-Status prepare_directory(io::Storage& storage, const std::string& path) {
-  TAPIO_RETURN_IF_ERROR(storage.make_directory(path));
+// Remove a previous dataset's files (only tapio's own; the lock file stays, held).
+Status clear_directory(io::Storage& storage, const std::string& path) {
   TAPIO_ASSIGN_OR_RETURN(std::vector<io::StoredFile> files, storage.list(path));
   for (const io::StoredFile& f : files) {
     if (f.name == subfile::kIndexName || f.name == subfile::kMetadataName ||
@@ -41,8 +39,28 @@ std::vector<int> groups_of_ranks(int P, const comm::Topology& topology, const Su
 
 }  // namespace
 
+Status SubfileEngine::lock_dataset(bool create) {
+  // The directory, not its parents: as for a NetCDF file, the parent directory must exist (a
+  // mistyped path fails).
+  if (create) TAPIO_RETURN_IF_ERROR(storage().make_directory(path()));
+  io::LockRequest request;
+  request.create = true;  // a dataset written before lock files existed gets one
+  request.record_holder = true;
+  auto locked =
+      io::lock_writer(storage(), file_path(subfile::kLockName), spec_.file_locking, request);
+  if (!create && locked.status().code() == TAPIO_ERR_NOT_FOUND)
+    return ok_status();  // no dataset to append to: reading its catalog says so
+  TAPIO_RETURN_IF_ERROR(locked.status());
+  lock_ = std::move(locked).value();
+  return ok_status();
+}
+
 Status SubfileEngine::create() {
-  Status local = comm().rank() == 0 ? prepare_directory(storage(), path()) : ok_status();
+  Status local = ok_status();
+  if (comm().rank() == 0) {
+    local = lock_dataset(true);
+    if (local.ok()) local = clear_directory(storage(), path());
+  }
   if (local.ok() && comm().rank() == 0) {
     auto index =
         storage().open(file_path(subfile::kIndexName), io::OpenMode::kCreate, &profile().io);
@@ -77,6 +95,8 @@ Status SubfileEngine::check_redeclared() const {
 }
 
 Status SubfileEngine::open_append() {
+  // Before the catalog is read: no other writer may add to it or recreate the dataset.
+  TAPIO_RETURN_IF_ERROR(agree(comm().rank() == 0 ? lock_dataset(false) : ok_status()));
   TAPIO_RETURN_IF_ERROR(open_read());  // the catalog: definitions, steps, generations
   TAPIO_RETURN_IF_ERROR(check_redeclared());
   IoDef merged = catalog_.definitions();

@@ -29,6 +29,8 @@ inline constexpr uint64_t kChecksumChunk = 1u << 20;  // data checksums cover 1 
 inline constexpr const char* kIndexName = "tapio.idx";
 inline constexpr const char* kMetadataName = "tapio.md";
 inline constexpr const char* kDataPrefix = "data.";
+// The writer's lock (io/write_lock.h): a lock on it, and the holder's host, pid and time.
+inline constexpr const char* kLockName = "tapio.lock";
 std::string data_name(uint32_t generation, uint32_t subfile);  // "data.G.K"
 
 uint64_t checksum(const void* data, size_t size);  // XXH3-64
