@@ -30,6 +30,7 @@ SubfileSpec SubfileSpec::parse(const Params& p) {
   s.sync_close = p.get("fsync") != "never";
   s.async = p.get_bool("async");
   s.async_buffer = p.get_size("async_buffer");
+  s.writer_timeout = static_cast<uint64_t>(p.get_int("writer_timeout"));
   return s;
 }
 
