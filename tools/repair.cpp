@@ -63,15 +63,6 @@ Found scan_metadata(const std::vector<uint8_t>& md) {
   return found;
 }
 
-Result<std::vector<uint8_t>> read_whole(const std::string& path) {
-  TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<io::File> file,
-                         io::posix_storage().open(path, io::OpenMode::kReadOnly, nullptr));
-  TAPIO_ASSIGN_OR_RETURN(const uint64_t size, file->size());
-  std::vector<uint8_t> bytes(size);
-  TAPIO_RETURN_IF_ERROR(file->read_exact(0, bytes.data(), bytes.size()));
-  return bytes;
-}
-
 // Every found step's metadata as a reader loads it, and its blocks inside their data files.
 // The steps from the first that fails on are dropped (the error says why).
 Status check_steps(const std::string& dir, const std::vector<uint8_t>& md, Found* found) {

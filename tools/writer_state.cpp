@@ -9,13 +9,19 @@
 
 namespace tapio::cli {
 
-Result<WriterState> read_writer_state(const std::string& dir) {
-  const std::string path = dir + "/" + subfile::kIndexName;
+Result<std::vector<uint8_t>> read_whole(const std::string& path) {
   TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<io::File> file,
                          io::posix_storage().open(path, io::OpenMode::kReadOnly, nullptr));
   TAPIO_ASSIGN_OR_RETURN(const uint64_t size, file->size());
   std::vector<uint8_t> bytes(size);
   TAPIO_RETURN_IF_ERROR(file->read_exact(0, bytes.data(), bytes.size()));
+  return bytes;
+}
+
+Result<WriterState> read_writer_state(const std::string& dir) {
+  const std::string path = dir + "/" + subfile::kIndexName;
+  TAPIO_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, read_whole(path));
+  const uint64_t size = bytes.size();
   WriterState state;
   TAPIO_RETURN_IF_ERROR(subfile::check_index_header(bytes.data(), bytes.size(), &state.version)
                             .with_context(fmt::format("file '{}'", path)));

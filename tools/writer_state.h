@@ -25,4 +25,7 @@ Result<WriterState> read_writer_state(const std::string& dir);
 // "2026-11-27 14:58:08 UTC"
 std::string utc_text(uint32_t seconds);
 
+// The whole of a file of the dataset (errors name it).
+Result<std::vector<uint8_t>> read_whole(const std::string& path);
+
 }  // namespace tapio::cli

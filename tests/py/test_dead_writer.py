@@ -18,7 +18,7 @@ import pytest
 
 from conftest import BUILD, MPI_ENV, mpiexec
 from test_crash import (MANY_STEPS, PARAMS, RUN_TIMEOUT, SLACK, Writer, append_and_check,
-                        kill_all, session_pids, verify, writer_args)
+                        kill_all, session_pids, verify, writer, writer_args)  # noqa: F401
 
 TIMEOUT = 3  # the readers' writer_timeout, seconds
 TAPIO = BUILD / "tools" / "tapio"
@@ -27,17 +27,9 @@ TAPIO = BUILD / "tools" / "tapio"
 CASES = [(1, ()), (4, ()), (2, ("--param", "metadata=aligned"))]
 
 
-@pytest.fixture
-def writer():
-    exe = BUILD / "tests" / "crash" / "crash_writer"
-    if not exe.exists():
-        pytest.fail(f"no crash_writer in {BUILD}: build first or set TAPIO_BUILD_DIR")
-    return exe
-
-
 def run(cmd):
     """(returncode, stdout + stderr) of a command in its own session, killed whole on timeout."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(list(map(str, cmd)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=MPI_ENV, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=RUN_TIMEOUT)
