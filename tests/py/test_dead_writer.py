@@ -156,6 +156,8 @@ def test_repair_after_crash(writer, tmp_path, ranks, extra):
     steps = verify_steps(writer, ranks, path)
     index = path / "tapio.idx"
     index.unlink()
+    rc, out = run([TAPIO, "ls", path])
+    assert rc == 1 and "`tapio repair` rebuilds a lost index" in out, out
     rc, out = run([TAPIO, "repair", path])
     assert rc == 0, out
     assert f"tapio.idx rebuilt from tapio.md: {steps} steps committed, not closed" in out, out
@@ -165,7 +167,8 @@ def test_repair_after_crash(writer, tmp_path, ranks, extra):
     data = bytearray(index.read_bytes())
     data[64 + 64 + 20] ^= 0xFF  # step 1's record, followed by valid ones: a corrupt index
     index.write_bytes(data)
-    assert verify(writer, ranks, path, "subfile")[0] == 2
+    rc, _, out = verify(writer, ranks, path, "subfile")
+    assert rc == 2 and "index record 1 is corrupt (`tapio repair` rebuilds the index)" in out, out
     rc, out = run([TAPIO, "repair", path])
     assert rc == 0 and "the old index is kept as tapio.idx.damaged" in out, out
     assert (path / "tapio.idx.damaged").read_bytes() == bytes(data)

@@ -82,7 +82,8 @@ Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
                                   subfile::kStepRecordSize);
     if (!r.ok()) {
       if (i + 1 == complete) break;  // a record being written (or torn by a crash): not yet
-      return error(TAPIO_ERR_CHECKSUM, "file '{}': index record {} is corrupt",
+      return error(TAPIO_ERR_CHECKSUM,
+                   "file '{}': index record {} is corrupt (`tapio repair` rebuilds the index)",
                    index_->path(), i + index_end_ / subfile::kStepRecordSize - 1);
     }
     used = i + 1;
