@@ -29,8 +29,8 @@ CASES = [(1, ()), (4, ()), (2, ("--param", "metadata=aligned"))]
 
 def run(cmd):
     """(returncode, stdout + stderr) of a command in its own session, killed whole on timeout."""
-    proc = subprocess.Popen(list(map(str, cmd)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=MPI_ENV, start_new_session=True)
+    proc = subprocess.Popen(list(map(str, cmd)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=MPI_ENV, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=RUN_TIMEOUT)
     finally:
