@@ -55,8 +55,10 @@ def killed_dataset(writer, path, ranks, extra, mid_step):
 
 
 def ls_writer_line(path):
+    """The writer line of `tapio ls` (and of `python -m tapio ls`, which prints the same)."""
     rc, out = run([TAPIO, "ls", path])
     assert rc == 0, out
+    assert run([sys.executable, "-m", "tapio", "ls", path]) == (0, out)
     m = re.search(r"^writer: (.*)$", out, re.M)
     assert m, out
     return m.group(1)
