@@ -201,6 +201,12 @@ contains
     s = 0
     do
       call check(tapio_begin_step(in, st))
+      if (st == TAPIO_STEP_NOT_READY) cycle  ! a subfile writer has not committed it yet: ask again
+      if (st == TAPIO_STEP_WRITER_GONE) then  ! its writer was killed: s steps were committed
+        print '(a, i0, a)', "the writer did not close the history; ", s, " steps committed"
+        bad = bad + 1
+        exit
+      end if
       if (st == TAPIO_STEP_END_OF_STREAM) exit
       do v = 1, 4
         call check(tapio_get(in, v3(v), got3(:, v)))

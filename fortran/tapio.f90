@@ -42,7 +42,7 @@ module tapio
     TAPIO_DOUBLE = 10, TAPIO_CHAR = 11
   integer, parameter, public :: TAPIO_WRITE = 0, TAPIO_READ = 1, TAPIO_APPEND = 2
   integer, parameter, public :: TAPIO_STEP_OK = 0, TAPIO_STEP_END_OF_STREAM = 1, &
-    TAPIO_STEP_NOT_READY = 2
+    TAPIO_STEP_NOT_READY = 2, TAPIO_STEP_WRITER_GONE = 3
 
   type, public :: tapio_context
     type(c_ptr) :: p = c_null_ptr
@@ -300,7 +300,10 @@ contains
     status = c_status(c_tapio_open(io%p, c_string(path), int(mode, c_int), file%p))
   end function
 
-  ! step_status (out, optional): TAPIO_STEP_OK, or TAPIO_STEP_END_OF_STREAM when reading.
+  ! step_status (out, optional): TAPIO_STEP_OK, or when reading and no step is available:
+  ! TAPIO_STEP_END_OF_STREAM (the writer closed), TAPIO_STEP_NOT_READY (a subfile dataset's
+  ! writer has not committed the next step yet: call again later) or TAPIO_STEP_WRITER_GONE
+  ! (its writer did not close and committed nothing for writer_timeout seconds).
   integer function tapio_begin_step(file, step_status) result(status)
     type(tapio_file), intent(in) :: file
     integer, intent(out), optional :: step_status

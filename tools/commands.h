@@ -47,6 +47,7 @@ int run_ls(const LsOptions& options);
 int run_ls_storage(const std::string& path);  // tapio ls --storage PATH
 int run_dump(const DumpOptions& options);
 int run_convert(const ConvertOptions& options);  // calls MPI; run it under mpiexec or alone
+int run_repair(const std::string& dataset);      // rebuilds tapio.idx; no MPI
 int run_sim(const SimOptions& options);          // no MPI, unless --calibrate
 // Replaces the process with `python -m tapio report ARGS`; returns 1 if that cannot start.
 int run_report(const std::vector<std::string>& args);

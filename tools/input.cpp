@@ -88,7 +88,10 @@ Result<Input> open_input(const std::string& path) {
   if (is_dataset_dir(path)) return open_dataset(path);
   if (std::filesystem::is_directory(path, ec))
     return error(TAPIO_ERR_ARG, "file '{}': is a directory, not a NetCDF file or a tapio dataset "
-                 "(no tapio.idx in it)", path);
+                 "(no tapio.idx in it{})", path,
+                 std::filesystem::exists(std::filesystem::path(path) / "tapio.md", ec)
+                     ? "; it holds tapio.md: `tapio repair` rebuilds a lost index"
+                     : "");
   Input in;
   in.path = path;
   TAPIO_ASSIGN_OR_RETURN(in.file, io::open_posix(path, io::OpenMode::kReadOnly, nullptr));

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "commands.h"
 #include "dataset.h"
 #include "input.h"
 #include "print_values.h"
+#include "writer_state.h"
 
 namespace tapio::cli {
 namespace {
@@ -87,10 +89,25 @@ void print_vars(const Input& in, const Coded& coded) {
   }
 }
 
-void print_text(const Input& in, const Coded& coded) {
+// A dataset's writer: "closed", or "not closed" with its committed steps and last commit.
+std::string writer_text(const WriterState& w) {
+  if (w.closed) return "closed";
+  std::string text = fmt::format("not closed: {} committed", steps_text(w.steps.size()));
+  if (w.last_time) text += fmt::format(", the last record written {}", utc_text(w.last_time));
+  return text + " (still writing, or killed)";
+}
+
+Json writer_json(const WriterState& w) {
+  Json j = {{"closed", w.closed}, {"committed_steps", w.steps.size()}};
+  if (w.last_time) j["last_record_time"] = utc_text(w.last_time);
+  return j;
+}
+
+void print_text(const Input& in, const Coded& coded, const WriterState* writer) {
   const netcdf::Header& h = in.header;
   fmt::print("file: {}\nformat: {}\n", in.path,
              is_dataset(in) ? kDatasetFormat : format_label(h.version));
+  if (writer) fmt::print("writer: {}\n", writer_text(*writer));
   if (!h.dims.empty()) fmt::print("dimensions:\n");
   for (const netcdf::Dim& d : h.dims) {
     if (d.length == 0) {
@@ -129,7 +146,7 @@ Json var_json(const Input& in, const Var& v, const Coded& coded) {
   return j;
 }
 
-Json to_json(const Input& in, const Coded& coded, bool truncated) {
+Json to_json(const Input& in, const Coded& coded, bool truncated, const WriterState* writer) {
   const netcdf::Header& h = in.header;
   Json dims = Json::object();
   for (const netcdf::Dim& d : h.dims)
@@ -137,9 +154,11 @@ Json to_json(const Input& in, const Coded& coded, bool truncated) {
   Json vars = Json::object();
   for (const Var& v : h.vars) vars[v.name] = var_json(in, v, coded);
   if (is_dataset(in)) {
-    return {{"file", in.path},        {"format", kDatasetFormat},
-            {"numrecs", in.steps},    {"dimensions", dims},
-            {"attributes", attrs_json(h.attrs)}, {"variables", vars}};
+    Json j = {{"file", in.path},        {"format", kDatasetFormat},
+              {"numrecs", in.steps},    {"dimensions", dims},
+              {"attributes", attrs_json(h.attrs)}, {"variables", vars}};
+    if (writer) j["writer"] = writer_json(*writer);
+    return j;
   }
   return {{"file", in.path},          {"format", format_name(h.version)},
           {"version", h.version},     {"numrecs", in.steps},
@@ -172,10 +191,17 @@ int run_ls(const LsOptions& options) {
   const std::string warning = truncation_warning(*in);
   const Result<Coded> coded = coded_variables(*in);
   if (!coded.ok()) return fail(coded.status().message());
+  std::optional<WriterState> writer;
+  if (is_dataset(*in)) {
+    Result<WriterState> state = read_writer_state(in->path);
+    if (!state.ok()) return fail(state.status().message());
+    writer = std::move(state).value();
+  }
+  const WriterState* w = writer ? &*writer : nullptr;
   if (options.json) {
-    fmt::print("{}\n", to_json_text(to_json(*in, *coded, !warning.empty()), 2));
+    fmt::print("{}\n", to_json_text(to_json(*in, *coded, !warning.empty(), w), 2));
   } else {
-    print_text(*in, *coded);
+    print_text(*in, *coded, w);
   }
   std::fflush(stdout);
   if (!warning.empty()) fmt::print(stderr, "tapio: warning: {}\n", warning);

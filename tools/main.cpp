@@ -4,6 +4,7 @@
 //   tapio ls --storage PATH
 //   tapio dump PATH VAR [--step S] [--start a,b,..] [--count a,b,..] [--json]
 //   [mpiexec -n N] tapio convert DATASET OUT.nc [--engine E]
+//   tapio repair DATASET
 //   tapio sim CLUSTER.toml WORKLOAD.toml [--set K=V] [--json] [--plot PNG] [--explain]
 //   [mpiexec -n 2] tapio sim --calibrate [--dir DIR]
 //   tapio report PROFILE.json [B.json] [--plot OUT.png|.svg] [--html OUT.html]   (Python)
@@ -62,6 +63,13 @@ void add_convert(CLI::App& app, ConvertOptions& o) {
       ->capture_default_str();
 }
 
+void add_repair(CLI::App& app, std::string& dataset) {
+  CLI::App* repair = app.add_subcommand(
+      "repair", "Rebuild a tapio dataset's lost or damaged index (tapio.idx) from its metadata "
+      "(tapio.md) and data files");
+  repair->add_option("DATASET", dataset, "tapio dataset directory (subfile engine)")->required();
+}
+
 void add_sim(CLI::App& app, SimOptions& o) {
   CLI::App* sim = app.add_subcommand(
       "sim", "Predict a workload's write time on a cluster (the cluster model, docs/sim.md)");
@@ -101,9 +109,11 @@ int run(int argc, char** argv) {
   DumpOptions dump;
   ConvertOptions convert;
   SimOptions sim;
+  std::string repair;
   add_ls(app, ls);
   add_dump(app, dump);
   add_convert(app, convert);
+  add_repair(app, repair);
   add_sim(app, sim);
   add_report(app);
   try {
@@ -113,6 +123,7 @@ int run(int argc, char** argv) {
   }
   if (app.got_subcommand("ls")) return run_ls(ls);
   if (app.got_subcommand("convert")) return run_convert(convert);
+  if (app.got_subcommand("repair")) return run_repair(repair);
   if (app.got_subcommand("sim")) return run_sim(sim);
   return run_dump(dump);
 }

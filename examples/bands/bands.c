@@ -110,7 +110,12 @@ static long read_file(tapio_context* ctx, const char* path, const char* engine) 
   tapio_step_status st;
   for (;;) {
     CHECK(tapio_begin_step(in, &st));
-    if (st == TAPIO_STEP_END_OF_STREAM) break;
+    if (st == TAPIO_STEP_NOT_READY) continue;  /* a subfile writer has not committed it yet */
+    if (st == TAPIO_STEP_WRITER_GONE) {        /* its writer was killed: tapio_steps committed */
+      fprintf(stderr, "rank %d: the writer did not close the file\n", rank);
+      ++bad;
+    }
+    if (st != TAPIO_STEP_OK) break;
     uint64_t s;
     CHECK(tapio_current_step(in, &s));
     CHECK(tapio_get(in, t, TAPIO_FLOAT64, cols));

@@ -69,7 +69,13 @@ long read_file(tapio::Context& ctx, const std::string& path, const std::string& 
   c.set_offsets(cells);
   std::vector<double> cols(kNy * nc);
   std::vector<int32_t> values(cells.size());
-  while (in.begin_step() != TAPIO_STEP_END_OF_STREAM) {
+  for (tapio_step_status st; (st = in.begin_step()) != TAPIO_STEP_END_OF_STREAM;) {
+    if (st == TAPIO_STEP_NOT_READY) continue;  // a subfile writer has not committed it yet
+    if (st == TAPIO_STEP_WRITER_GONE) {        // its writer was killed: in.steps() committed
+      std::fprintf(stderr, "rank %d: the writer did not close the file\n", rank);
+      ++bad;
+      break;
+    }
     const uint64_t s = in.current_step();
     in.get(t, cols);
     in.get(c, values);

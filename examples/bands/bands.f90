@@ -131,6 +131,12 @@ contains
     s = 0
     do
       call check(tapio_begin_step(in, st))
+      if (st == TAPIO_STEP_NOT_READY) cycle  ! a subfile writer has not committed it yet: ask again
+      if (st == TAPIO_STEP_WRITER_GONE) then  ! its writer was killed: s steps were committed
+        print '(a, i0, a)', "the writer did not close the file; ", s, " steps committed"
+        bad = bad + 1
+        exit
+      end if
       if (st == TAPIO_STEP_END_OF_STREAM) exit
       call check(tapio_get(in, t, cols))
       call check(tapio_get(in, c, values))

@@ -43,8 +43,12 @@ typedef enum tapio_mode {
 
 typedef enum tapio_step_status {
   TAPIO_STEP_OK = 0,
-  TAPIO_STEP_END_OF_STREAM = 1, /* read mode: no more steps */
-  TAPIO_STEP_NOT_READY = 2      /* read mode: the writer has not finished the next step yet */
+  TAPIO_STEP_END_OF_STREAM = 1, /* read mode: no more steps (the writer closed the file) */
+  TAPIO_STEP_NOT_READY = 2,     /* read mode: the writer has not finished the next step yet;
+                                   call tapio_begin_step again later */
+  TAPIO_STEP_WRITER_GONE = 3    /* read mode: the writer did not close the dataset and has
+                                   committed nothing for `writer_timeout` seconds (killed):
+                                   tapio_steps steps are committed, no more will come */
 } tapio_step_status;
 
 /* Variable flags. */
@@ -152,8 +156,9 @@ TAPIO_API int tapio_var_selection_size(tapio_var* var, uint64_t* elements);
 /* ---- engines ---------------------------------------------------------------------- */
 /* COLLECTIVE. Open `path` with the IO's definitions (write) or the file's (read, append). */
 TAPIO_API int tapio_open(tapio_io* io, const char* path, tapio_mode mode, tapio_engine** engine);
-/* COLLECTIVE. Write: start the next step. Read: advance to the next step, or report
- * TAPIO_STEP_END_OF_STREAM in *status (may be NULL in write mode). */
+/* COLLECTIVE. Write: start the next step. Read: advance to the next step (TAPIO_STEP_OK), or
+ * report in *status that there is none: TAPIO_STEP_END_OF_STREAM, TAPIO_STEP_NOT_READY or
+ * TAPIO_STEP_WRITER_GONE (status may be NULL in write mode). */
 TAPIO_API int tapio_begin_step(tapio_engine* engine, tapio_step_status* status);
 /* Local. Queue this rank's data for var's current selection. memtype is data's type: another
  * numeric type than var's is converted now, into tapio's buffer (a value var's type cannot

@@ -26,7 +26,7 @@ from . import _tapio
 from ._errors import (ArgumentError, ChecksumError, ClosedError, CommError, ConfigError,
                       CopyRefusedError, Error, FormatError, InternalError, MPIError,
                       NotFoundError, OutOfMemoryError, RangeError, ShapeError, StateError,
-                      StorageError, TypeMismatchError, UnsupportedError)
+                      StorageError, TypeMismatchError, UnsupportedError, WriterGoneError)
 from ._file import File, Variable
 
 __version__: str = _tapio.version()
@@ -34,7 +34,8 @@ __version__: str = _tapio.version()
 __all__ = ["open", "File", "Variable", "Error", "ArgumentError", "StateError",
            "TypeMismatchError", "ShapeError", "NotFoundError", "ConfigError", "StorageError",
            "FormatError", "ChecksumError", "MPIError", "OutOfMemoryError", "UnsupportedError",
-           "InternalError", "RangeError", "ClosedError", "CommError", "CopyRefusedError"]
+           "InternalError", "RangeError", "ClosedError", "CommError", "CopyRefusedError",
+           "WriterGoneError"]
 
 
 def open(path: str, mode: str = "r", comm: Any = None, engine: str | None = None,

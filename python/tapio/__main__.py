@@ -5,7 +5,10 @@ dump, through the Python binding (one rank, any file or dataset tapio reads), an
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import os
+import struct
 import sys
 
 import numpy as np
@@ -60,8 +63,37 @@ def _format(f: File) -> str:
         version, "CDF-5 (64-bit data)")
 
 
+def _writer(f: File) -> dict | None:
+    """A dataset's writer as the command shows it, from the last record of its index
+    (docs/format.md): closed (an end record), the steps committed, when it last wrote."""
+    if f.engine != "subfile":
+        return None
+    with open(os.path.join(f.path, "tapio.idx"), "rb") as index:
+        data = index.read()
+    kind = time = 0
+    if len(data) >= 128:
+        last = (len(data) - 64) // 64 * 64  # the last whole record
+        kind, = struct.unpack_from("<I", data, last + 4)
+        time, = struct.unpack_from("<I", data, last + 52)
+    out = {"closed": kind == 2, "committed_steps": f.nsteps}
+    if time:
+        when = datetime.datetime.fromtimestamp(time, datetime.timezone.utc)
+        out["last_record_time"] = when.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return out
+
+
+def _writer_text(w: dict) -> str:
+    if w["closed"]:
+        return "closed"
+    n = w["committed_steps"]
+    text = f"not closed: {n} step{'' if n == 1 else 's'} committed"
+    if "last_record_time" in w:
+        text += f", the last record written {w['last_record_time']}"
+    return text + " (still writing, or killed)"
+
+
 def ls(f: File, as_json: bool) -> None:
-    variables, dims = f.variables, _dimensions(f)
+    variables, dims, writer = f.variables, _dimensions(f), _writer(f)
     if as_json:
         out = {"file": f.path, "format": _format(f), "numrecs": f.nsteps,
                "dimensions": {d: {"length": n, "unlimited": d == "time"} for d, n in dims.items()},
@@ -75,9 +107,13 @@ def ls(f: File, as_json: bool) -> None:
                 entry["steps"] = f.nsteps
             entry["attributes"] = {k: _attr_json(a) for k, a in v.attrs.items()}
             out["variables"][name] = entry
+        if writer:
+            out["writer"] = writer
         print(json.dumps(out, indent=2))
         return
     print(f"file: {f.path}\nformat: {_format(f)}")
+    if writer:
+        print(f"writer: {_writer_text(writer)}")
     if dims:
         print("dimensions:")
     for d, n in dims.items():

@@ -105,6 +105,19 @@ class CopyRefusedError(ArgumentError):
     given ``allow_copy=False``."""
 
 
+class WriterGoneError(Error):
+    """Reading step by step (``File.steps()``), after the last committed step of a subfile
+    dataset whose writer did not close it and committed nothing for ``writer_timeout`` seconds
+    (it was killed): C's ``TAPIO_STEP_WRITER_GONE``. ``steps`` is the number of steps committed
+    (all of them were read); ``path`` the dataset."""
+
+    def __init__(self, path: str, steps: int) -> None:
+        super().__init__(f"dataset '{path}': the writer did not close it; {steps} step"
+                         f"{'' if steps == 1 else 's'} committed, all read (no commit for "
+                         f"writer_timeout seconds: the writer was killed or is stuck)")
+        self.path, self.steps = path, steps
+
+
 _BY_CODE = {cls.code: cls for cls in (
     ArgumentError, StateError, TypeMismatchError, ShapeError, NotFoundError, ConfigError,
     StorageError, FormatError, ChecksumError, MPIError, OutOfMemoryError, UnsupportedError,

@@ -13,12 +13,12 @@ import numpy as np
 from . import _tapio
 from ._attrs import Attributes
 from ._errors import (ArgumentError, ClosedError, CommError, CopyRefusedError, Error,
-                      ShapeError, StateError, UnsupportedError)
+                      ShapeError, StateError, UnsupportedError, WriterGoneError)
 from ._selection import Steps, box, offsets_array, step_range
 from ._types import DTYPES, address, needs_copy, put_buffer, type_code
 
 _MODES = {"w": 0, "r": 1, "a": 2}
-_STEP_OK, _END_OF_STREAM = 0, 1
+_STEP_OK, _END_OF_STREAM, _NOT_READY, _WRITER_GONE = 0, 1, 2, 3
 
 
 class Variable:
@@ -136,18 +136,23 @@ class File:
     def steps(self, timeout: float | None = None) -> Iterator[int]:
         """Read step by step (collective): ``for step in f.steps(): a = f.get("t")``. A get
         inside the loop reads the current step. While a subfile dataset is still being written,
-        waits up to ``timeout`` seconds (None: forever) for the writer's next step."""
+        waits up to ``timeout`` seconds (None: as long as the writer lives) for the writer's
+        next step. After the last committed step of a dataset whose writer did not close it and
+        committed nothing for the ``writer_timeout`` parameter's seconds, raises
+        tapio.WriterGoneError (its ``steps``: the steps committed, all of them yielded)."""
         self._check_mode("r", "steps()")
         while True:
             deadline = None if timeout is None else time.monotonic() + timeout
             status = _tapio.begin_step(self._engine)
-            while status not in (_STEP_OK, _END_OF_STREAM):
+            while status == _NOT_READY:
                 if deadline is not None and time.monotonic() > deadline:
                     return
                 time.sleep(0.05)
                 status = _tapio.begin_step(self._engine)
             if status == _END_OF_STREAM:
                 return
+            if status == _WRITER_GONE:
+                raise WriterGoneError(self.path, _tapio.steps(self._engine))
             self._in_step = True
             try:
                 yield _tapio.current_step(self._engine)

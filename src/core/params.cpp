@@ -146,6 +146,11 @@ const std::vector<ParamDef> kRegistry = {
      "A reader opening a dataset reads every step's metadata at once when it adds up to at most "
      "this; above it, only the steps later ones refer to, and each other step's when first read.",
      0, false},
+    {"writer_timeout", K::kInteger, "3600", "seconds", {}, "subfile",
+     "A reader at the last committed step of a dataset whose writer has not closed it, and has "
+     "committed nothing (nor opened it) for this long, gets TAPIO_STEP_WRITER_GONE instead of "
+     "TAPIO_STEP_NOT_READY; 0: never (wait for the writer forever).",
+     0, false},
     // MPI-IO engine.
     {"mpiio_hints", K::kString, "", "", {}, "mpiio",
      "Comma-separated key=value MPI-IO hints, e.g. \"cb_nodes=2,romio_cb_write=enable\".", kNoMin,

@@ -61,6 +61,7 @@ const Expected kExpected[] = {
     {"metadata_chunk", ParamKind::kSize, "4096", "subfile"},
     {"metadata_read", ParamKind::kEnum, "delegate", "subfile"},
     {"metadata_prefetch", ParamKind::kSize, "1MiB", "subfile"},
+    {"writer_timeout", ParamKind::kInteger, "3600", "subfile"},
     {"mpiio_hints", ParamKind::kString, "", "mpiio"},
     {"layers", ParamKind::kString, "", "serial,subfile"},
     {"layer_buffer_size", ParamKind::kSize, "4MiB", "serial,subfile"},

@@ -97,7 +97,7 @@ Status Engine::begin_step(StepStatus* status) {
     const uint64_t next = started_ ? step_ + 1 : step_;
     if (local.ok() && next >= available_steps()) {
       TAPIO_RETURN_IF_ERROR(agree(local));
-      *status = stream_may_grow() ? StepStatus::kNotReady : StepStatus::kEndOfStream;
+      TAPIO_ASSIGN_OR_RETURN(*status, end_of_steps());
       return ok_status();
     }
     if (local.ok()) local = size_joined_vars(next);

@@ -21,7 +21,7 @@
 namespace tapio {
 
 enum class OpenMode { kWrite, kRead, kAppend };
-enum class StepStatus { kOk, kEndOfStream, kNotReady };
+enum class StepStatus { kOk, kEndOfStream, kNotReady, kWriterGone };
 
 const char* mode_name(OpenMode mode);
 
@@ -159,9 +159,10 @@ class Engine {
   void rewind_to(uint64_t step);
   // Read mode only: look for steps that appeared since open (read while writing).
   virtual Status refresh_steps() { return ok_status(); }
-  // Read mode only: true while a writer may still add steps (begin_step then answers
-  // kNotReady instead of kEndOfStream).
-  virtual bool stream_may_grow() const { return false; }
+  // Read mode only, collective: what begin_step answers after the last available step:
+  // kEndOfStream once the writer closed (a NetCDF file: always), kNotReady while it may still
+  // add steps, kWriterGone when it stopped without closing.
+  virtual Result<StepStatus> end_of_steps() { return StepStatus::kEndOfStream; }
 
   const comm::Comm& comm() const { return *res_.comm; }
   const Resources& resources() const { return res_; }

@@ -17,6 +17,11 @@
 //       sees (STEPS is ignored). Each rank reads another part than it would have written.
 //       Exit 0: all correct; 1: a wrong value ("bad ..." lines); 2: the open or a read failed
 //       ("error: MESSAGE").
+//   crash_writer PATH ENGINE STEPS --follow [--param KEY=VALUE]...
+//       Reads PATH step by step as a live reader does (begin_step until it answers something
+//       else than TAPIO_STEP_OK or TAPIO_STEP_NOT_READY, polling every 50 ms), checking every
+//       step as --verify does and printing "step S" after each, then "end of stream N" or
+//       "writer gone N" (N: the dataset's steps). Exit codes as --verify's.
 //
 // Values: element g of variable v at step s is g + v/4 + s*2^20 (temp v=0, grid v=2 at s=0);
 // ids holds the integer g + s*2^20.
@@ -27,6 +32,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -70,7 +76,7 @@ void ids_runs(int rank, int size, std::vector<uint64_t>* off, std::vector<uint64
 struct Args {
   std::string path, engine;
   uint64_t steps = 0, sleep_ms = 0;
-  bool verify = false, append = false;
+  bool verify = false, append = false, follow = false;
   uint64_t slow_open_ms = 0, slow_fsync_ms = 0;
   std::vector<std::pair<std::string, std::string>> params;
 };
@@ -159,73 +165,121 @@ int write(const Args& a, int rank, int size) {
 
 // Reads with another decomposition than the writer's: temp by depth, ids and grid by rank
 // blocks, shifted by one rank so that no rank reads what it wrote.
+class Checker {
+ public:
+  Checker(tapio::IO& io, int rank, int size)
+      : rank_(rank),
+        temp_(io.inquire_variable("temp")),
+        ids_(io.inquire_variable("ids")),
+        grid_(io.inquire_variable("grid")) {
+    const int part = (rank + 1) % size;
+    split(kTemp[0], size, part, &z0_, &nz_);
+    split(kIds, size, part, &i0_, &ni_);
+    split(kGrid, size, part, &g0_, &ng_);
+    t_.resize(nz_ * kTemp[1] * kTemp[2]);
+    d_.resize(ni_);
+  }
+
+  void check_grid(tapio::Engine& in) {
+    std::vector<double> gr(ng_);
+    grid_.set_selection({g0_}, {ng_});
+    in.get(grid_, gr);
+    in.perform_gets();
+    for (uint64_t k = 0; k < ng_; ++k)
+      if (gr[k] != value(2, 0, g0_ + k)) report("grid", 0, g0_ + k, gr[k], value(2, 0, g0_ + k));
+  }
+
+  void check_step(tapio::Engine& in, uint64_t s) {
+    const uint64_t plane = kTemp[1] * kTemp[2];
+    temp_.set_selection({z0_, 0, 0}, {nz_, kTemp[1], kTemp[2]});
+    temp_.set_step_selection(s, 1);
+    ids_.set_selection({i0_}, {ni_});
+    ids_.set_step_selection(s, 1);
+    in.get(temp_, t_);
+    in.get(ids_, d_);
+    in.perform_gets();
+    for (uint64_t k = 0; k < t_.size(); ++k) {
+      const uint64_t g = z0_ * plane + k;
+      if (t_[k] != value(0, s, g)) report("temp", s, g, t_[k], value(0, s, g));
+    }
+    for (uint64_t k = 0; k < ni_; ++k)
+      if (d_[k] != ivalue(s, i0_ + k)) report("ids", s, i0_ + k, d_[k], ivalue(s, i0_ + k));
+  }
+
+  // Collective: every rank's wrong values, summed; rank 0 prints "ok" or "bad N values".
+  int finish() {
+    std::fflush(stdout);
+    MPI_Allreduce(MPI_IN_PLACE, &bad_, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (rank_ == 0) {
+      std::printf(bad_ ? "bad %llu values\n" : "ok\n", static_cast<unsigned long long>(bad_));
+      std::fflush(stdout);
+    }
+    return bad_ ? 1 : 0;
+  }
+
+ private:
+  void report(const char* var, uint64_t s, uint64_t g, double got, double want) {
+    if (bad_++ < 5)
+      std::printf("bad rank %d %s step %llu element %llu: %.17g, expected %.17g\n", rank_, var,
+                  static_cast<unsigned long long>(s), static_cast<unsigned long long>(g), got,
+                  want);
+  }
+
+  int rank_;
+  tapio::Variable temp_, ids_, grid_;
+  uint64_t z0_, nz_, i0_, ni_, g0_, ng_;
+  std::vector<double> t_;
+  std::vector<int32_t> d_;
+  uint64_t bad_ = 0;
+};
+
 int verify(const Args& a, int rank, int size) {
   tapio::Context ctx(MPI_COMM_WORLD);
   tapio::IO io = ctx.declare_io("crash_read");
   setup(io, a);
   tapio::Engine in = io.open(a.path, TAPIO_MODE_READ);
   const uint64_t steps = in.steps();
-  if (rank == 0) {
-    std::printf("steps %llu\n", static_cast<unsigned long long>(steps));
-    std::fflush(stdout);
-  }
+  say(rank, "steps " + std::to_string(steps));
   // A subfile dataset killed before its first commit has no variables yet: nothing to check.
   if (steps == 0) return 0;
-  const int part = (rank + 1) % size;
-  auto temp = io.inquire_variable("temp");
-  auto ids = io.inquire_variable("ids");
-  auto grid = io.inquire_variable("grid");
-  uint64_t bad = 0;
-  auto report = [&](const char* var, uint64_t s, uint64_t g, double got, double want) {
-    if (bad++ < 5)
-      std::printf("bad rank %d %s step %llu element %llu: %.17g, expected %.17g\n", rank, var,
-                  static_cast<unsigned long long>(s), static_cast<unsigned long long>(g), got,
-                  want);
-  };
-
-  uint64_t z0, nz, i0, ni, g0, ng;
-  split(kTemp[0], size, part, &z0, &nz);
-  split(kIds, size, part, &i0, &ni);
-  split(kGrid, size, part, &g0, &ng);
-  const uint64_t plane = kTemp[1] * kTemp[2];
-  if (steps > 0) {
-    std::vector<double> gr(ng);
-    grid.set_selection({g0}, {ng});
-    in.get(grid, gr);
-    in.perform_gets();
-    for (uint64_t k = 0; k < ng; ++k)
-      if (gr[k] != value(2, 0, g0 + k)) report("grid", 0, g0 + k, gr[k], value(2, 0, g0 + k));
-  }
-  std::vector<double> t(nz * plane);
-  std::vector<int32_t> d(ni);
-  for (uint64_t s = 0; s < steps; ++s) {
-    temp.set_selection({z0, 0, 0}, {nz, kTemp[1], kTemp[2]});
-    temp.set_step_selection(s, 1);
-    ids.set_selection({i0}, {ni});
-    ids.set_step_selection(s, 1);
-    in.get(temp, t);
-    in.get(ids, d);
-    in.perform_gets();
-    for (uint64_t k = 0; k < t.size(); ++k) {
-      const uint64_t g = z0 * plane + k;
-      if (t[k] != value(0, s, g)) report("temp", s, g, t[k], value(0, s, g));
-    }
-    for (uint64_t k = 0; k < ni; ++k)
-      if (d[k] != ivalue(s, i0 + k)) report("ids", s, i0 + k, d[k], ivalue(s, i0 + k));
-  }
+  Checker checker(io, rank, size);
+  checker.check_grid(in);
+  for (uint64_t s = 0; s < steps; ++s) checker.check_step(in, s);
   in.close();
-  std::fflush(stdout);
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) {
-    std::printf(bad ? "bad %llu values\n" : "ok\n", static_cast<unsigned long long>(bad));
-    std::fflush(stdout);
+  return checker.finish();
+}
+
+// A live reader: step by step until the writer closed the dataset or is gone.
+int follow(const Args& a, int rank, int size) {
+  tapio::Context ctx(MPI_COMM_WORLD);
+  tapio::IO io = ctx.declare_io("crash_follow");
+  setup(io, a);
+  tapio::Engine in = io.open(a.path, TAPIO_MODE_READ);
+  std::optional<Checker> checker;
+  tapio_step_status st;
+  while ((st = in.begin_step()) == TAPIO_STEP_OK || st == TAPIO_STEP_NOT_READY) {
+    if (st == TAPIO_STEP_NOT_READY) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    const uint64_t s = in.current_step();
+    if (!checker) {  // the variables are known once the first step is committed
+      checker.emplace(io, rank, size);
+      checker->check_grid(in);
+    }
+    checker->check_step(in, s);
+    in.end_step();
+    say(rank, "step " + std::to_string(s));
   }
-  return bad ? 1 : 0;
+  const std::string steps = std::to_string(in.steps());
+  say(rank, st == TAPIO_STEP_WRITER_GONE ? "writer gone " + steps : "end of stream " + steps);
+  in.close();
+  return checker ? checker->finish() : 0;
 }
 
 int usage() {
   std::fprintf(stderr,
-               "usage: crash_writer PATH ENGINE STEPS [SLEEP_MS] [--append | --verify] "
+               "usage: crash_writer PATH ENGINE STEPS [SLEEP_MS] [--append | --verify | --follow] "
                "[--param KEY=VALUE]... [--slow-open-ms MS] [--slow-fsync-ms MS]\n");
   return 64;
 }
@@ -244,6 +298,8 @@ int main(int argc, char** argv) {
     const std::string s = argv[i];
     if (s == "--verify") {
       a.verify = true;
+    } else if (s == "--follow") {
+      a.follow = true;
     } else if (s == "--append") {
       a.append = true;
     } else if ((s == "--slow-open-ms" || s == "--slow-fsync-ms") && i + 1 < argc) {
@@ -258,7 +314,7 @@ int main(int argc, char** argv) {
       pos.push_back(s);
     }
   }
-  if (!ok || pos.size() < 3 || pos.size() > 4 || (a.verify && a.append)) {
+  if (!ok || pos.size() < 3 || pos.size() > 4 || (a.verify + a.append + a.follow > 1)) {
     if (rank == 0) usage();
     MPI_Finalize();
     return 64;
@@ -271,7 +327,9 @@ int main(int argc, char** argv) {
   int rc;
   try {
     slow_storage(a);
-    rc = a.verify ? verify(a, rank, size) : write(a, rank, size);
+    rc = a.verify   ? verify(a, rank, size)
+         : a.follow ? follow(a, rank, size)
+                    : write(a, rank, size);
   } catch (const tapio::Error& e) {
     // Collective calls fail on every rank alike; rank 0 speaks for all.
     if (rank == 0) {

@@ -144,12 +144,14 @@ Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
     PhaseTimer t(&profile(), Phase::kMetadata);
     record.md_offset = md_end_;
     record.md_length = all.size();
-    record.flags = total.flags;
+    record.flags = static_cast<uint32_t>(total.flags);
     // The region's checksum from the records themselves: no reduction needed.
     auto split = subfile::split_records(all.data(), all.size(), 0);
     outcome = split.status();
     if (outcome.ok())
       for (const auto& r : *split) record.md_checksum += subfile::checksum(r.payload, r.length);
+    const auto commit = commit_record(record);  // written with the region, in one write
+    all.insert(all.end(), commit.begin(), commit.end());
     if (outcome.ok() && spec_.async) {  // the index record waits for the next agreement
       md_end_ += all.size();
       const auto bytes = std::make_shared<const std::vector<uint8_t>>(std::move(all));
@@ -212,11 +214,22 @@ Status SubfileEngine::commit_log(uint64_t step, const std::vector<uint8_t>& reco
     record.md_length = total.bytes;
     record.md_checksum = total.checksum;
     record.md_align = chunk > 1 ? static_cast<uint32_t>(chunk) : 0;
-    record.flags = total.flags;
-    at_root = append_index(record);
+    record.flags = static_cast<uint32_t>(total.flags);
+    at_root = commit_index(record, region + total.bytes);
   }
-  md_end_ = region + total.bytes;
+  // Every rank (they place the next region alike): it follows this one's commit record.
+  md_end_ = region + total.bytes + commit_record(subfile::StepRecord()).size();
   return agree(at_root);
+}
+
+Status SubfileEngine::commit_index(const subfile::StepRecord& record, uint64_t at) {
+  const auto commit = commit_record(record);
+  if (!commit.empty()) {
+    PhaseTimer t(&profile(), Phase::kMetadata);
+    TAPIO_RETURN_IF_ERROR(md_->write_at(at, commit.data(), commit.size()));
+    if (spec_.sync_step) TAPIO_RETURN_IF_ERROR(md_->sync());
+  }
+  return append_index(record);
 }
 
 Status SubfileEngine::append_index(const subfile::StepRecord& record) {

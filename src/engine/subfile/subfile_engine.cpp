@@ -49,7 +49,6 @@ uint64_t SubfileEngine::available_steps() const {
   return mode() == OpenMode::kRead ? catalog_.steps() : current_step();
 }
 
-bool SubfileEngine::stream_may_grow() const { return !catalog_.ended(); }
 
 Status SubfileEngine::refresh_steps() { return load_metadata(); }
 
@@ -61,7 +60,7 @@ Status SubfileEngine::close_files() {
     keep(&local, writer_->drain());
   }
   // Readers following the dataset learn that it ended.
-  if (writing && comm().rank() == 0 && local.ok()) local = append_index(end_record());
+  if (writing && comm().rank() == 0 && local.ok()) local = commit_index(end_record(), md_end_);
   for (auto* f : {data_.get(), md_.get(), index_.get()})
     if (f) keep(&local, close_file(f, writing && local.ok() && spec_.sync_close));
   for (auto& [key, f] : data_files_)  // read-only: a close error loses nothing
@@ -75,11 +74,28 @@ subfile::StepRecord SubfileEngine::end_record() const {
   return end;
 }
 
+subfile::StepRecord SubfileEngine::open_record() const {
+  subfile::StepRecord open = new_record(current_step());
+  open.kind = subfile::StepKind::kOpen;
+  return open;
+}
+
 subfile::StepRecord SubfileEngine::new_record(uint64_t step) const {
   subfile::StepRecord record;
   record.step = step;
   record.generation = generation_;
+  if (records_writer_state()) record.time = subfile::record_time();
   return record;
+}
+
+// Zero-padded to the next metadata_chunk boundary (metadata = aligned), where the next region
+// starts: no stale bytes of a failed attempt stay between the two for `tapio repair` to meet.
+std::vector<uint8_t> SubfileEngine::commit_record(const subfile::StepRecord& record) const {
+  if (!records_writer_state()) return {};
+  auto bytes = subfile::encode_record(subfile::RecordKind::kCommit, subfile::encode_step(record));
+  const uint64_t chunk = spec_.metadata_chunk;
+  bytes.resize((bytes.size() + chunk - 1) / chunk * chunk, 0);
+  return bytes;
 }
 
 Status SubfileEngine::close_file(io::File* f, bool sync) {

@@ -44,6 +44,8 @@ struct SubfileSpec {
   bool sync_close = true;       // fsync != never
   bool async = false;           // writes and commits in the background (subfile_async.cpp)
   uint64_t async_buffer = 0;    // bytes the background writes may hold
+  uint64_t writer_timeout = 3600;  // seconds without a commit after which a reader deems an
+                                   // unclosed dataset's writer gone (0: never)
   io::LayerSpec layers;         // of the data files (io/layers.h); set by SubfileEngine::open
   std::string file_locking = "true";  // a writer's lock on tapio.lock (io/write_lock.h)
 
@@ -157,6 +159,14 @@ class SubfileEngine final : public Engine {
   Status roll_back(Status failed, const Ends& before);
   subfile::StepRecord new_record(uint64_t step) const;  // of this writer generation
   subfile::StepRecord end_record() const;               // the dataset ends here
+  subfile::StepRecord open_record() const;              // this writer opened the dataset
+  // Version 5 on: the writer's state is recorded (open records, commit times, commit records).
+  bool records_writer_state() const { return version_ >= subfile::kWriterStateVersion; }
+  // The copy of an index record that follows its region in tapio.md (none before version 5),
+  // padded to metadata_chunk.
+  std::vector<uint8_t> commit_record(const subfile::StepRecord& record) const;
+  // Rank 0: `record` committed: its copy in tapio.md at `at`, then the index record.
+  Status commit_index(const subfile::StepRecord& record, uint64_t at);
   Status close_file(io::File* f, bool sync);
   Status check_redeclared() const;  // append: the dataset's variables declared alike
   // A step failed (or its writes did): what its block lists told the readers is forgotten.
@@ -213,7 +223,7 @@ class SubfileEngine final : public Engine {
   int server_of(uint32_t generation, uint32_t subfile) const;
   Result<io::File*> data_file(uint32_t generation, uint32_t subfile);
   Status refresh_steps() override;
-  bool stream_may_grow() const override;
+  Result<StepStatus> end_of_steps() override;
   uint64_t available_steps() const override;
 
   Status close_files() override;
@@ -226,6 +236,7 @@ class SubfileEngine final : public Engine {
   uint64_t index_end_ = 0;            // bytes of the index consumed or written
   uint64_t md_end_ = 0;               // end of the last committed metadata region
   uint32_t generation_ = 0;
+  uint32_t version_ = subfile::kVersion;  // of the dataset's format (read from its index)
 
   // Writers.
   std::unique_ptr<comm::Comm> group_;  // this rank's group (absent with a file per rank)
@@ -261,6 +272,9 @@ class SubfileEngine final : public Engine {
 
   // Readers.
   subfile::Catalog catalog_;
+  // The time of the writer's latest index record (seconds since 1970), or, where the dataset
+  // does not record it (before version 5), when this reader first saw that record.
+  uint64_t last_activity_ = 0;
   Status deferred_read_error_;  // a served read failed: reported after the exchange
   std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<io::File>> data_files_;
 };

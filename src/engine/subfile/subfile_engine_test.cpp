@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <climits>
 
@@ -206,6 +207,57 @@ TEST(SubfileStorage, MissingParentIsNotFound) {
   });
   EXPECT_TRUE(run.ok()) << run.message();
   EXPECT_TRUE(storage.paths().empty());
+}
+
+// What begin_step answers after the last of a dataset's 3 steps, on 2 readers (which must
+// agree), with the given writer_timeout.
+StepStatus after_the_steps(const std::string& path, io::Storage* storage, const char* timeout) {
+  std::array<StepStatus, 2> seen{};  // each virtual rank writes its own
+  comm::FakeWorld world(2);
+  const Status run = world.run([&](comm::Comm& c) {
+    RankContext ctx;
+    ctx.io.name = "unit";
+    ctx.storage = storage;
+    auto e = open_on(c, &ctx, "subfile", path, OpenMode::kRead, {{"writer_timeout", timeout}});
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    StepStatus ss;
+    int steps = 0;
+    while ((*e)->begin_step(&ss).ok() && ss == StepStatus::kOk && (*e)->end_step().ok()) ++steps;
+    EXPECT_EQ(steps, 3);
+    seen[c.rank()] = ss;
+    EXPECT_TRUE((*e)->close().ok());
+  });
+  EXPECT_TRUE(run.ok()) << run.message();
+  EXPECT_EQ(seen[0], seen[1]) << "the readers disagree";
+  return seen[0];
+}
+
+// A dataset its writer closed ends the stream. Without its end record (a killed writer), a
+// reader waits (kNotReady) while the last record is younger than writer_timeout, and is told
+// the writer is gone (kWriterGone) once it is older; writer_timeout = 0 waits forever.
+TEST(SubfileStorage, ReadersTellAWriterThatDidNotCloseFromOneThatDid) {
+  io::MemoryStorage storage({"/mem"});
+  const std::string path = "/mem/d.tapio";
+  comm::FakeWorld world(P);
+  (void)write(world, path, {}, -1, &storage);
+  EXPECT_EQ(after_the_steps(path, &storage, "60"), StepStatus::kEndOfStream);
+  auto index = storage.open(path + "/tapio.idx", io::OpenMode::kReadWrite, nullptr, {});
+  ASSERT_TRUE(index.ok());
+  const uint64_t size = *(*index)->size();
+  ASSERT_TRUE((*index)->truncate(size - subfile::kStepRecordSize).ok());  // the end record
+  EXPECT_EQ(after_the_steps(path, &storage, "60"), StepStatus::kNotReady);
+  // Step 2's record, as if written 100 seconds ago.
+  const uint64_t last = size - 2 * subfile::kStepRecordSize;
+  std::vector<uint8_t> bytes(subfile::kStepRecordSize);
+  ASSERT_TRUE((*index)->read_exact(last, bytes.data(), bytes.size()).ok());
+  subfile::StepRecord record = *subfile::decode_step(bytes.data(), bytes.size());
+  ASSERT_EQ(record.kind, subfile::StepKind::kStep);
+  ASSERT_GT(record.time, 0u);
+  record.time -= 100;
+  bytes = subfile::encode_step(record);
+  ASSERT_TRUE((*index)->write_at(last, bytes.data(), bytes.size()).ok());
+  EXPECT_EQ(after_the_steps(path, &storage, "60"), StepStatus::kWriterGone);
+  EXPECT_EQ(after_the_steps(path, &storage, "0"), StepStatus::kNotReady);
 }
 
 }  // namespace

@@ -66,8 +66,8 @@ Status SubfileEngine::open_read() {
 // when they add up to at most metadata_prefetch bytes (one read ahead serves every later
 // get), else those of the steps flagged as holding what later steps refer to (a reader of a
 // few blocks of a long run reads only their steps' regions, later):
-//   news u64, count u64, all u64, data bytes u64, count x 64-byte records, then the regions
-//   read, in order
+//   news u64, count u64, all u64, data bytes u64, format version u64, time u64 (of the latest
+//   record, 0 unknown), count x 64-byte records, then the regions read, in order
 Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
   PhaseTimer t(&profile(), Phase::kMetadata);
   TAPIO_ASSIGN_OR_RETURN(const uint64_t size, index_->size());
@@ -76,17 +76,19 @@ Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
   std::vector<uint8_t> raw(complete * subfile::kStepRecordSize);
   if (!raw.empty()) TAPIO_RETURN_IF_ERROR(index_->read_exact(index_end_, raw.data(), raw.size()));
   std::vector<subfile::StepRecord> steps;
-  uint64_t news = kNoNews, used = 0;
+  uint64_t news = kNoNews, used = 0, time = 0;
   for (uint64_t i = 0; i < complete; ++i) {
     auto r = subfile::decode_step(raw.data() + i * subfile::kStepRecordSize,
                                   subfile::kStepRecordSize);
     if (!r.ok()) {
       if (i + 1 == complete) break;  // a record being written (or torn by a crash): not yet
-      return error(TAPIO_ERR_CHECKSUM, "file '{}': index record {} is corrupt",
+      return error(TAPIO_ERR_CHECKSUM,
+                   "file '{}': index record {} is corrupt (`tapio repair` rebuilds the index)",
                    index_->path(), i + index_end_ / subfile::kStepRecordSize - 1);
     }
     used = i + 1;
     news = r->kind == subfile::StepKind::kEnd ? kEnded : kStillOpen;
+    time = r->time;
     if (r->kind == subfile::StepKind::kStep) steps.push_back(*r);
   }
   index_end_ += used * subfile::kStepRecordSize;
@@ -110,6 +112,8 @@ Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
   put_u64(blob, steps.size());
   put_u64(blob, all ? 1 : 0);
   put_u64(blob, data);
+  put_u64(blob, version_);
+  put_u64(blob, time);
   for (const auto& s : steps) {
     const auto bytes = subfile::encode_step(s);
     blob.insert(blob.end(), bytes.begin(), bytes.end());
@@ -127,7 +131,7 @@ Result<std::vector<uint8_t>> SubfileEngine::fetch_new_metadata() {
 Status SubfileEngine::read_index_header() {
   uint8_t header[subfile::kIndexHeaderSize];
   TAPIO_RETURN_IF_ERROR(index_->read_exact(0, header, sizeof header));
-  TAPIO_RETURN_IF_ERROR(subfile::check_index_header(header, sizeof header)
+  TAPIO_RETURN_IF_ERROR(subfile::check_index_header(header, sizeof header, &version_)
                             .with_context(fmt::format("file '{}'", index_->path())));
   index_end_ = sizeof header;
   return ok_status();
@@ -151,14 +155,20 @@ Status SubfileEngine::load_metadata(Status local) {
   const uint64_t n = get_u64(blob.data() + 8);
   const bool all = get_u64(blob.data() + 16) != 0;
   if (n > 0) catalog_.set_data_bytes(get_u64(blob.data() + 24));
-  const uint8_t* records = blob.data() + 32;
+  version_ = static_cast<uint32_t>(get_u64(blob.data() + 32));
+  const uint64_t time = get_u64(blob.data() + 40);
+  // Unrecorded (before version 5): the writer was last active when this reader saw it.
+  if (news != kNoNews || last_activity_ == 0)
+    last_activity_ = time ? time : subfile::record_time();
+  const uint64_t commit_size = records_writer_state() ? subfile::kCommitRecordSize : 0;
+  const uint8_t* records = blob.data() + 48;
   const uint8_t* region = records + n * subfile::kStepRecordSize;
   const std::string md_path = fmt::format("file '{}'", file_path(subfile::kMetadataName));
   for (uint64_t i = 0; i < n; ++i) {
     auto r = subfile::decode_step(records + i * subfile::kStepRecordSize, subfile::kStepRecordSize);
     TAPIO_RETURN_IF_ERROR(r.status());
     TAPIO_RETURN_IF_ERROR(catalog_.add_record(*r).with_context(md_path));
-    md_end_ = std::max(md_end_, r->md_offset + r->md_length);
+    md_end_ = std::max(md_end_, r->md_offset + r->md_length + commit_size);
     if (!all && !r->flags) continue;
     TAPIO_RETURN_IF_ERROR(catalog_.load_step(r->step, region, r->md_length).with_context(md_path));
     region += r->md_length;
@@ -166,6 +176,18 @@ Status SubfileEngine::load_metadata(Status local) {
   if (news != kNoNews) catalog_.mark_ended(news == kEnded);
   if (mode() == OpenMode::kRead && catalog_.has_definitions()) adopt_definitions();
   return ok_status();
+}
+
+// After the last committed step: the writer closed, may add more, or is gone (committed and
+// opened nothing for writer_timeout seconds). Clocks differ a little between ranks: the
+// writer is gone when every rank deems it so.
+Result<StepStatus> SubfileEngine::end_of_steps() {
+  if (catalog_.ended()) return StepStatus::kEndOfStream;
+  const uint64_t now = subfile::record_time();
+  const uint64_t idle = now > last_activity_ ? now - last_activity_ : 0;
+  uint64_t waiting = spec_.writer_timeout == 0 || idle < spec_.writer_timeout ? 1 : 0;
+  TAPIO_RETURN_IF_ERROR(agree(comm().allreduce_max(&waiting)));
+  return waiting ? StepStatus::kNotReady : StepStatus::kWriterGone;
 }
 
 // Read mode: the dataset's definitions become the IO's (its name, engine and parameters kept).

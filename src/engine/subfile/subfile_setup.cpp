@@ -67,9 +67,12 @@ Status SubfileEngine::create() {
     local = index.status();
     if (local.ok()) {
       index_ = std::move(index).value();
-      const auto header = subfile::encode_index_header();
-      local = index_->write_at(0, header.data(), header.size());
-      index_end_ = header.size();
+      // The header, and the open record that tells readers a writer is there: one write.
+      std::vector<uint8_t> bytes = subfile::encode_index_header();
+      const auto open = subfile::encode_step(open_record());
+      bytes.insert(bytes.end(), open.begin(), open.end());
+      local = index_->write_at(0, bytes.data(), bytes.size());
+      index_end_ = bytes.size();
     }
     if (local.ok()) {
       local = storage().open(file_path(subfile::kMetadataName), io::OpenMode::kCreate, nullptr)
@@ -124,6 +127,7 @@ Status SubfileEngine::open_append() {
     if (local.ok()) {
       index_ = std::move(index).value();
       local = index_->truncate(index_end_);
+      if (local.ok() && records_writer_state()) local = append_index(open_record());
     }
   }
   md_.reset();

@@ -31,6 +31,7 @@ SubfileSpec SubfileSpec::parse(const Params& p) {
   s.async = p.get_bool("async");
   s.async_buffer = p.get_size("async_buffer");
   s.file_locking = p.get("file_locking");
+  s.writer_timeout = static_cast<uint64_t>(p.get_int("writer_timeout"));
   return s;
 }
 

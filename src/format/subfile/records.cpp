@@ -2,6 +2,8 @@
 
 #include <xxhash.h>
 
+#include <chrono>
+
 #include "format/subfile/le_bytes.h"
 
 namespace tapio::subfile {
@@ -50,11 +52,16 @@ std::string data_name(uint32_t generation, uint32_t subfile) {
 uint64_t checksum(const void* data, size_t size) { return XXH3_64bits(data, size); }
 
 // index header = magic[8] version u32 flags u32 chunk u64 reserved[32] xxh u64
-std::vector<uint8_t> encode_index_header() {
+uint32_t record_time() {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::seconds>(now).count());
+}
+
+std::vector<uint8_t> encode_index_header(uint32_t version) {
   std::vector<uint8_t> out;
   LeWriter w(out);
   w.bytes(kIndexMagic, 8);
-  w.u32(kVersion);
+  w.u32(version);
   w.u32(0);
   w.u64(kChecksumChunk);
   out.resize(56, 0);
@@ -62,7 +69,7 @@ std::vector<uint8_t> encode_index_header() {
   return out;
 }
 
-Status check_index_header(const uint8_t* data, size_t size) {
+Status check_index_header(const uint8_t* data, size_t size, uint32_t* version_out) {
   if (size < kIndexHeaderSize || std::memcmp(data, kIndexMagic, 8) != 0)
     return error(TAPIO_ERR_FORMAT, "not a tapio dataset index (bad magic)");
   LeReader r(data + 8, 56);
@@ -81,6 +88,7 @@ Status check_index_header(const uint8_t* data, size_t size) {
                                     : " (written by a newer tapio)");
   if (chunk != kChecksumChunk)
     return error(TAPIO_ERR_UNSUPPORTED, "checksum chunk {} is not {}", chunk, kChecksumChunk);
+  if (version_out) *version_out = version;
   return ok_status();
 }
 
@@ -93,7 +101,8 @@ Status check_region(const StepRecord& r, uint64_t md_size) {
 }
 
 // step record = magic u32 kind u32 step u64 md_offset u64 md_length u64 md_xxh u64
-//               generation u32 md_align u32 flags u64 xxh u64
+//               generation u32 md_align u32 flags u32 time u32 xxh u64
+// (before version 5, flags was a u64 whose high half was always 0: time 0 reads as unknown)
 std::vector<uint8_t> encode_step(const StepRecord& s) {
   std::vector<uint8_t> out;
   LeWriter w(out);
@@ -105,7 +114,8 @@ std::vector<uint8_t> encode_step(const StepRecord& s) {
   w.u64(s.md_checksum);
   w.u32(s.generation);
   w.u32(s.md_align);
-  w.u64(s.flags);
+  w.u32(s.flags);
+  w.u32(s.time);
   w.u64(checksum(out.data(), 56));
   return out;
 }
@@ -122,13 +132,14 @@ Result<StepRecord> decode_step(const uint8_t* data, size_t size) {
   s.md_checksum = r.u64();
   s.generation = r.u32();
   s.md_align = r.u32();
-  s.flags = r.u64();
+  s.flags = r.u32();
+  s.time = r.u32();
   const uint64_t sum = r.u64();
   if (magic != kStepMagic || sum != checksum(data, 56))
     return error(TAPIO_ERR_CHECKSUM, "step record checksum mismatch");
   if (s.flags & ~kStepFlags)
     return error(TAPIO_ERR_FORMAT, "step record {} has unknown flags {:#x}", s.step, s.flags);
-  if (s.kind != StepKind::kStep && s.kind != StepKind::kEnd)
+  if (s.kind != StepKind::kStep && s.kind != StepKind::kEnd && s.kind != StepKind::kOpen)
     return error(TAPIO_ERR_FORMAT, "unknown step record kind {}", static_cast<uint32_t>(s.kind));
   return s;
 }
@@ -155,18 +166,27 @@ Result<std::vector<Record>> split_records(const uint8_t* data, size_t size, uint
       pos = (pos / align + 1) * align;
       continue;
     }
-    const uint32_t kind = r.u32();
-    const uint64_t length = r.u64();
-    const uint64_t sum = r.u64();
-    if (!r.ok() || magic != kRecordMagic || length > r.left())
-      return error(TAPIO_ERR_FORMAT, "malformed metadata record at byte {} of the step", pos);
-    if (checksum(r.here(), length) != sum)
-      return error(TAPIO_ERR_CHECKSUM, "metadata record checksum mismatch at byte {} of the step",
-                   pos);
-    out.push_back(Record{static_cast<RecordKind>(kind), r.here(), length});
-    pos += kRecordHeaderSize + length;
+    Result<Record> record = read_record(data + pos, size - pos);
+    if (!record.ok())
+      return error(record.status().code(), "{} at byte {} of the step",
+                   record.status().message(), pos);
+    out.push_back(*record);
+    pos += kRecordHeaderSize + record->length;
   }
   return out;
+}
+
+Result<Record> read_record(const uint8_t* data, size_t size) {
+  LeReader r(data, size);
+  const uint32_t magic = r.u32();
+  const uint32_t kind = r.u32();
+  const uint64_t length = r.u64();
+  const uint64_t sum = r.u64();
+  if (!r.ok() || magic != kRecordMagic || length > r.left())
+    return error(TAPIO_ERR_FORMAT, "malformed metadata record");
+  if (checksum(r.here(), length) != sum)
+    return error(TAPIO_ERR_CHECKSUM, "metadata record checksum mismatch");
+  return Record{static_cast<RecordKind>(kind), r.here(), length};
 }
 
 std::vector<uint8_t> encode_definitions(const IoDef& io) {

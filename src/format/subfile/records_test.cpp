@@ -42,6 +42,56 @@ TEST(SubfileRecords, IndexHeaderAndStepRoundTrip) {
   EXPECT_EQ(check_index_header(bad_header.data(), bad_header.size()).code(), TAPIO_ERR_CHECKSUM);
 }
 
+// Version 5 records the writer's state: open records and commit times. A version 4 record
+// (its u64 flags' high half zero) reads with time 0, unknown; a version 4 header is accepted.
+TEST(SubfileRecords, WriterStateRoundTripsAndOldRecordsReadAsUnknownTime) {
+  StepRecord open;
+  open.kind = StepKind::kOpen;
+  open.step = 3;
+  open.generation = 1;
+  open.time = 1795000000;
+  const auto bytes = encode_step(open);
+  auto back = decode_step(bytes.data(), bytes.size());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->kind, StepKind::kOpen);
+  EXPECT_EQ(back->time, 1795000000u);
+  EXPECT_EQ(back->step, 3u);
+  StepRecord v4;
+  v4.flags = kStepHasFixed;
+  const auto old = encode_step(v4);  // time 0: what a version 4 writer's u64 flags hold
+  for (int i = 52; i < 56; ++i) EXPECT_EQ(old[i], 0) << i;
+  EXPECT_EQ(decode_step(old.data(), old.size())->time, 0u);
+  uint32_t version = 0;
+  const auto header4 = encode_index_header(4);
+  EXPECT_TRUE(check_index_header(header4.data(), header4.size(), &version).ok());
+  EXPECT_EQ(version, 4u);
+  const auto header = encode_index_header();
+  EXPECT_TRUE(check_index_header(header.data(), header.size(), &version).ok());
+  EXPECT_EQ(version, kVersion);
+  EXPECT_GT(record_time(), 1700000000u);
+}
+
+// A commit record in tapio.md holds its step's index record; read_record finds one record at a
+// time and rejects a torn or altered one.
+TEST(SubfileRecords, CommitRecordsReadOneAtATime) {
+  StepRecord step;
+  step.step = 5;
+  step.md_offset = 4096;
+  step.md_length = 300;
+  const auto commit = encode_record(RecordKind::kCommit, encode_step(step));
+  auto r = read_record(commit.data(), commit.size());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->kind, RecordKind::kCommit);
+  auto back = decode_step(r->payload, r->length);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->step, 5u);
+  EXPECT_EQ(back->md_offset + back->md_length, 4396u);
+  EXPECT_EQ(read_record(commit.data(), commit.size() - 1).status().code(), TAPIO_ERR_FORMAT);
+  auto bad = commit;
+  bad[kRecordHeaderSize + 3] ^= 1;
+  EXPECT_EQ(read_record(bad.data(), bad.size()).status().code(), TAPIO_ERR_CHECKSUM);
+}
+
 // A dataset of version 1 (before block lists referred to stored selections) is rejected with
 // a message naming both versions, not misread.
 TEST(SubfileRecords, OtherVersionsAreRejectedClearly) {
@@ -51,7 +101,7 @@ TEST(SubfileRecords, OtherVersionsAreRejectedClearly) {
   for (int i = 0; i < 8; ++i) old[56 + i] = static_cast<uint8_t>(sum >> (8 * i));
   const Status st = check_index_header(old.data(), old.size());
   EXPECT_EQ(st.code(), TAPIO_ERR_UNSUPPORTED);
-  EXPECT_NE(st.message().find("format version 1, this tapio reads versions 2 to 4"), std::string::npos)
+  EXPECT_NE(st.message().find("format version 1, this tapio reads versions 2 to 5"), std::string::npos)
       << st.message();
   EXPECT_NE(st.message().find("older tapio"), std::string::npos) << st.message();
 }
