@@ -1,5 +1,6 @@
 """Shared fixtures: where the build is, and how to run MPI programs with a timeout."""
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -25,6 +26,13 @@ def cmake_cache(name):
     except OSError:
         pass
     return None
+
+
+def readme_programs():
+    """{language: source} of the README's shortest programs (its section "Using it")."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Using it"):text.index("## The `tapio` tool")]
+    return dict(re.findall(r"```(c\+\+|c|fortran|python)\n(.*?)```", section, re.S))
 
 
 MPIEXEC = os.environ.get("TAPIO_MPIEXEC") or cmake_cache("TAPIO_MPIEXEC") or "mpiexec.openmpi"
