@@ -1,7 +1,7 @@
 # tapio: the two commands of the README, and the steps they are made of.
 #   make demo   set up, build, run the LICOM-like demo on 4 ranks and report its profile
 #   make test   set up, build, run every test (GoogleTest units, MPI tests at 1-8 ranks, pytest,
-#               and a short run of each fuzz target)
+#               and a short run of each fuzz target), then list the tests that were skipped
 #   make fuzz   run each fuzz target for FUZZ_SECONDS (tests/fuzz), and the 1,000-step
 #               concurrency test
 #   make test-asan / make test-tsan   the whole suite under AddressSanitizer + UBSan / TSan
@@ -31,35 +31,47 @@ export OMPI_MCA_rmaps_base_oversubscribe = 1
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR = 1
 
-.PHONY: setup build python demo test unit-mpi pytest install clean bench fuzz-build fuzz test-asan \
+.PHONY: setup configure build python demo test unit-mpi pytest install clean bench fuzz-build fuzz test-asan \
         test-tsan test-sanitized test-large
 
 setup:
 	bash scripts/setup.sh
 
-build: setup
+configure: setup
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_MPI)
+
+build: configure
 	cmake --build $(BUILD) -j2
 
 # The Python package (python/: scikit-build-core + nanobind) into .venv, linking this build's
-# libtapio (the build tree is a CMake package: tapio_DIR).
-python: build
+# libtapio (the build tree is a CMake package: tapio_DIR), which is all it needs of the build.
+python: configure
+	cmake --build $(BUILD) -j2 --target tapio
 	.venv/bin/pip install -q --no-build-isolation ./python \
-	  -Ccmake.define.tapio_DIR=$(abspath $(BUILD))/src/api
+	  -Ccmake.define.tapio_DIR=$(abspath $(BUILD))/src/api $(PYTHON_CCACHE)
+PYTHON_CCACHE = $(if $(shell command -v ccache),-Ccmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 # The demo's writer profiles itself (examples/licom_demo.toml); tapio report reads the profile
-# through the Python package (hence `python`) and draws it.
-demo: build python
+# through the Python package (hence `python`) and draws it. Only what it runs is built: the
+# library, the command, the demo program (not the tests and the benchmark).
+demo: configure python
+	cmake --build $(BUILD) -j2 --target tapio_cli licom_demo
 	cd $(BUILD) && TAPIO_CONFIG=$(abspath examples/licom_demo.toml) \
 	  $(MPIEXEC) -n $(NP) examples/licom_demo licom_demo.nc 3
 	$(BUILD)/tools/tapio ls $(BUILD)/licom_demo.nc
 	$(BUILD)/tools/tapio report $(BUILD)/licom_demo.profile.json \
 	  --plot $(BUILD)/licom_demo_report.png
 
+# Each runner leaves a report in $(BUILD)/test-results, from which the last step lists every
+# skipped test with its reason, and fails when a skip is not for a missing optional peer.
+RESULTS = $(abspath $(BUILD))/test-results
 test: build python fuzz-build
-	cd $(BUILD) && ctest -j2 --output-on-failure $(CTEST_ARGS)
-	TAPIO_BUILD_DIR=$(abspath $(BUILD)) TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q tests/py
+	rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	cd $(BUILD) && ctest -j2 --output-on-failure --output-junit $(RESULTS)/ctest.xml $(CTEST_ARGS)
+	TAPIO_BUILD_DIR=$(abspath $(BUILD)) TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q \
+	  --junitxml=$(RESULTS)/pytest.xml tests/py
 	bash tests/fuzz/run.sh $(FUZZ_BUILD) --runs 20000
+	python3 tests/skipped_tests.py $(BUILD)
 
 # The fuzz targets need clang with libFuzzer and every object instrumented: a tree of their own.
 fuzz-build: setup

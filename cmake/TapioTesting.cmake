@@ -12,6 +12,13 @@ function(tapio_test_timeout out seconds)
   set(${out} ${scaled} PARENT_SCOPE)
 endfunction()
 
+# The environment that makes a GoogleTest program of ctest's test `name` write its XML report
+# (each case passed, failed or skipped, with the reason) where make test's list of skipped
+# tests reads it (tests/skipped_tests.py): a skipped case passes as far as ctest can tell.
+function(tapio_gtest_report out name)
+  set(${out} "GTEST_OUTPUT=xml:${PROJECT_BINARY_DIR}/test-results/gtest/${name}.xml" PARENT_SCOPE)
+endfunction()
+
 # tapio_add_unit_test(NAME name SOURCES a_test.cpp ... LIBS tapio_x ...)
 function(tapio_add_unit_test)
   cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
@@ -22,5 +29,7 @@ function(tapio_add_unit_test)
     TAPIO_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
   add_test(NAME unit.${T_NAME} COMMAND ${T_NAME})
   tapio_test_timeout(timeout 120)
-  set_tests_properties(unit.${T_NAME} PROPERTIES TIMEOUT ${timeout} LABELS unit)
+  tapio_gtest_report(report unit.${T_NAME})
+  set_tests_properties(unit.${T_NAME} PROPERTIES TIMEOUT ${timeout} LABELS unit
+    ENVIRONMENT ${report})
 endfunction()

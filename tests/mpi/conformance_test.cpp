@@ -195,6 +195,9 @@ void expect_runs_read(IO& io, Engine& in, const std::vector<e3sm::Decomposition>
 }
 
 class Conformance : public ::testing::TestWithParam<std::string> {};
+// The collective engine's own properties (aggregation, its message plan, direct I/O): tests of
+// that engine alone, not cases of every engine.
+const std::string kCollective = "collective";
 
 TEST_P(Conformance, LicomBlocksAcrossParameterSets) {
   TempDir dir;
@@ -389,8 +392,7 @@ TEST_P(Conformance, SharedReadIsReadOnce) {
 }
 
 // An aggregator issues at most ceil(domain bytes / buffer_size) data writes per step.
-TEST_P(Conformance, WriteRequestsPerAggregatorAreBounded) {
-  if (GetParam() != "collective") GTEST_SKIP() << "the bound is the collective engine's";
+TEST(CollectiveConformance, WriteRequestsPerAggregatorAreBounded) {
   TempDir dir;
   const std::string path = dir.file("bound.nc"), profile = dir.file("profile.json");
   const uint64_t rows = 64, cols = 1000;
@@ -485,8 +487,7 @@ TEST_P(Conformance, ReadsCutInsideElements) {
 
 // On one node the ranks copy their pieces into the aggregators' round buffers in shared
 // memory: only segment lists travel as messages. Without shared memory the data does.
-TEST_P(Conformance, NodeLocalPiecesGoThroughSharedMemory) {
-  if (GetParam() != "collective") GTEST_SKIP() << "node-local aggregation is the collective engine's";
+TEST(CollectiveConformance, NodeLocalPiecesGoThroughSharedMemory) {
   if (size() < 2) GTEST_SKIP() << "needs a rank that is not the aggregator";
   TempDir dir;
   double sent[2] = {0, 0};
@@ -495,7 +496,7 @@ TEST_P(Conformance, NodeLocalPiecesGoThroughSharedMemory) {
     Licom licom;
     licom.nz = 20;  // 20 x 13 x 17 doubles: many rounds of 4 KiB, so slots are reused
     expect_same_as_serial(
-        GetParam(),
+        kCollective,
         {{"shared_memory", shm ? "true" : "false"}, {"buffer_size", "4096"},
          {"stripe_size", "1024"}, {"profile", prof}},
         [&](IO& io) { licom.define(io); }, [&](IO& io, Engine& out, int s) { licom.put(io, out, s); },
@@ -513,8 +514,7 @@ TEST_P(Conformance, NodeLocalPiecesGoThroughSharedMemory) {
 
 // Slabs of rows in rank order, two variables per step: each rank writes and reads its own
 // (direct), with no message and one request per slab, and the file is the serial engine's.
-TEST_P(Conformance, SlabsInRankOrderGoDirect) {
-  if (GetParam() != "collective") GTEST_SKIP() << "direct I/O is the collective engine's";
+TEST(CollectiveConformance, SlabsInRankOrderGoDirect) {
   TempDir dir;
   const uint64_t cols = 512, slab = 16, rows = slab * size();
   const std::string wprof = dir.file("direct_w.json"), rprof = dir.file("direct_r.json");
@@ -534,12 +534,12 @@ TEST_P(Conformance, SlabsInRankOrderGoDirect) {
     }
   };
   const Params params = {{"stripe_size", "4096"}, {"profile", wprof}};
-  expect_same_as_serial(GetParam(), params, define, puts, 2, dir, "slabs");
+  expect_same_as_serial(kCollective, params, define, puts, 2, dir, "slabs");
   {
     // With fsync = step every rank that wrote syncs its own descriptor at each step (on a
     // parallel file system rank 0's fsync would not flush the others' caches).
     const std::string sprof = dir.file("direct_step.json");
-    write_file(dir.file("slabs_step.nc"), GetParam(),
+    write_file(dir.file("slabs_step.nc"), kCollective,
                {{"stripe_size", "4096"}, {"fsync", "step"}, {"profile", sprof}}, define, puts, 2);
     if (rank() == 0) {
       const auto j = nlohmann::json::parse(read_file(sprof));
@@ -548,7 +548,7 @@ TEST_P(Conformance, SlabsInRankOrderGoDirect) {
   }
   Context ctx(MPI_COMM_WORLD);
   IO io = ctx.declare_io("slabs_read");
-  io.set_engine(GetParam());
+  io.set_engine(kCollective);
   io.set_parameter("stripe_size", "4096");
   io.set_parameter("profile", rprof);
   Engine in = io.open(dir.file("slabs.collective.nc"), TAPIO_MODE_READ);
@@ -750,8 +750,7 @@ TEST_P(Conformance, E3smMapReadByOtherRanksOnVirtualNodes) {
 
 // A write whose steps cover the variables they touch reads nothing back: no read-modify-write,
 // with fill or without, through shared slots or messages.
-TEST_P(Conformance, CoveringWritesReadNothing) {
-  if (GetParam() != "collective") GTEST_SKIP() << "the mpiio engine's POSIX counters see no data";
+TEST(CollectiveConformance, CoveringWritesReadNothing) {
   TempDir dir;
   const std::vector<Params> sets = {
       {{"buffer_size", "4096"}, {"stripe_size", "1024"}},
@@ -765,7 +764,7 @@ TEST_P(Conformance, CoveringWritesReadNothing) {
     Params params = sets[k];
     params["profile"] = profile;
     Licom licom;
-    write_file(dir.file("rmw" + std::to_string(k) + ".nc"), GetParam(), params,
+    write_file(dir.file("rmw" + std::to_string(k) + ".nc"), kCollective, params,
                [&](IO& io) { licom.define(io); },
                [&](IO& io, Engine& out, int s) { licom.put(io, out, s); }, 3);
     if (rank() == 0) {
@@ -806,8 +805,7 @@ struct InterleavedX {
 // own node and an aggregator, and no shared memory, a rank sends each other aggregator one
 // segment list and one data message per round, never one per piece. Then the same pattern in
 // many rounds, whose count the layout gives, and the mirror read.
-TEST_P(Conformance, OnePackedMessagePerAggregatorAndRound) {
-  if (GetParam() != "collective") GTEST_SKIP() << "the message plan is the collective engine's";
+TEST(CollectiveConformance, OnePackedMessagePerAggregatorAndRound) {
   TempDir dir;
   const uint64_t P = static_cast<uint64_t>(size()), A = P;
   auto run = [&](uint64_t per_rank, const Params& extra, const std::string& name) {
@@ -817,12 +815,12 @@ TEST_P(Conformance, OnePackedMessagePerAggregatorAndRound) {
                      {"direct", "never"},  // one rank alone would write its runs itself
                      {"profile", dir.file(name + ".w.json")}};
     for (const auto& [k, v] : extra) params[k] = v;
-    mine.write(dir.file(name + ".nc"), GetParam(), params, TAPIO_VAR_FIXED);
+    mine.write(dir.file(name + ".nc"), kCollective, params, TAPIO_VAR_FIXED);
     // The mirror read, the same pieces.
     params["profile"] = dir.file(name + ".r.json");
     Context ctx(MPI_COMM_WORLD);
     IO io = ctx.declare_io("hpio_read");
-    io.set_engine(GetParam());
+    io.set_engine(kCollective);
     for (const auto& [k, v] : params) io.set_parameter(k, v);
     Engine in = io.open(dir.file(name + ".nc"), TAPIO_MODE_READ);
     Variable x = io.inquire_variable("x");
@@ -901,8 +899,7 @@ TEST_P(Conformance, OnePackedMessagePerAggregatorAndRound) {
 // aggregator and round for the whole node; the node's other ranks hand theirs over in one
 // packet plus a data message per aggregator. Counted exactly for virtual nodes of 2 and 4
 // ranks, every rank's pieces in every window, and the values read back.
-TEST_P(Conformance, TwoLevelSendsOneMessagePairPerNode) {
-  if (GetParam() != "collective") GTEST_SKIP() << "two_level is the collective engine's";
+TEST(CollectiveConformance, TwoLevelSendsOneMessagePairPerNode) {
   TempDir dir;
   const uint64_t P = static_cast<uint64_t>(size());
   const InterleavedX mine(512);
@@ -913,8 +910,8 @@ TEST_P(Conformance, TwoLevelSendsOneMessagePairPerNode) {
                        {"shared_memory", "false"}, {"aggregators", "all"},
                        {"direct", "never"}, {"buffer_size", "4MiB"}, {"stripe_size", "512"},
                        {"profile", dir.file(name + ".json")}};
-      mine.write(dir.file(name + ".nc"), GetParam(), params, 0);
-      read_whole_x(MPI_COMM_WORLD, dir.file(name + ".nc"), GetParam(), {},
+      mine.write(dir.file(name + ".nc"), kCollective, params, 0);
+      read_whole_x(MPI_COMM_WORLD, dir.file(name + ".nc"), kCollective, {},
                    dir.file(name + ".r.json"), mine.n);
       if (rank() != 0) continue;
       // One-level: a list and a data message from every rank to every other aggregator, of

@@ -1,5 +1,6 @@
 // main() for MPI GoogleTest programs: every rank runs every test; rank 0 prints the report
-// (other ranks print only their failures); the exit code is non-zero if any rank failed.
+// and writes the XML one (other ranks print only their failures); the exit code is non-zero if
+// any rank failed.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -9,6 +10,9 @@ int main(int argc, char** argv) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) {
+    // Rank 0 alone writes the XML report ctest asks for (GTEST_OUTPUT, read by make test's
+    // list of skipped tests): every rank has the same results and would write the same file.
+    GTEST_FLAG_SET(output, "");
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
     struct FailurePrinter : ::testing::EmptyTestEventListener {

@@ -1,5 +1,6 @@
 """Shared fixtures: where the build is, and how to run MPI programs with a timeout."""
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -27,6 +28,13 @@ def cmake_cache(name):
     return None
 
 
+def readme_programs():
+    """{language: source} of the README's shortest programs (its section "Using it")."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Using it"):text.index("## The `tapio` tool")]
+    return dict(re.findall(r"```(c\+\+|c|fortran|python)\n(.*?)```", section, re.S))
+
+
 MPIEXEC = os.environ.get("TAPIO_MPIEXEC") or cmake_cache("TAPIO_MPIEXEC") or "mpiexec.openmpi"
 # Tests needing more ranks skip (MPICH busy-polls: only 1-2 ranks are usable on 2 cores).
 MAX_RANKS = int(os.environ.get("TAPIO_MAX_RANKS") or 0)
@@ -38,10 +46,21 @@ def under_ptrace(env):
     return dict(env, ASAN_OPTIONS=env.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
 
 
+# The one kind of skip `make test` accepts: tests/skipped_tests.py lists every skip at its end and
+# fails on any whose reason does not start with this (the same text there).
+OPTIONAL_PEER = "optional peer: "
+
+
+def skip_optional_peer(reason):
+    """Skip for a peer CI need not have: the benchmark's PnetCDF, HDF5, ADIOS 1 and ADIOS2
+    (scripts/setup.sh --bench), or the ranks another MPI can run on this machine."""
+    pytest.skip(OPTIONAL_PEER + reason)
+
+
 def mpiexec(np, *args):
     """The command that runs args on np ranks with the chosen launcher."""
     if MAX_RANKS and np > MAX_RANKS:
-        pytest.skip(f"needs {np} ranks, TAPIO_MAX_RANKS={MAX_RANKS}")
+        skip_optional_peer(f"another MPI: needs {np} ranks, TAPIO_MAX_RANKS={MAX_RANKS}")
     return [MPIEXEC, "-n", str(np), *map(str, args)]
 
 

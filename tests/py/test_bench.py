@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MPI_ENV, ROOT, SHARED, cmake_cache, mpiexec, mpirun
+from conftest import MPI_ENV, ROOT, SHARED, cmake_cache, mpiexec, mpirun, skip_optional_peer
 
 FIELDS = {"write_mib_s", "read_mib_s", "storage_write_requests", "storage_read_requests",
           "storage_bytes_written", "storage_bytes_read", "messages", "peak_rss_mib", "verified"}
@@ -195,7 +195,7 @@ def test_peer_method_verifies(build, tmp_path, method, pattern):
            "--reps", "1", "--read", "--no-fsync", "--dir", tmp_path, "--json", out)
     r = json.loads(out.read_text())["results"][method]
     if r["status"] == "not built":
-        pytest.skip(f"{method} not built: {r['reason']}")
+        skip_optional_peer(f"{method} not built: {r['reason']}")
     assert FIELDS <= r.keys()
     assert r["status"] == "ok" and r["verified"] is True, r
     assert r["write_mib_s"]["median"] > 0 and r["read_mib_s"]["median"] > 0
@@ -323,7 +323,7 @@ def test_adios2_methods_verify_or_are_not_built(build, tmp_path):
     assert set(ADIOS2) <= results.keys()  # never silently missing
     if any(results[m]["status"] == "not built" for m in ADIOS2):
         assert all(results[m]["status"] == "not built" and results[m]["reason"] for m in ADIOS2)
-        pytest.skip(f"adios2 not built: {results[ADIOS2[0]]['reason']}")
+        skip_optional_peer(f"adios2 not built: {results[ADIOS2[0]]['reason']}")
     out2 = tmp_path / "s.json"
     mpirun(2, bench(build), "shared-read", "--mib", "1", "--methods", ",".join(ADIOS2),
            "--reps", "2", "--read", "--dir", tmp_path, "--json", out2)

@@ -1,7 +1,7 @@
 """Tests of the `tapio` command-line tool (tools/): ls and dump on NetCDF CDF-1/2/5 files that
 tapio did not write (ncgen, netCDF4-python, the E3SM-IO decomposition map), and bad inputs.
 
-The tool is $TAPIO_BUILD_DIR/tools/tapio (default build dir: /work/main/build).
+The tool is $TAPIO_BUILD_DIR/tools/tapio (default build dir: build/ in the repository).
 """
 import json
 import os
@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import under_ptrace
+from conftest import SHARED, under_ptrace
 
 netCDF4 = pytest.importorskip("netCDF4")
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("TAPIO_BUILD_DIR", REPO / "build"))
 TAPIO = BUILD / "tools" / "tapio"
-E3SM_MAP = Path("/work/shared/data/e3sm-io/map_f_case_16p.nc")
+E3SM_MAP = SHARED / "data" / "e3sm-io" / "map_f_case_16p.nc"
 TIMEOUT = 60
 
 # One CDL, generated as CDF-1, CDF-2 and CDF-5: fixed and record variables, a scalar, the

@@ -1,6 +1,5 @@
 """The README's shortest program in each language (C, C++, Fortran, Python) compiles against
 this build, runs on 2 ranks, and writes x = [0, 1], as netCDF4-python reads it."""
-import re
 import subprocess
 import sys
 
@@ -8,15 +7,9 @@ import netCDF4
 import numpy as np
 import pytest
 
-from conftest import BUILD, ROOT, cmake_cache, mpirun
+from conftest import BUILD, ROOT, cmake_cache, mpirun, readme_programs
 
 FENCES = {"c": "hello.c", "c++": "hello.cpp", "fortran": "hello.f90", "python": "hello.py"}
-
-
-def readme_programs():
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Using it"):text.index("## The `tapio` tool")]
-    return dict(re.findall(r"```(c\+\+|c|fortran|python)\n(.*?)```", section, re.S))
 
 
 def compile_command(language, src, exe):
