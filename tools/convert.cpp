@@ -10,7 +10,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -20,6 +19,7 @@
 #include "dataset.h"
 #include "mpi_session.h"
 #include "progress.h"
+#include "staged_output.h"
 #include "typed.h"
 
 namespace tapio::cli {
@@ -142,7 +142,7 @@ Status copy_samples(Dataset& in, Engine& engine, IO& io,
 }
 
 Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
-               std::string* engine_out, bool* created) {
+               std::string* engine_out) {
   if (!is_dataset_dir(o.input))
     return error(TAPIO_ERR_ARG, "'{}' is not a tapio dataset (a directory holding tapio.idx)",
                  o.input);
@@ -173,7 +173,6 @@ Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
     io.set_parameter("fill", "false");
     define_output(io, def);
     out = io.open(o.output, TAPIO_MODE_WRITE);
-    *created = true;
   }));
   if (!fixed.empty() && steps > 0) {  // read once; put in the first step
     Status queued;
@@ -214,10 +213,17 @@ int run_convert(const ConvertOptions& options) {
   const double t0 = MPI_Wtime();
   uint64_t steps = 0;
   std::string engine;
-  bool created = false;
-  const Status status = convert(options, rank, size, &steps, &engine, &created);
+  Result<comm::MpiComm> world = comm::MpiComm::duplicate(MPI_COMM_WORLD);
+  if (!world.ok()) return fail(world.status().message());
+  // Written under a temporary name and renamed once whole: no half-converted file at OUT.
+  Result<StagedOutput> staged = StagedOutput::create(*world, options.output);
+  if (!staged.ok()) return fail(staged.status().message());
+  ConvertOptions to_partial = options;
+  to_partial.output = staged->path();
+  Status status = convert(to_partial, rank, size, &steps, &engine);
+  if (status.ok()) status = staged->commit(*world);
   if (!status.ok()) {
-    if (created && rank == 0) std::remove(options.output.c_str());  // no half-converted file
+    staged->discard(*world);
     return fail(status.message());
   }
   fmt::print("converted {} ({} step{}) to {} with the {} engine on {} rank{} in {:.3f} s\n",
