@@ -29,12 +29,13 @@ void write_sample(const std::string& path) {
   Variable a = io.define_variable<double>("a", {10}, {"x"}, TAPIO_VAR_FIXED);
   Variable b = io.define_variable<double>("b", {1000}, {"y"}, TAPIO_VAR_FIXED);
   Variable t = io.define_variable<double>("t", {10}, {"x"});
+  const std::vector<double> ones(10, 1.0), twos(1000, 2.0);  // kept until end_step
   Engine out = io.open(path, TAPIO_MODE_WRITE);
   out.begin_step();
   if (rank() == 0) {
-    out.put(a, std::vector<double>(10, 1.0));
-    out.put(b, std::vector<double>(1000, 2.0));
-    out.put(t, std::vector<double>(10, 3.0));
+    out.put(a, ones);
+    out.put(b, twos);
+    out.put(t, ones);
   }
   out.end_step();
   out.close();
@@ -127,9 +128,10 @@ TEST(Names, NetcdfNamesWriteAndReadBackWithEveryEngine) {
       IO io = ctx.declare_io("names");
       io.set_engine(engine);
       Variable v = io.define_variable<double>(name, {4}, {dim});
+      const std::vector<double> values = {1, 2, 3, 4};  // kept until end_step
       Engine out = io.open(path, TAPIO_MODE_WRITE);
       out.begin_step();
-      if (rank() == 0) out.put(v, std::vector<double>{1, 2, 3, 4});
+      if (rank() == 0) out.put(v, values);
       out.end_step();
       out.close();
     }

@@ -557,8 +557,9 @@ def assert_netcdf_c_refuses(path):
 def test_begin_inside_another_variable_is_refused(hostile_base, tmp_path):
     """Variable b's begin points at a's third element: tapio read a's bytes as b's (issue 29)."""
     begins = {k: v["begin"] for k, v in ls_json(hostile_base)["variables"].items()}
-    path = rewrite_header(hostile_base, tmp_path / "overlap.nc", be64(begins["b"]),
-                          be64(begins["a"] + 16))
+    vsize = be64(8 * 10000)  # b's vsize, then its begin
+    path = rewrite_header(hostile_base, tmp_path / "overlap.nc", vsize + be64(begins["b"]),
+                          vsize + be64(begins["a"] + 16))
     assert_netcdf_c_refuses(path)
     words = ["overlap.nc", f"variable 'b' begins at byte {begins['a'] + 16}",
              "inside the data of variable 'a'"]
@@ -581,8 +582,9 @@ def test_enlarged_dimension_is_refused(hostile_base, tmp_path):
 
 def test_record_section_inside_fixed_data_is_refused(hostile_base, tmp_path):
     begins = {k: v["begin"] for k, v in ls_json(hostile_base)["variables"].items()}
-    path = rewrite_header(hostile_base, tmp_path / "records.nc", be64(begins["t"]),
-                          be64(begins["b"] + 800))
+    vsize = be64(8 * 10)  # t's vsize, then its begin
+    path = rewrite_header(hostile_base, tmp_path / "records.nc", vsize + be64(begins["t"]),
+                          vsize + be64(begins["b"] + 800))
     assert_netcdf_c_refuses(path)
     fails("dump", path, "t", "--step", 0,
           contains=["records.nc", "the record section begins at byte", "fixed variable 'b'"])
