@@ -118,6 +118,36 @@ TEST(Names, NetcdfRejectsAreRefusedAtDefinitionWhateverTheEngine) {
   }
 }
 
+// What involves more than one variable is found at open, as the NetCDF engines find it, so
+// that a subfile dataset never holds definitions `tapio convert` cannot write.
+TEST(Names, DefinitionsThatDoNotConvertFailAtOpenWithEveryEngine) {
+  for (const char* engine : {"serial", "mpiio", "collective", "subfile"}) {
+    TempDir dir;
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("clash");
+    io.set_engine(engine);
+    io.define_variable<double>("a", {4}, {"x"});
+    io.define_variable<double>("b", {5}, {"x"});
+    const Outcome o = attempt([&] { io.open(dir.file("clash"), TAPIO_MODE_WRITE); });
+    expect_same_everywhere(o.code);
+    EXPECT_EQ(o.code, TAPIO_ERR_SHAPE) << engine << ": " << o.message;
+    EXPECT_TRUE(contains(o.message, "dimension 'x' has length 5 in variable 'b' but 4"))
+        << engine << ": " << o.message;
+  }
+  for (const char* engine : {"collective", "subfile"}) {  // the engines that take joined arrays
+    TempDir dir;
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("count");
+    io.set_engine(engine);
+    io.define_variable<double>("p", {0}, {"particle"}, TAPIO_VAR_JOINED);
+    io.define_variable<int64_t>("particle_count", {}, {});
+    const Outcome o = attempt([&] { io.open(dir.file("count"), TAPIO_MODE_WRITE); });
+    expect_same_everywhere(o.code);
+    EXPECT_EQ(o.code, TAPIO_ERR_ARG) << engine << ": " << o.message;
+    EXPECT_TRUE(contains(o.message, "particle_count")) << engine << ": " << o.message;
+  }
+}
+
 TEST(Names, NetcdfNamesWriteAndReadBackWithEveryEngine) {
   const std::string name = "\xC3\xA9t\xC3\xA9 1", dim = "0\xE2\x82\xAC";  // "été 1", "0€"
   for (const char* engine : {"serial", "mpiio", "collective", "subfile"}) {
