@@ -23,7 +23,8 @@ struct Span {
 };
 
 // Pairwise, independently of check_extents' sorting: fixed data disjoint and before every
-// record variable; record slabs disjoint and inside one record. The first 512 variables.
+// record variable; record slabs disjoint and inside one record (the first 512 variables); the
+// records numrecs counts end below 2^63.
 void check_no_overlap(const netcdf::Header& h) {
   std::vector<Span> spans;
   uint64_t records_begin = UINT64_MAX;
@@ -33,6 +34,12 @@ void check_no_overlap(const netcdf::Header& h) {
     spans.push_back(Span{v.begin, v.begin + bytes, h.is_record(v)});
     if (h.is_record(v)) records_begin = std::min(records_begin, v.begin);
   }
+  const bool streaming = h.numrecs == (h.version == 5 ? UINT64_MAX : UINT32_MAX);
+  uint64_t end = 0;
+  if (!streaming && records_begin != UINT64_MAX &&
+      (__builtin_mul_overflow(h.numrecs, h.record_size(), &end) ||
+       __builtin_add_overflow(end, records_begin, &end) || end > INT64_MAX))
+    std::abort();
   for (size_t i = 0; i < spans.size(); ++i) {
     const Span& a = spans[i];
     if (!a.record && a.end > records_begin) std::abort();
