@@ -25,6 +25,8 @@
 namespace tapio::cli {
 namespace {
 
+constexpr const char* kOutputIo = "tapio_convert";
+
 // Above this many bytes per rank of puts, a step is written in several batches (whole
 // variables each, the same on every rank).
 constexpr uint64_t kBatchBytesPerRank = uint64_t{256} << 20;
@@ -141,8 +143,9 @@ Status copy_samples(Dataset& in, Engine& engine, IO& io,
   return ok_status();
 }
 
-Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
-               std::string* engine_out) {
+// Writes the file at `write_to`; config rules match the path the command line names.
+Status convert(const ConvertOptions& o, const std::string& write_to, int rank, int size,
+               uint64_t* steps_out, std::string* engine_out) {
   if (!is_dataset_dir(o.input))
     return error(TAPIO_ERR_ARG, "'{}' is not a tapio dataset (a directory holding tapio.idx)",
                  o.input);
@@ -166,13 +169,22 @@ Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
   IO io;
   Engine out;
   TAPIO_RETURN_IF_ERROR(api_call([&] {
-    io = in->context().declare_io("tapio_convert");
+    io = in->context().declare_io(kOutputIo);
     io.set_engine(o.engine);
+  }));
+  TAPIO_ASSIGN_OR_RETURN(const std::string ignored,
+                         in->config().apply(io, kOutputIo, o.output, kNetcdfEngines));
+  if (!ignored.empty() && rank == 0)
+    fmt::print(stderr, "tapio convert: config file '{}' picks engine '{}' for '{}'; ignored: "
+               "convert writes one NetCDF file, with the {} engine\n", in->config().source(),
+               ignored, o.output, o.engine);
+  TAPIO_RETURN_IF_ERROR(api_call([&] {
     // Every element is put (the dataset's reads give fill where no block was), and a ragged
-    // variable's rows arrive over several steps: fill would overwrite the steps before.
+    // variable's rows arrive over several steps: fill would overwrite the steps before. Set
+    // after the config's parameters, so that a rule cannot undo it.
     io.set_parameter("fill", "false");
     define_output(io, def);
-    out = io.open(o.output, TAPIO_MODE_WRITE);
+    out = io.open(write_to, TAPIO_MODE_WRITE);
   }));
   if (!fixed.empty() && steps > 0) {  // read once; put in the first step
     Status queued;
@@ -218,9 +230,7 @@ int run_convert(const ConvertOptions& options) {
   // Written under a temporary name and renamed once whole: no half-converted file at OUT.
   Result<StagedOutput> staged = StagedOutput::create(*world, options.output);
   if (!staged.ok()) return fail(staged.status().message());
-  ConvertOptions to_partial = options;
-  to_partial.output = staged->path();
-  Status status = convert(to_partial, rank, size, &steps, &engine);
+  Status status = convert(options, staged->path(), rank, size, &steps, &engine);
   if (status.ok()) status = staged->commit(*world);
   if (!status.ok()) {
     staged->discard(*world);

@@ -1,8 +1,8 @@
 // An output file written under a temporary path and renamed into place once whole (`tapio
 // convert`, docs/reliability.md): a run killed part-way leaves the final path as it was, never
 // a valid file holding only the first steps. The temporary path keeps the file's name inside a
-// hidden directory beside it, DIR/.NAME.tapio-partial/NAME, so that config rules matching the
-// name still apply and the rename stays on one file system. A run killed before left that
+// hidden directory beside it, DIR/.NAME.tapio-partial/NAME, so that the rename stays on one
+// file system and what a killed run left is plainly named. A run killed before left that
 // directory behind: the next run to the same path reuses it.
 #pragma once
 #include <string>
