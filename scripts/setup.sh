@@ -13,6 +13,7 @@ core_pkgs=(cmake ninja-build g++ pkg-config make ccache strace
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libxxhash-dev libfmt-dev libgtest-dev
   libhwloc-dev netcdf-bin python3-venv gfortran libnetcdff-dev
   libzstd-dev libzfp-dev  # per-variable operators of the subfile engine (docs/formats.md)
+  libutf8proc-dev  # names in Unicode NFC, as netCDF-C normalizes them (core/names.h)
   clang libfuzzer-14-dev libclang-rt-14-dev)  # the fuzz targets (a short run is part of make test)
 bench_pkgs=(libpnetcdf-dev pnetcdf-bin libhdf5-openmpi-dev libbenchmark-dev
   libadios-openmpi-dev libnetcdf-mpi-dev liblz4-dev libblosc-dev libbz2-dev)

@@ -10,7 +10,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -20,6 +19,7 @@
 #include "dataset.h"
 #include "mpi_session.h"
 #include "progress.h"
+#include "staged_output.h"
 #include "typed.h"
 
 namespace tapio::cli {
@@ -143,8 +143,9 @@ Status copy_samples(Dataset& in, Engine& engine, IO& io,
   return ok_status();
 }
 
-Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
-               std::string* engine_out, bool* created) {
+// Writes the file at `write_to`; config rules match the path the command line names.
+Status convert(const ConvertOptions& o, const std::string& write_to, int rank, int size,
+               uint64_t* steps_out, std::string* engine_out) {
   if (!is_dataset_dir(o.input))
     return error(TAPIO_ERR_ARG, "'{}' is not a tapio dataset (a directory holding tapio.idx)",
                  o.input);
@@ -183,8 +184,7 @@ Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
     // after the config's parameters, so that a rule cannot undo it.
     io.set_parameter("fill", "false");
     define_output(io, def);
-    out = io.open(o.output, TAPIO_MODE_WRITE);
-    *created = true;
+    out = io.open(write_to, TAPIO_MODE_WRITE);
   }));
   if (!fixed.empty() && steps > 0) {  // read once; put in the first step
     Status queued;
@@ -225,10 +225,15 @@ int run_convert(const ConvertOptions& options) {
   const double t0 = MPI_Wtime();
   uint64_t steps = 0;
   std::string engine;
-  bool created = false;
-  const Status status = convert(options, rank, size, &steps, &engine, &created);
+  Result<comm::MpiComm> world = comm::MpiComm::duplicate(MPI_COMM_WORLD);
+  if (!world.ok()) return fail(world.status().message());
+  // Written under a temporary name and renamed once whole: no half-converted file at OUT.
+  Result<StagedOutput> staged = StagedOutput::create(*world, options.output);
+  if (!staged.ok()) return fail(staged.status().message());
+  Status status = convert(options, staged->path(), rank, size, &steps, &engine);
+  if (status.ok()) status = staged->commit(*world);
   if (!status.ok()) {
-    if (created && rank == 0) std::remove(options.output.c_str());  // no half-converted file
+    staged->discard(*world);
     return fail(status.message());
   }
   fmt::print("converted {} ({} step{}) to {} with the {} engine on {} rank{} in {:.3f} s\n",

@@ -131,20 +131,4 @@ Result<uint64_t> record_offset(const Input& in, const netcdf::Var& v, uint64_t r
   return offset;
 }
 
-Result<uint64_t> data_end(const Input& in, const netcdf::Var& v) {
-  const netcdf::Header& h = in.header;
-  // decode() checked that one record (or the whole fixed var) fits in 64 bits.
-  const uint64_t bytes = h.elements(v) * netcdf::nc_type_size(v.type);
-  uint64_t start = v.begin;
-  if (h.is_record(v)) {
-    if (in.steps == 0) return 0;
-    TAPIO_ASSIGN_OR_RETURN(start, record_offset(in, v, in.steps - 1));
-  }
-  uint64_t end = 0;
-  if (!checked_add(start, bytes, &end))
-    return error(TAPIO_ERR_FORMAT, "file '{}': variable '{}' ends beyond 2^64 bytes", in.path,
-                 v.name);
-  return end;
-}
-
 }  // namespace tapio::cli

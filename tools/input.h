@@ -42,8 +42,4 @@ Result<const netcdf::Var*> find_variable(const Input& in, const std::string& nam
 // File offset of record `rec` of v, or an error if it does not fit in 64 bits.
 Result<uint64_t> record_offset(const Input& in, const netcdf::Var& v, uint64_t rec);
 
-// One past the last byte of v's data for the records the file claims; 0 for a record variable
-// of a file with no records, which occupies no bytes (its begin may lie past the file's end).
-Result<uint64_t> data_end(const Input& in, const netcdf::Var& v);
-
 }  // namespace tapio::cli

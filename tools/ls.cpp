@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "dataset.h"
+#include "format/netcdf/extents.h"
 #include "input.h"
 #include "print_values.h"
 #include "writer_state.h"
@@ -171,15 +172,8 @@ Json to_json(const Input& in, const Coded& coded, bool truncated, const WriterSt
 // decoded fine, so the listing is still printed).
 std::string truncation_warning(const Input& in) {
   if (is_dataset(in)) return "";  // the library checks datasets when it opens them
-  for (const Var& v : in.header.vars) {
-    const Result<uint64_t> end = data_end(in, v);
-    if (!end.ok()) return end.status().message();
-    if (*end > in.file_size) {
-      return fmt::format("file '{}' is truncated: variable '{}' ends at byte {}, the file has {} "
-                         "bytes", in.path, v.name, *end, in.file_size);
-    }
-  }
-  return "";
+  const Status fits = netcdf::check_fits(in.header, in.steps, in.file_size);
+  return fits.ok() ? "" : fmt::format("file '{}': {}", in.path, fits.message());
 }
 
 }  // namespace

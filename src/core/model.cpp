@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/names.h"
+
 namespace tapio {
 
 uint64_t VariableDef::elements() const {
@@ -29,13 +31,9 @@ int IoDef::find_var(const std::string& var) const {
 const Attribute* IoDef::find_attr(const std::string& attr) const { return find_in(attrs, attr); }
 
 Status validate_name(const std::string& kind, const std::string& name) {
-  if (name.empty()) return error(TAPIO_ERR_ARG, "{} name is empty", kind);
-  for (unsigned char c : name) {
-    if (c < 0x20 || c == 0x7f || c == '/')
-      return error(TAPIO_ERR_ARG, "{} name '{}' contains '/' or a control character", kind, name);
-  }
-  if (name.back() == ' ') return error(TAPIO_ERR_ARG, "{} name '{}' ends in a space", kind, name);
-  return ok_status();
+  const std::string why = name_definition_problem(name);
+  if (why.empty()) return ok_status();
+  return error(TAPIO_ERR_ARG, "{} name '{}' {}", kind, printable_name(name), why);
 }
 
 Status validate_variable(const VariableDef& v) {
@@ -57,6 +55,10 @@ Status validate_variable(const VariableDef& v) {
                    v.dim_names[d]);
     TAPIO_RETURN_IF_ERROR(validate_name("dimension", v.dim_names[d]).with_context(
         fmt::format("variable '{}'", v.name)));
+    if (v.dim_names[d] == kStepDimension)
+      return error(TAPIO_ERR_ARG, "variable '{}': dimension name '{}' is reserved: NetCDF files "
+                   "hold the steps along it (an unlimited dimension); name the dimension "
+                   "otherwise", v.name, kStepDimension);
   }
   return ok_status();
 }

@@ -544,6 +544,78 @@ def test_no_records_is_not_truncated(tmp_path):
     assert dump_text(path, "temp") == ""
 
 
+@pytest.fixture(scope="session")
+def hostile_base(tmp_path_factory):
+    """A CDF-5 file from netCDF4-python: fixed a(x = 10), b(y = 10000), record t(time, x) with
+    8 records. Its header is rewritten below, as an attacker would."""
+    path = tmp_path_factory.mktemp("hostile") / "base.nc"
+    with netCDF4.Dataset(path, "w", format="NETCDF3_64BIT_DATA") as ds:
+        ds.createDimension("time", None)
+        ds.createDimension("x", 10)
+        ds.createDimension("y", 10000)
+        ds.createVariable("a", "f8", ("x",))[:] = np.arange(10.0)
+        ds.createVariable("b", "f8", ("y",))[:] = np.arange(10000.0) + 1000
+        ds.createVariable("t", "f8", ("time", "x"))[0:8, :] = np.arange(80.0).reshape(8, 10)
+    return path
+
+
+def rewrite_header(base, path, old, new):
+    """A copy of `base` at `path` with the one header field `old` (bytes) replaced by `new`;
+    the independent reader, netCDF-C, refuses it."""
+    data = base.read_bytes()
+    begin_of_data = begin_of(base, "a")
+    assert data[:begin_of_data].count(old) == 1
+    path.write_bytes(data[:begin_of_data].replace(old, new) + data[begin_of_data:])
+    proc = subprocess.run(["ncdump", "-h", str(path)], capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    assert proc.returncode != 0 and "Unknown file format" in proc.stderr, proc.stderr
+    return path
+
+
+def be64(value):
+    return value.to_bytes(8, "big")
+
+
+def begin_of(path, var):
+    return ls_json(path)["variables"][var]["begin"]
+
+
+def with_begin(base, path, var, vsize, begin):
+    """rewrite_header: variable `var` (vsize bytes, stored just before begin) begins at `begin`."""
+    old = begin_of(base, var)
+    return rewrite_header(base, path, be64(vsize) + be64(old), be64(vsize) + be64(begin))
+
+
+def test_begin_inside_another_variable_is_refused(hostile_base, tmp_path):
+    """Variable b's begin points at a's third element: tapio read a's bytes as b's (issue 29)."""
+    begin = begin_of(hostile_base, "a") + 16
+    path = with_begin(hostile_base, tmp_path / "overlap.nc", "b", 8 * 10000, begin)
+    words = ["overlap.nc", f"variable 'b' begins at byte {begin}",
+             "inside the data of variable 'a'"]
+    fails("ls", path, contains=words)
+    fails("ls", "--json", path, contains=words)
+    fails("dump", path, "b", contains=words)
+    fails("dump", path, "a", contains=words)
+
+
+def test_enlarged_dimension_is_refused(hostile_base, tmp_path):
+    """x enlarged from 10 to 8016: dump printed 8,006 values of b and t as a's and exited 0."""
+    name_x = be64(1) + b"x\0\0\0"
+    path = rewrite_header(hostile_base, tmp_path / "enlarged.nc", name_x + be64(10),
+                          name_x + be64(8016))
+    words = ["enlarged.nc", "variable 'b' begins at byte", "inside the data of variable 'a'"]
+    fails("dump", path, "a", contains=words)
+    fails("ls", path, contains=words)
+
+
+def test_record_section_inside_fixed_data_is_refused(hostile_base, tmp_path):
+    begin = begin_of(hostile_base, "b") + 800
+    path = with_begin(hostile_base, tmp_path / "records.nc", "t", 8 * 10, begin)
+    fails("dump", path, "t", "--step", 0,
+          contains=["records.nc", f"the record section begins at byte {begin}",
+                    "fixed variable 'b'"])
+
+
 def test_unknown_variable_suggests(files):
     err = fails("dump", files[1], "tmep", contains=["'tmep'", "did you mean 'temp'?"])
     assert str(files[1]) in err

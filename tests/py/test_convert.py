@@ -9,12 +9,15 @@ variable and step compared with netCDF4-python (values exact), and byte for byte
 import json
 import os
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from conftest import MPI_ENV, SHARED, mpiexec, mpirun
+from test_crash import kill_all
 
 netCDF4 = pytest.importorskip("netCDF4")
 
@@ -314,6 +317,10 @@ def test_corrupt_data_checksum(licom, tmp_path):
     out = tmp_path / "bad.nc"
     fails("convert", bad, out, contains=["checksum mismatch", data.name, "step 0"])
     assert not out.exists()  # no half-converted file is left behind
+    assert not (tmp_path / ".bad.nc.tapio-partial").exists()  # nor the one being written
+    out.write_text("an earlier file")
+    fails("convert", bad, out, contains=["checksum mismatch"])
+    assert out.read_text() == "an earlier file"  # a failed convert leaves OUT as it was
     fails("dump", bad, "temp", "--step", "0", "--count", "1,1,1",
           contains=["checksum mismatch", data.name])
     cmd = mpiexec(2, TAPIO, "convert", bad, out)
@@ -330,3 +337,102 @@ def test_corrupt_metadata_checksum(licom, tmp_path):
     flip_byte(md, 24 + first_length - 1)  # the last byte of its payload
     fails("ls", bad, contains=["checksum mismatch", "tapio.md"])
     fails("convert", bad, tmp_path / "x.nc", contains=["checksum mismatch", "tapio.md"])
+
+
+# --- names (issue 29 item 6) and a killed convert (item 9) ------------------------------------
+
+NAMES_WRITER = """
+import sys
+import numpy as np
+import tapio
+with tapio.open(sys.argv[1], "w") as f:
+    try:
+        f.define("v", (4,), np.float64, dims=("time",))  # the dimension NetCDF keeps steps in
+    except tapio.ArgumentError as e:
+        print("refused:", e)
+    try:
+        f.define("e\u0301", (4,), np.float64)  # "e" + combining acute: not NFC
+    except tapio.ArgumentError as e:
+        print("refused:", e)
+    f.define("\u00e9t\u00e9", (3,), np.float64, dims=("0\u20ac",), fixed=True,
+             attrs={"unit\u00e9": "m"})
+    f.define("1 a.b", (2,), np.int32, dims=("n",))
+    for s in range(2):
+        with f.step():
+            f.put("1 a.b", np.array([s, 10 + s], dtype=np.int32))
+            if s == 0:
+                f.put("\u00e9t\u00e9", np.array([0.5, 1.5, 2.5]))
+"""
+
+
+def test_names_are_checked_at_definition_and_a_dataset_converts(tmp_path, python_binding):
+    """The subfile engine took a dimension named `time` (and names NetCDF rejects), and then
+    `tapio convert` of the dataset failed; now such names fail at definition, and every name
+    NetCDF accepts converts."""
+    dataset = tmp_path / "names"
+    out = mpirun(1, sys.executable, "-c", NAMES_WRITER, dataset)
+    refusals = [line for line in out.splitlines() if line.startswith("refused:")]
+    assert len(refusals) == 2, out
+    assert "dimension name 'time' is reserved" in refusals[0]
+    assert "normalization form C" in refusals[1] and "'\u00e9'" in refusals[1]
+    tapio("convert", dataset, tmp_path / "names.nc")
+    with netCDF4.Dataset(tmp_path / "names.nc") as ds:
+        assert list(ds.variables) == ["\u00e9t\u00e9", "1 a.b"]
+        assert list(ds.dimensions) == ["time", "0\u20ac", "n"]
+        assert ds["\u00e9t\u00e9"].getncattr("unit\u00e9") == "m"
+        assert np.array_equal(ds["\u00e9t\u00e9"][:], [0.5, 1.5, 2.5])
+        assert np.array_equal(ds["1 a.b"][:], [[0, 10], [1, 11]])
+
+
+KILL_STEPS = 400
+
+LONG_WRITER = """
+import sys
+import numpy as np
+import tapio
+with tapio.open(sys.argv[1], "w") as f:
+    f.define("v", (8192,), np.float64, dims=("n",))
+    for s in range(int(sys.argv[2])):
+        with f.step():
+            f.put("v", np.full(8192, float(s)))
+"""
+
+
+def records_being_written(proc, paths, timeout=60):
+    """numrecs (>= 1) of whichever of `paths` (CDF-5) the running convert writes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "convert ended before it could be killed"
+        for path in paths:
+            try:
+                head = path.read_bytes()[:12]
+            except OSError:
+                continue
+            if len(head) == 12 and int.from_bytes(head[4:], "big") >= 1:
+                return int.from_bytes(head[4:], "big")
+        time.sleep(0.002)
+    raise AssertionError("no step was written")
+
+
+def test_killed_convert_leaves_no_partial_file(tmp_path, python_binding):
+    """SIGKILL in the middle of a convert: OUT does not exist (a valid NetCDF file holding only
+    the first steps was left there before); the next convert completes it."""
+    dataset = tmp_path / "long"
+    mpirun(1, sys.executable, "-c", LONG_WRITER, dataset, KILL_STEPS)
+    out, partial = tmp_path / "out.nc", tmp_path / ".out.nc.tapio-partial" / "out.nc"
+    proc = subprocess.Popen(mpiexec(2, TAPIO, "convert", dataset, out), env=MPI_ENV,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        written = records_being_written(proc, [out, partial])
+    finally:
+        kill_all(proc)
+    assert 1 <= written < KILL_STEPS  # the kill landed mid-run
+    assert not out.exists(), f"a killed convert left {out} with {written}+ of {KILL_STEPS} steps"
+    text = tapio("convert", dataset, out).stdout  # reuses the partial directory left behind
+    assert f"{KILL_STEPS} steps" in text
+    assert not partial.parent.exists()
+    with netCDF4.Dataset(out) as ds:
+        v = ds["v"][:]
+        assert v.shape == (KILL_STEPS, 8192)
+        assert np.array_equal(v, np.repeat(np.arange(KILL_STEPS, dtype=float)[:, None], 8192, 1))

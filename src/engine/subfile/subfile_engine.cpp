@@ -3,7 +3,24 @@
 // subfile_fetch.cpp.
 #include "engine/subfile/subfile_engine.h"
 
+#include "engine/netcdf/ragged_samples.h"
+
 namespace tapio {
+namespace {
+
+// A dataset that writes must convert (`tapio convert`, issue 29): the NetCDF file of its
+// definitions, made as the collective engine makes it (joined variables as ragged arrays),
+// must be valid: dimensions shared by name with one length, no count variable's name taken.
+// Pure, so alike on every rank.
+Status check_converts(const IoDef& io) {
+  netcdf::Header h;
+  const Status st = RaggedSamples::for_writing(io, 5, netcdf::LayoutOptions{}, 1, &h).status();
+  if (st.ok()) return st;
+  return Status(st.code(), "the definitions would not convert to NetCDF (tapio convert): " +
+                               st.message());
+}
+
+}  // namespace
 
 SubfileEngine::SubfileEngine(EngineEnv env)
     : Engine(std::move(env)), spec_(SubfileSpec::parse(params())) {}
@@ -28,11 +45,13 @@ Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
   Status st;
   switch (e->mode()) {
     case OpenMode::kWrite:  // a bad operator is found (alike on every rank) before creating
-      st = e->resolve_operators();
+      st = check_converts(e->io());
+      if (st.ok()) st = e->resolve_operators();
       if (st.ok()) st = e->create();
       break;
     case OpenMode::kAppend:  // the dataset's variables and the program's
       st = e->open_append();
+      if (st.ok()) st = check_converts(e->io());
       if (st.ok()) st = e->resolve_operators();
       break;
     case OpenMode::kRead: st = e->open_read(); break;

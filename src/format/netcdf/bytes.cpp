@@ -137,18 +137,4 @@ Status ByteReader::skip_pad(uint64_t n, const char* what) {
   return ok_status();
 }
 
-// ---- messages ----
-
-std::string printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += char(c);
-    }
-  }
-  return out;
-}
-
 }  // namespace tapio::netcdf::detail

@@ -72,7 +72,4 @@ class ByteReader {
   uint64_t need_more_ = 0;
 };
 
-// Printable form of a name taken from the file, for error messages (escapes control bytes).
-std::string printable(const std::string& s);
-
 }  // namespace tapio::netcdf::detail

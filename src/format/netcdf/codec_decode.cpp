@@ -1,13 +1,14 @@
 // Header decoder. Every field goes through ByteReader, which checks bounds; every count is
 // checked against the bytes left in the file before anything is allocated for it.
+#include "core/names.h"
 #include "format/netcdf/bytes.h"
+#include "format/netcdf/extents.h"
 #include "format/netcdf/header.h"
 
 namespace tapio::netcdf {
 namespace {
 
 using detail::ByteReader;
-using detail::printable;
 
 constexpr uint32_t kNcDimension = 0x0A;
 constexpr uint32_t kNcVariable = 0x0B;
@@ -47,8 +48,10 @@ Status get_name(ByteReader& r, const char* what, std::string* name) {
   name->assign(size_t(n), '\0');
   TAPIO_RETURN_IF_ERROR(r.bytes(name->data(), n, what));
   TAPIO_RETURN_IF_ERROR(r.skip_pad(n, what));
-  if (!valid_name(*name)) {
-    return error(TAPIO_ERR_FORMAT, "invalid {} '{}' at byte {}", what, printable(*name), at);
+  const std::string why = name_grammar_problem(*name);
+  if (!why.empty()) {
+    return error(TAPIO_ERR_FORMAT, "invalid {} '{}' at byte {}: it {}", what,
+                 printable_name(*name), at, why);
   }
   return ok_status();
 }
@@ -133,7 +136,7 @@ Status get_dimids(ByteReader& r, size_t ndims, Var* v) {
     TAPIO_RETURN_IF_ERROR(r.non_neg(&raw, "dimension id"));
     if (raw >= ndims) {
       return error(TAPIO_ERR_FORMAT, "dimension id {} out of range in variable '{}' (byte {})",
-                   raw, printable(v->name), at);
+                   raw, printable_name(v->name), at);
     }
     id = int32_t(raw);
   }
@@ -187,17 +190,6 @@ Status set_vsizes(Header* h) {
   return ok_status();
 }
 
-// Data may not start inside the header.
-Status check_begins(const Header& h, uint64_t header_end) {
-  for (const Var& v : h.vars) {
-    if (v.begin < header_end) {
-      return error(TAPIO_ERR_FORMAT, "variable '{}' begins at byte {}, inside the header "
-                   "(which ends at byte {})", printable(v.name), v.begin, header_end);
-    }
-  }
-  return ok_status();
-}
-
 }  // namespace
 
 Result<Header> decode(const uint8_t* data, size_t size, uint64_t file_size, size_t* need_more) {
@@ -212,7 +204,7 @@ Result<Header> decode(const uint8_t* data, size_t size, uint64_t file_size, size
   // vsize first, so that validate() checks the values the model will hold.
   TAPIO_RETURN_IF_ERROR(set_vsizes(&h));
   TAPIO_RETURN_IF_ERROR(validate(h));
-  TAPIO_RETURN_IF_ERROR(check_begins(h, r.pos()));
+  TAPIO_RETURN_IF_ERROR(check_extents(h, r.pos()));
   return h;
 }
 

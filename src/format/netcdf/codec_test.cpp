@@ -170,7 +170,8 @@ TEST(RoundTripCdf5, SixtyFourBitValues) {
   h.numrecs = uint64_t{1} << 40;
   h.dims = {{"rec", 0}, {"big", uint64_t{1} << 36}};
   h.vars.push_back(Var{"v", {1}, {}, NC_UINT64, 0, 0});
-  h.vars.push_back(Var{"r", {0, 1}, {}, NC_UBYTE, 0, 0});
+  // One byte per record: the 2^40 records end inside a signed 64-bit file offset.
+  h.vars.push_back(Var{"r", {0}, {}, NC_UBYTE, 0, 0});
   const Bytes bytes = layout_and_encode(h);
   Result<Header> back = decode_all(bytes);
   ASSERT_TRUE(back.ok()) << back.status().message();

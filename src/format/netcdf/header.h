@@ -71,18 +71,12 @@ struct Header {
 // is out of range.
 Result<uint64_t> compute_vsize(const Header& h, const Var& v);
 
-// Structural checks shared by decode() and compute_layout(): version, names (valid, unique per
-// list), types valid for the version, attribute value sizes, dimension ids, at most one
-// unlimited dim and only as the first dim of a variable, var sizes that do not overflow, and
-// field values that fit the version's NON_NEG and OFFSET widths. Returns TAPIO_ERR_FORMAT.
-// encode() expects a header that passes this.
+// Structural checks shared by decode() and compute_layout(): version, names (the grammar of
+// core/names.h, unique per list), types valid for the version, attribute value sizes,
+// dimension ids, at most one unlimited dim and only as the first dim of a variable, var sizes
+// that do not overflow, and field values that fit the version's NON_NEG and OFFSET widths.
+// Returns TAPIO_ERR_FORMAT. encode() expects a header that passes this.
 Status validate(const Header& h);
-
-// True if name is a valid NetCDF name (starts with a letter, digit or '_', no '/', no control
-// characters, no trailing space; UTF-8 accepted as is).
-// "As is" = not NFC-normalized or checked for normalization; multi-byte characters must still
-// be well-formed UTF-8 (no stray continuation bytes, overlong forms or surrogates).
-bool valid_name(const std::string& name);
 
 // Bytes the encoded header occupies (without padding to the first variable).
 uint64_t encoded_size(const Header& h);
@@ -93,7 +87,9 @@ std::vector<uint8_t> encode(const Header& h);
 // If the bytes end before the header does and size < file_size, returns TAPIO_ERR_FORMAT and
 // sets *need_more to a larger size to read and retry; otherwise *need_more = 0. Validates:
 // magic, version, types, dimension ids, one unlimited dim (the first dim of record vars),
-// names, and that begin offsets lie past the header.
+// names, and where the data lies (check_extents() in extents.h: past the header, no two
+// variables overlapping, record slabs inside a record). Not that the data fits the file: a
+// file cut short still decodes (check_fits() says so).
 //
 // Details: need_more may be null. *need_more is at least twice `size` (capped at file_size) so
 // long headers take few reads; a count that needs more bytes than the whole file has is an

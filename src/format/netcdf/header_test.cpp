@@ -62,20 +62,6 @@ TEST(Attr, CountIsValueBytesOverTypeSize) {
   EXPECT_EQ(bad.count(), 0u);
 }
 
-TEST(ValidName, FollowsTheSpecGrammar) {
-  for (const char* ok : {"x", "T", "_FillValue", "0abc", "a.b", "D1.nreqs", "a-b+c@d",
-                         "with space", "a!\"#$%&'()*,:;<=>?[\\]^`{|}~", "\xC3\xA9t\xC3\xA9",
-                         "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "x\xC3\xA9"}) {
-    EXPECT_TRUE(valid_name(ok)) << ok;
-  }
-  for (const char* bad : {"", ".a", "-a", "+a", "@a", " a", "a ", "a/b", "a\tb", "a\x7f",
-                          "a\nb", "\xC3", "\xC3(", "\x80", "\xC0\xAF", "\xED\xA0\x80",
-                          "\xF4\x90\x80\x80", "\xF8\x88\x80\x80\x80", "a\xFF"}) {
-    EXPECT_FALSE(valid_name(bad)) << bad;
-  }
-  EXPECT_FALSE(valid_name(std::string("a\0b", 3)));
-}
-
 class HeaderModel : public ::testing::Test {
  protected:
   void SetUp() override {

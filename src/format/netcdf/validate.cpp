@@ -1,14 +1,12 @@
 // Structural checks of a header model, independent of where its bytes came from.
 #include <unordered_set>
 
-#include "format/netcdf/bytes.h"
+#include "core/names.h"
 #include "format/netcdf/header.h"
 #include "format/netcdf/validate.h"
 
 namespace tapio::netcdf {
 namespace {
-
-using detail::printable;
 
 // Largest NON_NEG: CDF-1/2 fields are 32 bits (read unsigned, as the reference library does),
 // CDF-5 fields are non-negative INT64.
@@ -18,10 +16,12 @@ uint64_t max_offset(int version) { return version == 1 ? INT32_MAX : INT64_MAX; 
 
 Status check_name(const std::string& name, const char* kind,
                   std::unordered_set<std::string>* seen) {
-  if (!valid_name(name)) return error(TAPIO_ERR_FORMAT, "invalid {} name '{}'", kind,
-                                      printable(name));
+  const std::string why = name_grammar_problem(name);
+  if (!why.empty())
+    return error(TAPIO_ERR_FORMAT, "invalid {} name '{}': it {}", kind, printable_name(name),
+                 why);
   if (!seen->insert(name).second) {
-    return error(TAPIO_ERR_FORMAT, "duplicate {} name '{}'", kind, printable(name));
+    return error(TAPIO_ERR_FORMAT, "duplicate {} name '{}'", kind, printable_name(name));
   }
   return ok_status();
 }
@@ -48,7 +48,7 @@ Status check_dims(const Header& h) {
     if (d.length != 0) continue;
     if (unlimited >= 0) {
       return error(TAPIO_ERR_FORMAT, "more than one unlimited dimension: '{}' and '{}'",
-                   printable(h.dims[unlimited].name), printable(d.name));
+                   printable_name(h.dims[unlimited].name), printable_name(d.name));
     }
     unlimited = int(i);
   }
@@ -62,11 +62,11 @@ Status check_attrs(const std::vector<Attr>& attrs, int version, const std::strin
     TAPIO_RETURN_IF_ERROR(check_name(a.name, "attribute", &seen).with_context(owner));
     if (!nc_type_valid(a.type, version)) {
       return error(TAPIO_ERR_FORMAT, "{}: attribute '{}' has type {}, invalid in CDF-{}", owner,
-                   printable(a.name), int(a.type), version);
+                   printable_name(a.name), int(a.type), version);
     }
     if (a.values.size() % nc_type_size(a.type) != 0) {
       return error(TAPIO_ERR_FORMAT, "{}: attribute '{}' has {} value bytes, not a multiple of "
-                   "its type size {}", owner, printable(a.name), a.values.size(),
+                   "its type size {}", owner, printable_name(a.name), a.values.size(),
                    nc_type_size(a.type));
     }
     TAPIO_RETURN_IF_ERROR(check_count(a.count(), version, "attribute length").with_context(owner));
@@ -81,12 +81,12 @@ Status check_dimids(const Header& h, const Var& v) {
     const int32_t id = v.dimids[i];
     if (id < 0 || size_t(id) >= h.dims.size()) {
       return error(TAPIO_ERR_FORMAT, "dimension id {} out of range in variable '{}'", id,
-                   printable(v.name));
+                   printable_name(v.name));
     }
     if (id == rec && i != 0) {
       return error(TAPIO_ERR_FORMAT, "unlimited dimension '{}' is dimension {} of variable "
-                   "'{}'; it may only be the first", printable(h.dims[id].name), i,
-                   printable(v.name));
+                   "'{}'; it may only be the first", printable_name(h.dims[id].name), i,
+                   printable_name(v.name));
     }
   }
   return ok_status();
@@ -94,7 +94,7 @@ Status check_dimids(const Header& h, const Var& v) {
 
 // var = name nelems [dimid ...] vatt_list nc_type vsize begin
 Status check_var(const Header& h, const Var& v) {
-  const std::string owner = fmt::format("variable '{}'", printable(v.name));
+  const std::string owner = fmt::format("variable '{}'", printable_name(v.name));
   TAPIO_RETURN_IF_ERROR(check_count(v.dimids.size(), h.version, "rank").with_context(owner));
   TAPIO_RETURN_IF_ERROR(check_dimids(h, v));
   if (!nc_type_valid(v.type, h.version)) {
@@ -107,7 +107,7 @@ Status check_var(const Header& h, const Var& v) {
 
 // vsize = NON_NEG (a CDF-1/2 vsize too large is stored as 2^32-1); begin = OFFSET.
 Status check_placement(const Header& h, const Var& v) {
-  const std::string owner = fmt::format("variable '{}'", printable(v.name));
+  const std::string owner = fmt::format("variable '{}'", printable_name(v.name));
   if (h.version == 5 && v.vsize > INT64_MAX) {
     return error(TAPIO_ERR_FORMAT, "{} has vsize {}, too large for CDF-5", owner, v.vsize);
   }

@@ -107,3 +107,23 @@ def test_the_backend_is_registered_and_guesses_datasets():
     entry = TapioBackendEntrypoint()
     assert entry.guess_can_open(DATA / "blocks") and entry.guess_can_open(DATA / "blocks.nc")
     assert not entry.guess_can_open(DATA)
+
+
+def test_a_header_whose_variables_overlap_is_refused(tmp_path):
+    """blocks.nc with the fixed x's begin moved onto temp's first record (issue 29): x read
+    temp's bytes; netCDF-C refuses such a file, and so does the backend, naming the file and
+    the variables."""
+    import tapio
+    data = bytearray((DATA / "blocks.nc").read_bytes())
+    be64 = lambda v: v.to_bytes(8, "big")  # noqa: E731
+    at = data.index(b"\0\0\0\x06" + be64(N * N * 8)) + 12  # temp: NC_DOUBLE, vsize, begin
+    temp_begin = int.from_bytes(data[at:at + 8], "big")
+    x_begin_at = data.rindex(be64(1) + b"x\0\0\0") + 12 + 8 + 8 + 12 + 4 + 8  # x: no attributes
+    data[x_begin_at:x_begin_at + 8] = be64(temp_begin)
+    hostile = tmp_path / "hostile.nc"
+    hostile.write_bytes(bytes(data))
+    with pytest.raises(tapio.FormatError) as e:
+        xr.open_dataset(hostile, engine="tapio")
+    for words in ["hostile.nc", f"the record section begins at byte {temp_begin} (variable "
+                  "'temp')", "fixed variable 'x'"]:
+        assert words in str(e.value)
