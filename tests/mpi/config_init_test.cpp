@@ -37,6 +37,14 @@ void write_file(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+// Rank 0 writes kRules to one file every rank sees: its absolute path.
+std::string shared_rules(const RankDirs& dirs) {
+  const std::string path = dirs.absolute("rules.toml");
+  if (rank() == 0) write_file(path, kRules);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return path;
+}
+
 // tapio_init on every rank with `path` (nullptr: none) and, where `env` is set, TAPIO_CONFIG:
 // the outcome, after checking every rank got the same one.
 Outcome init_with(const char* path, const char* env) {
@@ -65,9 +73,7 @@ void expect_same_message(const std::string& message) {
 
 TEST(ConfigAtInit, TheSameFileOnEveryRankIsUsed) {
   RankDirs dirs;
-  const std::string path = dirs.absolute("rules.toml");
-  if (rank() == 0) write_file(path, kRules);
-  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string path = shared_rules(dirs);
   tapio_context* ctx = nullptr;
   ASSERT_EQ(tapio_init(MPI_COMM_WORLD, path.c_str(), &ctx), TAPIO_OK) << tapio_last_error();
   tapio_io* io;
@@ -84,9 +90,7 @@ TEST(ConfigAtInit, TheSameFileOnEveryRankIsUsed) {
 TEST(ConfigAtInit, ConfigPathOnOneRankOnlyFailsEverywhere) {
   if (size() < 2) GTEST_SKIP() << "needs two ranks";
   RankDirs dirs;
-  const std::string path = dirs.absolute("rules.toml");
-  if (rank() == 0) write_file(path, kRules);
-  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string path = shared_rules(dirs);
   const Outcome o = init_with(rank() == 1 ? path.c_str() : nullptr, nullptr);
   EXPECT_EQ(o.code, TAPIO_ERR_CONFIG);
   EXPECT_TRUE(contains(o.message, "the config file differs across ranks")) << o.message;
@@ -100,9 +104,7 @@ TEST(ConfigAtInit, ConfigPathOnOneRankOnlyFailsEverywhere) {
 TEST(ConfigAtInit, TapioConfigOnSomeRanksFailsEverywhere) {
   if (size() < 2) GTEST_SKIP() << "needs two ranks";
   RankDirs dirs;
-  const std::string path = dirs.absolute("rules.toml");
-  if (rank() == 0) write_file(path, kRules);
-  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string path = shared_rules(dirs);
   const Outcome o = init_with(nullptr, rank() % 2 ? path.c_str() : nullptr);
   EXPECT_EQ(o.code, TAPIO_ERR_CONFIG);
   EXPECT_TRUE(contains(o.message, "rank 1 has config file '" + path + "' (from TAPIO_CONFIG)"))
