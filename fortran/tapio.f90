@@ -37,7 +37,8 @@ module tapio
     TAPIO_ERR_IO = 7, TAPIO_ERR_FORMAT = 8, TAPIO_ERR_CHECKSUM = 9, TAPIO_ERR_MPI = 10, &
     TAPIO_ERR_NOMEM = 11, TAPIO_ERR_UNSUPPORTED = 12, TAPIO_ERR_INTERNAL = 13
   ! Element types: the kinds tapio_put/tapio_get accept, for tapio_def_var.
-  integer, parameter, public :: TAPIO_INT = 5, TAPIO_INT64 = 7, TAPIO_REAL = 9, TAPIO_DOUBLE = 10
+  integer, parameter, public :: TAPIO_SHORT = 3, TAPIO_INT = 5, TAPIO_INT64 = 7, TAPIO_REAL = 9, &
+    TAPIO_DOUBLE = 10, TAPIO_CHAR = 11
   integer, parameter, public :: TAPIO_WRITE = 0, TAPIO_READ = 1, TAPIO_APPEND = 2
   integer, parameter, public :: TAPIO_STEP_OK = 0, TAPIO_STEP_END_OF_STREAM = 1, &
     TAPIO_STEP_NOT_READY = 2
@@ -63,10 +64,10 @@ module tapio
   public :: tapio_strerror, tapio_last_error
 
   interface tapio_put
-    module procedure put_real4, put_real8, put_int4, put_int8
+    module procedure put_real4, put_real8, put_int2, put_int4, put_int8, put_char
   end interface
   interface tapio_get
-    module procedure get_real4, get_real8, get_int4, get_int8
+    module procedure get_real4, get_real8, get_int2, get_int4, get_int8, get_char
   end interface
   interface tapio_put_att
     module procedure put_att_text, put_att_real8, put_att_int4
@@ -356,6 +357,27 @@ contains
                            is_contiguous(a), .true., start, count)
   end function
 
+  integer function put_int2(file, var, a, start, count) result(status)
+    type(tapio_file), intent(in) :: file
+    type(tapio_var), intent(in) :: var
+    integer(c_int16_t), intent(in), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
+    status = transfer_data(file, var, TAPIO_SHORT, c_loc(a), size(a, kind=c_int64_t), &
+                           is_contiguous(a), .true., start, count)
+  end function
+
+  ! Characters as netCDF-Fortran stores them: a CHAR variable whose first (fastest) dimension
+  ! is the string length, so names(10) of len 8 is a variable of shape [8, 10].
+  integer function put_char(file, var, a, start, count) result(status)
+    type(tapio_file), intent(in) :: file
+    type(tapio_var), intent(in) :: var
+    character(kind=c_char, len=*), intent(in), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
+    status = transfer_data(file, var, TAPIO_CHAR, c_loc(a), &
+                           size(a, kind=c_int64_t) * len(a, kind=c_int64_t), &
+                           is_contiguous(a), .true., start, count)
+  end function
+
   integer function put_int4(file, var, a, start, count) result(status)
     type(tapio_file), intent(in) :: file
     type(tapio_var), intent(in) :: var
@@ -389,6 +411,25 @@ contains
     real(c_double), intent(inout), target :: a(..)
     integer, intent(in), optional :: start(:), count(:)
     status = transfer_data(file, var, TAPIO_DOUBLE, c_loc(a), size(a, kind=c_int64_t), &
+                           is_contiguous(a), .false., start, count)
+  end function
+
+  integer function get_int2(file, var, a, start, count) result(status)
+    type(tapio_file), intent(in) :: file
+    type(tapio_var), intent(in) :: var
+    integer(c_int16_t), intent(inout), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
+    status = transfer_data(file, var, TAPIO_SHORT, c_loc(a), size(a, kind=c_int64_t), &
+                           is_contiguous(a), .false., start, count)
+  end function
+
+  integer function get_char(file, var, a, start, count) result(status)
+    type(tapio_file), intent(in) :: file
+    type(tapio_var), intent(in) :: var
+    character(kind=c_char, len=*), intent(inout), target :: a(..)
+    integer, intent(in), optional :: start(:), count(:)
+    status = transfer_data(file, var, TAPIO_CHAR, c_loc(a), &
+                           size(a, kind=c_int64_t) * len(a, kind=c_int64_t), &
                            is_contiguous(a), .false., start, count)
   end function
 

@@ -22,10 +22,14 @@ struct DumpOptions {
   bool json = false;
 };
 
+// The engines that write one NetCDF file: what `convert --engine` takes, and the only engines
+// a config rule may give convert's output instead.
+inline const std::vector<std::string> kNetcdfEngines = {"serial", "mpiio", "collective"};
+
 struct ConvertOptions {
   std::string input;                  // a tapio dataset (directory with tapio.idx)
   std::string output;                 // the NetCDF file to write
-  std::string engine = "collective";  // config rules still override it
+  std::string engine = "collective";  // one of kNetcdfEngines; a rule may pick another of them
 };
 
 struct SimOptions {

@@ -25,6 +25,8 @@
 namespace tapio::cli {
 namespace {
 
+constexpr const char* kOutputIo = "tapio_convert";
+
 // Above this many bytes per rank of puts, a step is written in several batches (whole
 // variables each, the same on every rank).
 constexpr uint64_t kBatchBytesPerRank = uint64_t{256} << 20;
@@ -166,10 +168,19 @@ Status convert(const ConvertOptions& o, int rank, int size, uint64_t* steps_out,
   IO io;
   Engine out;
   TAPIO_RETURN_IF_ERROR(api_call([&] {
-    io = in->context().declare_io("tapio_convert");
+    io = in->context().declare_io(kOutputIo);
     io.set_engine(o.engine);
+  }));
+  TAPIO_ASSIGN_OR_RETURN(const std::string ignored,
+                         in->config().apply(io, kOutputIo, o.output, kNetcdfEngines));
+  if (!ignored.empty() && rank == 0)
+    fmt::print(stderr, "tapio convert: config file '{}' picks engine '{}' for '{}'; ignored: "
+               "convert writes one NetCDF file, with the {} engine\n", in->config().source(),
+               ignored, o.output, o.engine);
+  TAPIO_RETURN_IF_ERROR(api_call([&] {
     // Every element is put (the dataset's reads give fill where no block was), and a ragged
-    // variable's rows arrive over several steps: fill would overwrite the steps before.
+    // variable's rows arrive over several steps: fill would overwrite the steps before. Set
+    // after the config's parameters, so that a rule cannot undo it.
     io.set_parameter("fill", "false");
     define_output(io, def);
     out = io.open(o.output, TAPIO_MODE_WRITE);

@@ -74,16 +74,21 @@ Result<IoDef> read_definitions(tapio_io* io) {
 }
 
 Result<std::unique_ptr<Dataset>> Dataset::open(const std::string& path) {
+  static const std::string kInputIo = "tapio_tool_input";
   std::unique_ptr<Dataset> d(new Dataset());
   d->path_ = path;
+  TAPIO_ASSIGN_OR_RETURN(d->comm_, comm::MpiComm::duplicate(MPI_COMM_WORLD));
+  TAPIO_ASSIGN_OR_RETURN(d->config_, UserConfig::load(d->comm_));
   TAPIO_RETURN_IF_ERROR(api_call([&] {
-    d->ctx_ = std::make_unique<tapio::Context>(MPI_COMM_WORLD);
-    d->io_ = d->ctx_->declare_io("tapio_tool_input");
+    d->ctx_ = std::make_unique<tapio::Context>(MPI_COMM_WORLD, kNoRules);
+    d->io_ = d->ctx_->declare_io(kInputIo);
     d->io_.set_engine("subfile");
+  }));
+  TAPIO_RETURN_IF_ERROR(d->config_.apply(d->io_, kInputIo, path, {}).status());
+  TAPIO_RETURN_IF_ERROR(api_call([&] {
     d->engine_ = d->io_.open(path, TAPIO_MODE_READ);
     d->steps_ = d->engine_.steps();
   }));
-  TAPIO_ASSIGN_OR_RETURN(d->comm_, comm::MpiComm::duplicate(MPI_COMM_WORLD));
   TAPIO_ASSIGN_OR_RETURN(d->def_, read_definitions(d->io_.get()));
   TAPIO_RETURN_IF_ERROR(d->measure_samples());
   return d;

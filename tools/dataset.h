@@ -12,6 +12,7 @@
 #include "core/model.h"
 #include "core/status.h"
 #include "tapio/tapio.hpp"
+#include "user_config.h"
 
 namespace tapio::cli {
 
@@ -34,7 +35,8 @@ Status api_call(F&& f) {
 
 class Dataset {
  public:
-  // Collective. Opens `path` for reading with the subfile engine.
+  // Collective. Opens `path` for reading with the subfile engine, whatever engine a rule of
+  // the user's config picks (its parameters apply).
   static Result<std::unique_ptr<Dataset>> open(const std::string& path);
   ~Dataset();
 
@@ -46,7 +48,9 @@ class Dataset {
   // Per sample dimension (a joined variable's first), every step's length.
   const std::map<std::string, std::vector<uint64_t>>& sample_lengths() const { return samples_; }
   uint64_t steps() const { return steps_; }
+  // The tool's context: the user's config applies through config(), not behind its back.
   tapio::Context& context() { return *ctx_; }
+  const UserConfig& config() const { return config_; }
 
   // Local. Queues a get of the box start/count (empty for 0-d) of `var` at `step` (ignored for
   // fixed variables) into `out`: elements of the variable's type, host order, C order of the box.
@@ -69,6 +73,7 @@ class Dataset {
   std::string path_;
   std::unique_ptr<tapio::Context> ctx_;
   comm::MpiComm comm_;  // for agreeing on local failures between the reads
+  UserConfig config_;
   tapio::IO io_;
   tapio::Engine engine_;
   IoDef def_;

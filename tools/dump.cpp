@@ -1,6 +1,7 @@
 // tapio dump: the values of one variable (whole, or a box; one step or all of them), read one
 // contiguous run at a time from a NetCDF file, or from a tapio dataset through the API a slab of
-// the box's first dimension at a time.
+// the box's first dimension at a time. Text rows start with their indices, as `ncdump -b c`
+// annotates them ("temp(1,0, 4-7) = ..."); JSON is nested arrays.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -28,7 +29,6 @@ struct Request {
   std::vector<uint64_t> shape;
   plan::Selection box;
   uint64_t first = 0, last = 1;
-  bool all_steps = false;  // a record variable without --step
 };
 
 std::string where(const Input& in, const Var& v) {
@@ -125,7 +125,6 @@ Status pick_steps(const Input& in, const Var& v, const DumpOptions& o, Request* 
   }
   r->first = 0;
   r->last = in.steps;
-  r->all_steps = !o.step;
   if (!o.step) return ok_status();
   const Result<uint64_t> step = parse_uint("--step", *o.step);
   if (!step.ok()) return step.status().with_context(where(in, v));
@@ -235,6 +234,11 @@ Status read_dataset_box(const Input& in, const Request& r, uint64_t step, ValueW
 
 Status write_step(const Input& in, const Request& r, uint64_t step, bool json) {
   ValueWriter out(stdout, r.var->type, r.box.count, json);
+  if (!json) {
+    std::vector<uint64_t> first = r.box.start;
+    if (in.header.is_record(*r.var)) first.insert(first.begin(), step);
+    out.label_rows(r.var->name, std::move(first));
+  }
   const Status status = is_dataset(in) ? read_dataset_box(in, r, step, out)
                                        : read_file_box(in, r, step, out);
   out.finish();
@@ -243,10 +247,8 @@ Status write_step(const Input& in, const Request& r, uint64_t step, bool json) {
 }
 
 Status write_text(const Input& in, const Request& r) {
-  for (uint64_t step = r.first; step < r.last; ++step) {
-    if (r.all_steps) fmt::print("step {}:\n", step);
+  for (uint64_t step = r.first; step < r.last; ++step)
     TAPIO_RETURN_IF_ERROR(write_step(in, r, step, false));
-  }
   return ok_status();
 }
 

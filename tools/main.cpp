@@ -56,8 +56,10 @@ void add_convert(CLI::App& app, ConvertOptions& o) {
       "convert", "Convert a tapio dataset to a NetCDF CDF-5 file (parallel under mpiexec)");
   convert->add_option("DATASET", o.input, "tapio dataset directory (subfile engine)")->required();
   convert->add_option("OUT", o.output, "NetCDF file to write")->required();
-  convert->add_option("--engine", o.engine, "Engine that writes OUT (a config rule overrides "
-                      "it)")->capture_default_str();
+  convert->add_option("--engine", o.engine, "Engine that writes OUT (a config rule may pick "
+                      "another that writes one NetCDF file)")
+      ->check(CLI::IsMember(kNetcdfEngines))
+      ->capture_default_str();
 }
 
 void add_sim(CLI::App& app, SimOptions& o) {

@@ -1,9 +1,12 @@
 #include "print_values.h"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <utility>
 
 #include "input.h"
 
@@ -120,6 +123,7 @@ Json attr_json(const netcdf::Attr& a) {
 ValueWriter::ValueWriter(std::FILE* out, netcdf::NcType type, const std::vector<uint64_t>& count,
                          bool json)
     : out_(out),
+      count_(count),
       type_(type),
       elem_size_(netcdf::nc_type_size(type)),
       json_(json),
@@ -135,12 +139,44 @@ ValueWriter::ValueWriter(std::FILE* out, netcdf::NcType type, const std::vector<
   per_line_ = (is_char_ || items_shape_.empty()) ? 1 : std::max<uint64_t>(items_shape_.back(), 1);
 }
 
-// Separators (and JSON brackets) before the next item.
+void ValueWriter::label_rows(std::string name, std::vector<uint64_t> first) {
+  label_name_ = std::move(name);
+  label_first_ = std::move(first);
+}
+
+void ValueWriter::write_label(uint64_t row) {
+  // The row's leading indices: the record index, then row unravelled over all but the last
+  // dimension of the box.
+  const size_t dims = count_.size();
+  std::vector<uint64_t> at = label_first_;
+  if (dims > 0) {
+    at.pop_back();
+    const size_t lead = label_first_.size() - dims;
+    for (size_t d = dims - 1; d-- > 0;) {
+      at[lead + d] += row % count_[d];
+      row /= count_[d];
+    }
+  }
+  std::string inside = fmt::format("{}", fmt::join(at, ","));
+  if (dims > 0 && count_.back() > 0) {  // the last dimension's range ("" for empty strings)
+    const uint64_t a = label_first_.back(), n = count_.back();
+    const std::string last = n == 1 ? fmt::format("{}", a) : fmt::format("{}-{}", a, a + n - 1);
+    inside += (inside.empty() ? "" : n == 1 ? "," : ", ") + last;
+  }
+  auto it = std::back_inserter(buf_);
+  if (inside.empty())
+    fmt::format_to(it, "{} = ", label_name_);
+  else
+    fmt::format_to(it, "{}({}) = ", label_name_, inside);
+}
+
+// Separators (and JSON brackets, or the text's row labels) before the next item.
 void ValueWriter::begin_item() {
   const uint64_t i = items_done_;
   auto it = std::back_inserter(buf_);
   if (!json_) {
     if (i > 0) fmt::format_to(it, "{}", i % per_line_ == 0 ? "\n" : ", ");
+    if (!label_name_.empty() && i % per_line_ == 0) write_label(i / per_line_);
     return;
   }
   if (i == 0) {

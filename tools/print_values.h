@@ -38,16 +38,25 @@ Json attr_json(const netcdf::Attr& a);         // {"type": "float32", "value": [
 class ValueWriter {
  public:
   ValueWriter(std::FILE* out, netcdf::NcType type, const std::vector<uint64_t>& count, bool json);
+  // Text: each row starts with its elements' indices in the variable, as `ncdump -b c`
+  // annotates a row: "temp(2,0, 3-5) = " (0-based; the last dimension's range, or its one
+  // index; "name = " for a scalar). `first` is the box's first element in the variable, the
+  // record index first for a record variable (then it has one entry more than count).
+  void label_rows(std::string name, std::vector<uint64_t> first);
   void add(const uint8_t* host_values, uint64_t n);
   void finish();  // closes the JSON arrays or ends the last line
 
  private:
   void begin_item();
+  void write_label(uint64_t row);
   void add_string(std::string_view s);
   void write_empty_arrays(size_t dim);
   void flush_if_full();
 
   std::FILE* out_;
+  std::vector<uint64_t> count_;
+  std::string label_name_;             // "" unless label_rows()
+  std::vector<uint64_t> label_first_;
   netcdf::NcType type_;
   size_t elem_size_;
   bool json_;

@@ -35,6 +35,7 @@ int explain(const SimOptions& o, const sim::Cluster& c, const sim::Workload& w,
               sim::format_bytes(static_cast<double>(best.stripe_size)).c_str(),
               sim::format_duration(best.seconds).c_str(), worst.seconds / best.seconds,
               best.bottleneck.kind.c_str());
+  std::printf("why this one: %s\n", sim::describe(choice->why, best).c_str());
   if (w.engine == "collective") {
     sim::Workload chosen = w;  // the chosen plan, gathered per node first or not
     if (!chosen.params.set("aggregators", best.aggregators).ok() ||

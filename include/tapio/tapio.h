@@ -193,6 +193,12 @@ TAPIO_API int tapio_end_step(tapio_engine* engine);
 TAPIO_API int tapio_current_step(tapio_engine* engine, uint64_t* step);
 /* Steps in the file (read) or written so far (write, append). */
 TAPIO_API int tapio_steps(tapio_engine* engine, uint64_t* steps);
+/* LOCAL, read mode. The bytes of `var` over every step, as put (*bytes) and as stored
+ * (*stored): they differ where the subfile engine's `operator` parameter encoded the
+ * variable's blocks (docs/format.md, "Operators"); *bytes / *stored is its compression ratio.
+ * A NetCDF file stores every byte as put. Reads every step's metadata of a subfile dataset. */
+TAPIO_API int tapio_var_stored_bytes(tapio_engine* engine, tapio_var* var, uint64_t* bytes,
+                                     uint64_t* stored);
 /* LOCAL, read mode. The blocks the file stores of `var` at `step` (a fixed variable's
  * whatever the step), as their writers selected them: block i starts at
  * starts[i*ndims .. (i+1)*ndims) and spans counts[i*ndims .. (i+1)*ndims), for
@@ -202,12 +208,6 @@ TAPIO_API int tapio_steps(tapio_engine* engine, uint64_t* steps);
  * list (tapio_var_set_offsets/_runs) is no box: TAPIO_ERR_UNSUPPORTED. Readers use this to
  * split their work the way the data was written. A joined variable's blocks come in their
  * order along dimension 0 (a batch's by writer rank). */
-/* LOCAL, read mode. The bytes of `var` over every step, as put (*bytes) and as stored
- * (*stored): they differ where the subfile engine's `operator` parameter encoded the
- * variable's blocks (docs/format.md, "Operators"); *bytes / *stored is its compression ratio.
- * A NetCDF file stores every byte as put. Reads every step's metadata of a subfile dataset. */
-TAPIO_API int tapio_var_stored_bytes(tapio_engine* engine, tapio_var* var, uint64_t* bytes,
-                                     uint64_t* stored);
 TAPIO_API int tapio_var_blocks(tapio_engine* engine, tapio_var* var, uint64_t step,
                                size_t capacity, uint64_t* starts, uint64_t* counts,
                                size_t* nblocks);

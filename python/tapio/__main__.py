@@ -112,11 +112,28 @@ def _json_values(values: np.ndarray):
     return [_json_values(v) for v in values]
 
 
-def _rows(values: np.ndarray) -> list[str]:
+def _label(name: str, first: list[int], count: tuple[int, ...], row: int) -> str:
+    """A row's indices in the variable, as the command prints them (`ncdump -b c`'s annotation):
+    "temp(2,0, 3-5) = "; `first` is the box's first element, the record index first."""
+    at = list(first[:-1] if count else first)
+    lead = len(first) - len(count)
+    for d in range(len(count) - 2, -1, -1):
+        at[lead + d] += row % count[d]
+        row //= count[d]
+    inside = ",".join(map(str, at))
+    if count and count[-1] > 0:
+        a, n = first[-1], count[-1]
+        inside += ("" if not inside else "," if n == 1 else ", ") + (
+            str(a) if n == 1 else f"{a}-{a + n - 1}")
+    return f"{name}({inside}) = " if inside else f"{name} = "
+
+
+def _rows(name: str, values: np.ndarray, first: list[int]) -> list[str]:
     if values.ndim == 0:
-        return [_number(values[()])]
+        return [_label(name, first, (), 0) + _number(values[()])]
     rows = values.reshape(-1, values.shape[-1]) if values.size else values.reshape(0, 0)
-    return [", ".join(_number(x) for x in row) for row in rows]
+    return [_label(name, first, values.shape, r) + ", ".join(_number(x) for x in row)
+            for r, row in enumerate(rows)]
 
 
 def dump(f: File, name: str, step: int | None, start, count, as_json: bool) -> None:
@@ -124,8 +141,8 @@ def dump(f: File, name: str, step: int | None, start, count, as_json: bool) -> N
     steps = [None] if not v.is_record else ([step] if step is not None else range(f.nsteps))
     results = [(s, f.get(name, start, count, step=s) if s is not None
                 else f.get(name, start, count)) for s in steps]
+    box_start = [0] * len(v.shape) if start is None else start
     if as_json:
-        box_start = [0] * len(v.shape) if start is None else start
         box_count = [n - s for n, s in zip(v.shape, box_start)] if count is None else count
         out = {"file": f.path, "variable": name, "type": _type_name(v.dtype),
                "dimensions": list(v.dims), "shape": list(v.shape), "start": box_start,
@@ -137,9 +154,8 @@ def dump(f: File, name: str, step: int | None, start, count, as_json: bool) -> N
         print(json.dumps(out, separators=(",", ":")))
         return
     for s, values in results:
-        if v.is_record and step is None:
-            print(f"step {s}:")
-        print("\n".join(_rows(values)))
+        for row in _rows(name, values, ([s] if v.is_record else []) + list(box_start)):
+            print(row)
 
 
 def _index_list(text: str | None):

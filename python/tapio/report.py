@@ -36,8 +36,13 @@ class Table:
 
 
 def load(path: str) -> dict:
-    with open(path) as f:
-        profile = json.load(f)
+    with open(path, encoding="utf-8") as f:
+        try:
+            profile = json.load(f)
+        except ValueError as e:  # json's JSONDecodeError, or bytes that are not UTF-8 text
+            raise ValueError(f"'{path}' is not a tapio profile: it is not JSON ({e})") from None
+    if not isinstance(profile, dict):
+        raise ValueError(f"'{path}' is not a tapio profile: its JSON is not an object")
     for key in ("counters", "phases", "ranks"):
         if key not in profile:
             raise ValueError(f"'{path}' is not a tapio profile: it has no '{key}'")
@@ -202,7 +207,7 @@ def draw(profiles: list[dict], names: list[str]):
     fig, axes = plt.subplots(2 * len(profiles), 2, figsize=(13, 7.5 * len(profiles)),
                              squeeze=False)
     phases = [k for k in dict.fromkeys(k for p in profiles for k in p["phases"]) if k != "other"]
-    colors = dict(zip(phases, plt.get_cmap("tab10").colors * 2), other="lightgray")
+    colors = phase_colors(phases, plt.get_cmap("tab20").colors)
     for i, (p, name) in enumerate(zip(profiles, names)):
         if "per_rank" not in p:
             raise ValueError(f"{name}: the profile has no 'per_rank' section (an older tapio)")
@@ -219,6 +224,17 @@ def draw(profiles: list[dict], names: list[str]):
         share(axes[1::2, column], "y")
     fig.tight_layout()
     return fig
+
+
+def phase_colors(phases: list[str], tab20: tuple) -> dict:
+    """A colour of its own for each phase, and light grey for "other": tab10's ten (tab20's
+    even entries), black, then tab20's lighter shades but its grey, so 18 phases (tapio has
+    11) never share one, as cycling tab10 made "encode" take "plan"'s blue."""
+    palette = [*tab20[0::2], "black", *(c for i, c in enumerate(tab20) if i % 2 and i != 15)]
+    if len(phases) > len(palette):
+        raise ValueError(f"the profile has {len(phases)} phases, the plot has {len(palette)} "
+                         "colours")
+    return dict(zip(phases, palette), other="lightgray")
 
 
 def share(axes, which: str) -> None:

@@ -114,7 +114,6 @@ class Engine {
   };
   Result<StoredSize> stored_size(int var);
 
-  bool in_step() const { return in_step_; }
   uint64_t current_step() const { return step_; }
   uint64_t steps() const { return available_steps(); }
   const std::string& path() const { return open_.path; }

@@ -1,10 +1,13 @@
 #include "sim/choose.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 
 #include "plan/domains.h"
 #include "sim/traffic.h"
+#include "sim/units.h"
 
 namespace tapio::sim {
 namespace {
@@ -25,18 +28,53 @@ Result<Candidate> try_one(Workload w, const Pattern& p, const Cluster& c, const 
   return out;
 }
 
+// Plans predicted within kTie of the fastest are ones the model cannot tell apart; of those
+// take the smallest buffer, the memory the model does not charge for (on this machine 1 MiB
+// rounds beat 4 MiB ones by 2-3x where the model sees 0.1%: docs/sim.md, "Choosing").
+constexpr double kTie = 0.01;
+
+bool near_fastest(const Candidate& k, const std::vector<Candidate>& fastest_first) {
+  return k.seconds <= fastest_first.front().seconds * (1 + kTie);
+}
+
 }  // namespace
 
 Candidate least_memory_near_fastest(const std::vector<Candidate>& fastest_first) {
-  // Plans predicted within kTie of the fastest are ones the model cannot tell apart; of those
-  // take the smallest buffer, the memory the model does not charge for (on this machine 1 MiB
-  // rounds beat 4 MiB ones by 2-3x where the model sees 0.1%: docs/sim.md, "Choosing").
-  constexpr double kTie = 0.01;
   Candidate best = fastest_first.front();
   for (const Candidate& k : fastest_first)
-    if (k.seconds <= fastest_first.front().seconds * (1 + kTie) && k.buffer_size < best.buffer_size)
-      best = k;
+    if (near_fastest(k, fastest_first) && k.buffer_size < best.buffer_size) best = k;
   return best;
+}
+
+TieBreak tie_break(const std::vector<Candidate>& fastest_first, const Candidate& best) {
+  TieBreak why{0, 0, 0};
+  for (const Candidate& k : fastest_first) {
+    if (!near_fastest(k, fastest_first)) continue;
+    ++why.near;
+    if (k.buffer_size != best.buffer_size) continue;
+    ++why.least_memory;
+    if (k.seconds == best.seconds) ++why.equal;
+  }
+  return why;
+}
+
+std::string describe(const TieBreak& why, const Candidate& best) {
+  if (why.near <= 1) return "the fastest; no other candidate is predicted within 1% of it";
+  std::string out = fmt::format("{} candidates are predicted within 1% of the fastest, which the "
+                                "model cannot tell apart", why.near);
+  const std::string buffer = format_bytes(static_cast<double>(best.buffer_size));
+  if (why.least_memory < why.near)
+    out += fmt::format("; the smallest buffer among them ({}) takes the least memory", buffer);
+  else
+    out += fmt::format(", all with a {} buffer", buffer);
+  if (why.least_memory > why.equal)
+    out += fmt::format("; the fastest of the {} with that buffer", why.least_memory);
+  if (why.equal > 1)
+    out += fmt::format("; {} are predicted exactly as fast ({}): the first tried wins "
+                       "(aggregators in the order auto, 2 and 4 per node, 1/8, 1/4, 1/2 and all "
+                       "of the ranks, then the smaller stripe)",
+                       why.equal, format_duration(best.seconds));
+  return out;
 }
 
 Result<Choice> choose(const Workload& w, const Pattern& p, const Cluster& c,
@@ -74,6 +112,7 @@ Result<Choice> choose(const Workload& w, const Pattern& p, const Cluster& c,
   std::stable_sort(choice.tried.begin(), choice.tried.end(),
                    [](const Candidate& x, const Candidate& y) { return x.seconds < y.seconds; });
   choice.best = least_memory_near_fastest(choice.tried);
+  choice.why = tie_break(choice.tried, choice.best);
   return choice;
 }
 

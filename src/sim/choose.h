@@ -20,8 +20,16 @@ struct Candidate {
   Term bottleneck;
 };
 
+// How least_memory_near_fastest settled on the best: the candidates it weighed at each rule.
+struct TieBreak {
+  size_t near = 1;          // predicted within 1% of the fastest (the fastest included)
+  size_t least_memory = 1;  // of those, the ones with the best's buffer, the smallest
+  size_t equal = 1;         // of those, the ones predicted exactly as fast as the best
+};
+
 struct Choice {
   Candidate best;  // one of tried, not always the first (a near tie takes less memory)
+  TieBreak why;
   std::vector<Candidate> tried;  // fastest first
   std::vector<std::string> free;  // the parameters that were chosen
 };
@@ -38,6 +46,9 @@ Result<Choice> choose(const Workload& w, const Pattern& p, const Cluster& c,
 // Of candidates sorted fastest first (not empty): among those predicted within 1% of the
 // fastest, the one with the smallest buffer (the first such); else the fastest.
 Candidate least_memory_near_fastest(const std::vector<Candidate>& fastest_first);
+TieBreak tie_break(const std::vector<Candidate>& fastest_first, const Candidate& best);
+// One sentence for --explain: which rule picked the best among candidates predicted alike.
+std::string describe(const TieBreak& why, const Candidate& best);
 
 // Two-level aggregation (TAM, ADIOS2's TwoLevelShm): each node first gathers its ranks' data
 // into one rank, then only those exchange. Predicted as the same step with one rank per node

@@ -360,6 +360,31 @@ TEST(SimChoose, ANearTieTakesTheSmallerBuffer) {
   EXPECT_EQ(least_memory_near_fastest(tried).aggregators, "auto");
 }
 
+TEST(SimChoose, TheTieBreakSaysWhichRuleChose) {
+  const uint64_t MiB = 1u << 20;
+  // Four within 1% of the fastest; two of them with the smallest buffer, predicted alike.
+  const std::vector<Candidate> tried = {{"auto", 4 * MiB, MiB, 1.000, {}},
+                                        {"auto", MiB, MiB, 1.005, {}},
+                                        {"2", MiB, MiB, 1.005, {}},
+                                        {"auto", 16 * MiB, MiB, 1.006, {}},
+                                        {"all", MiB, MiB, 1.5, {}}};
+  const Candidate best = least_memory_near_fastest(tried);
+  EXPECT_EQ(best.aggregators, "auto");
+  const TieBreak why = tie_break(tried, best);
+  EXPECT_EQ(why.near, 4u);
+  EXPECT_EQ(why.least_memory, 2u);
+  EXPECT_EQ(why.equal, 2u);
+  const std::string text = describe(why, best);
+  EXPECT_NE(text.find("4 candidates are predicted within 1% of the fastest"), std::string::npos);
+  EXPECT_NE(text.find("smallest buffer among them (1 MiB)"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 are predicted exactly as fast (1 s): the first tried wins"),
+            std::string::npos) << text;
+  // Alone within 1%: no tie to break.
+  const std::vector<Candidate> clear = {tried[0], tried[4]};
+  EXPECT_EQ(describe(tie_break(clear, clear[0]), clear[0]),
+            "the fastest; no other candidate is predicted within 1% of it");
+}
+
 TEST(SimUnits, RatesAndDurations) {
   EXPECT_DOUBLE_EQ(*parse_rate("800 MiB/s"), 800.0 * (1 << 20));
   EXPECT_DOUBLE_EQ(*parse_duration("7.4ms"), 7.4e-3);

@@ -121,8 +121,13 @@ def dump_text(path, var, *args):
 
 
 def parse_rows(text):
-    """Text dump -> list of rows, each a list of number strings (step lines excluded)."""
-    return [line.split(", ") for line in text.splitlines() if not line.startswith("step ")]
+    """Text dump -> list of rows, each a list of number strings (without the row's indices)."""
+    return [line.split(" = ", 1)[1].split(", ") for line in text.splitlines()]
+
+
+def row_labels(text):
+    """Text dump -> each row's indices, as printed: ["temp(0,1, 0-3)", ...]."""
+    return [line.split(" = ", 1)[0] for line in text.splitlines()]
 
 
 def fails(*args, contains=()):
@@ -298,8 +303,9 @@ def test_ls_cdf5_types(cdf5_types):
 def test_dump_whole_record_var(sample):
     _, path = sample
     out = dump_text(path, "temp")
-    assert [line for line in out.splitlines() if line.startswith("step")] == ["step 0:", "step 1:"]
     rows = parse_rows(out)
+    assert row_labels(out) == [f"temp({s},{d},{y}, 0-3)" for s in range(2) for d in range(2)
+                               for y in range(3)]
     assert rows[0][0] == "0.10000000000000001"  # %.17g
     assert np.array_equal(np.array(rows, dtype=float).reshape(TEMP.shape), TEMP)
 
@@ -307,11 +313,14 @@ def test_dump_whole_record_var(sample):
 def test_dump_box_one_step(sample):
     _, path = sample
     out = dump_text(path, "temp", "--step", 1, "--start", "1,0,1", "--count", "1,3,2")
-    assert "step" not in out
-    assert parse_rows(out) == [["113", "114"], ["117", "118"], ["121", "122"]]
+    assert out == ("temp(1,1,0, 1-2) = 113, 114\ntemp(1,1,1, 1-2) = 117, 118\n"
+                   "temp(1,1,2, 1-2) = 121, 122\n")
     # --start alone runs to the end of each dimension
-    rows = parse_rows(dump_text(path, "temp", "--step", 0, "--start", "1,2,1"))
-    assert rows == [["21", "22", "23"]]
+    assert dump_text(path, "temp", "--step", 0, "--start", "1,2,1") == \
+        "temp(0,1,2, 1-3) = 21, 22, 23\n"
+    # one element a row: every index, as ncdump writes it
+    assert dump_text(path, "temp", "--step", 1, "--start", "0,1,3", "--count", "2,1,1") == \
+        "temp(1,0,1,3) = 107\ntemp(1,1,1,3) = 119\n"
 
 
 def test_dump_json(sample):
@@ -340,15 +349,18 @@ def test_dump_numbers_full_precision(sample):
     assert parse_rows(dump_text(path, "ids")) == [["-2147483646", "2147483647"]]
     assert parse_rows(dump_text(path, "sh")) == [["-32766", "0", "32767"]]
     assert parse_rows(dump_text(path, "b")) == [["-128", "-1", "0", "127"]]
-    assert dump_text(path, "scalar") == "42\n"
-    assert dump_text(path, "t") == "step 0:\n1.5\nstep 1:\n2.5\n"
+    assert dump_text(path, "scalar") == "scalar = 42\n"
+    assert dump_text(path, "t") == "t(0) = 1.5\nt(1) = 2.5\n"
+    assert dump_text(path, "lat", "--start", "1") == "lat(1-2) = 0.100000001, 1.00000001e-07\n"
 
 
 def test_dump_chars(sample):
     _, path = sample
-    assert dump_text(path, "names") == '"alpha"\n"bet\\"a"\n'
+    assert dump_text(path, "names") == 'names(0, 0-5) = "alpha"\nnames(1, 0-5) = "bet\\"a"\n'
     assert dump_json(path, "names")["values"] == ["alpha", 'bet"a']
-    assert dump_text(path, "c") == 'step 0:\n"step0"\nstep 1:\n"step1"\n'
+    assert dump_text(path, "c") == 'c(0, 0-5) = "step0"\nc(1, 0-5) = "step1"\n'
+    assert dump_text(path, "names", "--start", "1,1", "--count", "1,3") == \
+        'names(1, 1-3) = "et\\""\n'
     assert dump_json(path, "c", "--step", 1)["steps"] == [{"step": 1, "values": "step1"}]
     assert dump_json(path, "names", "--start", "1,1", "--count", "1,3")["values"] == ['et"']
 
@@ -360,6 +372,19 @@ def ncdump_values(path, var):
     data = out.split("data:", 1)[1]
     body = re.search(rf"\b{re.escape(var)} =(.*?);", data, re.S).group(1)
     return [v.strip() for v in body.replace("\n", " ").split(",") if v.strip()]
+
+
+def ncdump_row_labels(path, var):
+    """The row annotations of `ncdump -b c -v var`: ["temp(0,0,0, 0-3)", ...]."""
+    out = subprocess.run(["ncdump", "-b", "c", "-v", var, str(path)], capture_output=True,
+                         text=True, check=True, timeout=TIMEOUT).stdout
+    return re.findall(r"^ *// (.*)$", out.split("data:", 1)[1], re.M)
+
+
+@pytest.mark.parametrize("var", ["temp", "names", "c"])
+def test_dump_rows_carry_the_indices_ncdump_gives_them(files, var):
+    ours = row_labels(dump_text(files[5], var))
+    assert ours and ours == ncdump_row_labels(files[5], var)
 
 
 @pytest.mark.parametrize("var", ["temp", "lat", "ids", "sh", "b"])
@@ -409,7 +434,7 @@ def test_streaming_numrecs(files, tmp_path):
         path.write_bytes(bytes(data))
         info = ls_json(path)
         assert info["numrecs"] == 2 and info["variables"]["temp"]["shape"] == [2, 2, 3, 4]
-        assert dump_text(path, "t") == "step 0:\n1.5\nstep 1:\n2.5\n"
+        assert dump_text(path, "t") == "t(0) = 1.5\nt(1) = 2.5\n"
 
 
 def test_no_variables(tmp_path):

@@ -132,6 +132,36 @@ def test_convert_engine_from_config(licom, tmp_path):
     assert_identical(out, serial)
 
 
+def test_convert_writes_one_netcdf_file_whatever_engine_a_rule_picks(licom, tmp_path):
+    """A rule meant for a program's output (`engine = "subfile"` for *.nc) does not turn OUT.nc
+    into a directory: convert writes the one CDF-5 file its command line names, says it ignored
+    the engine, and still takes the rule's parameters (here its profile)."""
+    dataset, serial = licom
+    out, profile = tmp_path / "out.nc", tmp_path / "convert.json"
+    config = tmp_path / "subfile.toml"
+    config.write_text(f'[[rule]]\npath = "*.nc"\nengine = "subfile"\nprofile = "{profile}"\n')
+    proc = run(*mpiexec(2, TAPIO, "convert", dataset, out),
+               env=dict(MPI_ENV, TAPIO_CONFIG=str(config)))
+    assert "the collective engine" in proc.stdout
+    assert proc.stderr.count(f"config file '{config}' picks engine 'subfile'") == 1  # rank 0
+    assert out.is_file()
+    assert_identical(out, serial)
+    assert json.loads(profile.read_text())["engine"] == "collective"
+    bad = tapio("convert", "--engine", "subfile", dataset, tmp_path / "x.nc", check=False)
+    assert bad.returncode == 2 and "subfile" in bad.stderr and not (tmp_path / "x.nc").exists()
+
+
+def test_datasets_are_read_whatever_engine_a_rule_picks(licom, tmp_path):
+    """`engine = "serial"` for every path is a program's choice of writer: ls and dump still
+    read a dataset with the subfile engine."""
+    dataset, _ = licom
+    config = tmp_path / "serial.toml"
+    config.write_text('[[rule]]\nengine = "serial"\n')
+    env = dict(MPI_ENV, TAPIO_CONFIG=str(config))
+    for args in (["ls", dataset], ["dump", dataset, "lat"]):
+        assert run(TAPIO, *args, env=env).stdout == tapio(*args).stdout
+
+
 @pytest.mark.parametrize("np_", [1, 4])
 def test_e3sm_map_replay_convert(tmp_path, np_):
     if not E3SM_MAP.exists():

@@ -95,3 +95,20 @@ def test_bad_input_gives_a_status_and_a_message(tmp_path):
     assert "end after a box outside: shape or selection error: tapio_end_step:" in out, out
     assert "step 0 is not committed: a put failed on rank 1:" in out, out
     assert "end boxes: ok" in out and "get box: ok" in out, out
+
+
+def test_short_and_character_variables(tmp_path):
+    """integer(2) and character arrays: written as netCDF-Fortran would (a CHAR variable's
+    first Fortran dimension is the string length), read back by the module and netCDF4."""
+    path = tmp_path / "kinds.nc"
+    out = mpirun(2, exe("kinds_f", "tests"), path)
+    assert "kinds ok" in out and "WRONG" not in out, out
+    with netCDF4.Dataset(path) as nc:
+        depth = nc["depth"]
+        assert depth.dtype == np.int16 and depth.dimensions == ("time", "z")
+        np.testing.assert_array_equal(
+            depth[0], [-32000 + 1000 * r + i for r in range(2) for i in (1, 2, 3)])
+        names = nc["names"]
+        assert names.dtype == "S1" and names.dimensions == ("label", "nchar")
+        rows = [b"".join(row).decode() for row in names[:].data]
+        assert rows == ["a0   ", "bb0  ", "a1   ", "bb1  "]  # blank-padded, as Fortran keeps them

@@ -217,6 +217,21 @@ def test_plots(runs, tmp_path):
     assert "<svg" in head and head.rstrip().endswith("</svg>")
 
 
+def test_plot_gives_every_phase_its_own_colour(runs):
+    """Every phase tapio times (encode among them, the eleventh) drawn on one rank bar: each a
+    colour no other phase (nor "other") has."""
+    pytest.importorskip("matplotlib")
+    from tapio import report as tapio_report
+    p = json.loads(runs[0][0].read_text())
+    p["per_rank"]["phases"] = {name: [0.1] * p["ranks"] for name in p["phases"]}
+    assert {"plan", "encode", "other"} <= set(p["phases"])
+    timeline = tapio_report.draw([p], ["A"]).axes[0]
+    handles, labels = timeline.get_legend_handles_labels()
+    assert labels == list(p["phases"])
+    colours = [tuple(bars.patches[0].get_facecolor()) for bars in handles]
+    assert len(set(colours)) == len(labels), dict(zip(labels, colours))
+
+
 def test_errors(tmp_path):
     other = tmp_path / "other.json"
     other.write_text('{"engine": "collective"}')
@@ -224,6 +239,11 @@ def test_errors(tmp_path):
     assert code == 1 and "is not a tapio profile" in err
     code, _, err = report(tmp_path / "missing.json")
     assert code == 1 and "missing.json" in err
+    for name, content in (("text.json", b"not a profile\n"), ("binary.json", b"\x89PNG\xff\x00"),
+                          ("list.json", b"[1, 2]"), ("number.json", b"42")):
+        (tmp_path / name).write_bytes(content)
+        code, _, err = report(tmp_path / name)
+        assert code == 1 and f"'{tmp_path / name}' is not a tapio profile" in err, err
     code, _, err = report(other, other, other)
     assert code == 2 and "two to compare" in err
     code, _, err = report(other, "--plot", tmp_path / "x.jpg")

@@ -59,6 +59,15 @@ def test_explain_ranks_candidates():
     out = sim(EX / "local.toml", EX / "workload.toml", "--explain", "--set", "ranks=4").stdout
     assert "chosen: aggregators =" in out
     assert "two-level aggregation" in out
+    # The starred candidate ties with others here (same buffer, same time, another stripe):
+    # --explain says which rule picked it.
+    rows = {line: line[1:].split() for line in out.splitlines() if line[:2] in ("* ", "  ")}
+    star = next(fields for line, fields in rows.items() if line[0] == "*")
+    # fields: aggregators, buffer (2), stripe (2), time (2), bottleneck
+    alike = [f for f in rows.values() if (f[1:3], f[5:7]) == (star[1:3], star[5:7])]
+    assert len(alike) > 1, out
+    why = next(line for line in out.splitlines() if line.startswith("why this one: "))
+    assert f"{len(alike)} are predicted exactly as fast" in why and "the first tried wins" in why
 
 
 def test_bad_cluster_file_names_key_and_line(tmp_path):

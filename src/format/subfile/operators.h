@@ -37,7 +37,6 @@ struct Operator {
   double zfp_value = 0;  // the accuracy (absolute), rate (bits per value) or precision (bits)
 
   std::string text() const;  // canonical spec: "zstd:level=3", "zfp:accuracy=0.001"
-  bool lossy() const { return codec == Codec::kZfp; }
   // The absolute error bound of a lossy operator that has one (zfp accuracy), else 0.
   double error_bound() const;
 };
