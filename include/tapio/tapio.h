@@ -72,12 +72,14 @@ TAPIO_API const char* tapio_status_string(int status);
 
 /* ---- context (COLLECTIVE) ------------------------------------------------------------ */
 /* Bind tapio to `comm` (duplicated). config_path: a TOML file of rules (docs/tuning.md), or
- * NULL to use the file named by the TAPIO_CONFIG environment variable, if any. */
+ * NULL to use the file named by the TAPIO_CONFIG environment variable, if any; every rank must
+ * be given the same file (else TAPIO_ERR_CONFIG on every rank). TAPIO_ERR_STATE before MPI_Init
+ * or after MPI_Finalize. */
 TAPIO_API int tapio_init(MPI_Comm comm, const char* config_path, tapio_context** ctx);
 /* The same for a Fortran communicator handle (for bindings). */
 TAPIO_API int tapio_init_f(MPI_Fint comm, const char* config_path, tapio_context** ctx);
 /* Frees the context and every IO, variable and engine handle made from it (open engines are
- * closed). */
+ * closed). After MPI_Finalize: TAPIO_ERR_STATE, and nothing is closed or freed. */
 TAPIO_API int tapio_finalize(tapio_context* ctx);
 
 /* ---- IO groups: definitions (local; give the same definitions on every rank) --------- */
@@ -91,7 +93,9 @@ TAPIO_API int tapio_io_set_parameter(tapio_io* io, const char* key, const char* 
 
 /* Define a variable: global shape[ndims] (ndims 0 = scalar), C order (last index fastest).
  * dim_names: ndims names, or NULL for default names ("dim<length>", shared by length).
- * flags: 0 = one value per step (record variable), TAPIO_VAR_FIXED = one value per file. */
+ * flags: 0 = one value per step (record variable), TAPIO_VAR_FIXED = one value per file.
+ * TAPIO_ERR_STATE while a file that cannot take it is open from `io` (any but a subfile
+ * dataset being written). */
 TAPIO_API int tapio_define_variable(tapio_io* io, const char* name, tapio_type type, int ndims,
                                     const uint64_t* shape, const char* const* dim_names,
                                     unsigned flags, tapio_var** var);

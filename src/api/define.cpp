@@ -33,12 +33,14 @@ Result<VariableDef*> lookup(tapio_var* handle) {
 }
 
 tapio_var* handle_for(IoState* io, const std::string& name) {
-  for (auto& h : io->vars)
-    if (h->name == name) return h->registration.handle();
-  io->vars.push_back(std::make_unique<VarState>());
-  io->vars.back()->io = io;
-  io->vars.back()->name = name;
-  return io->vars.back()->registration.handle();
+  VarState*& known = io->var_by_name[name];
+  if (!known) {
+    io->vars.push_back(std::make_unique<VarState>());
+    known = io->vars.back().get();
+    known->io = io;
+    known->name = name;
+  }
+  return known->registration.handle();
 }
 
 Result<std::vector<Attribute>*> attrs_of(tapio_io* handle, const char* var_name) {
@@ -56,6 +58,21 @@ Result<const Attribute*> find_attr(tapio_io* io, const char* var_name, const cha
     if (a.name == name) return &a;
   return error(TAPIO_ERR_NOT_FOUND, "attribute '{}' not found{}", name,
                var_name ? fmt::format(" on variable '{}'", var_name) : std::string());
+}
+
+// A variable defined while a file opened from the IO cannot take it (a NetCDF header is laid
+// out at open; a reader's variables are the file's) would reach an engine that knows nothing
+// of it: refused here, on the calling rank.
+Status check_no_file_fixes_definitions(const IoState* io, const std::string& var) {
+  for (const auto& e : io->ctx->engines)
+    if (e && e->io == io && !e->engine->takes_new_variables())
+      return error(TAPIO_ERR_STATE,
+                   "variable '{}': file '{}' is open from IO '{}' in {} mode with the {} engine, "
+                   "which takes no variables defined after tapio_open: define them before it "
+                   "(rank {})",
+                   var, e->engine->path(), io->def.name, mode_name(e->engine->mode()),
+                   e->engine->name(), io->ctx->comm.rank());
+  return ok_status();
 }
 
 Status define_variable(tapio_io* handle, const char* name, tapio_type type, int ndims,
@@ -85,6 +102,7 @@ Status define_variable(tapio_io* handle, const char* name, tapio_type type, int 
     v.dim_names.push_back(dim_names && dim_names[d] ? dim_names[d] : fallback);
   }
   TAPIO_RETURN_IF_ERROR(validate_variable(v));
+  TAPIO_RETURN_IF_ERROR(check_no_file_fixes_definitions(io, v.name));
   if (io->def.find_var(v.name) >= 0)
     return error(TAPIO_ERR_ARG, "variable '{}' is already defined in IO '{}'", v.name,
                  io->def.name);
@@ -219,9 +237,16 @@ int tapio_define_attribute(tapio_io* io, const char* var_name, const char* name,
     TAPIO_RETURN_IF_ERROR(validate_name("attribute", name));
     if (!type_is_valid(type)) return error(TAPIO_ERR_TYPE, "invalid attribute type {}", int(type));
     if (count > 0) TAPIO_RETURN_IF_ERROR(need(data, "attribute data"));
+    const size_t element = type_size(type);
+    const size_t largest = std::vector<uint8_t>().max_size();  // bytes; count * element may wrap
+    if (count > largest / element)
+      return error(TAPIO_ERR_ARG, "attribute '{}'{}: {} elements of {} ({} bytes each) exceed "
+                   "the largest attribute, {} bytes", name,
+                   var_name ? fmt::format(" of variable '{}'", var_name) : std::string(), count,
+                   type_name(type), element, largest);
     Attribute a{name, type, {}};
     const auto* bytes = static_cast<const uint8_t*>(data);
-    a.data.assign(bytes, bytes + count * type_size(type));
+    a.data.assign(bytes, bytes + count * element);
     set_attribute(*attrs, std::move(a));
     return ok_status();
   });

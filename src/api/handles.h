@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "api/handle_table.h"
 #include "comm/mpi_comm.h"
@@ -58,6 +59,7 @@ struct IoState {
   ContextState* ctx = nullptr;
   IoDef def;
   std::deque<std::unique_ptr<VarState>> vars;  // handles, found again by name
+  std::unordered_map<std::string, VarState*> var_by_name;  // each of `vars`, by its name
 };
 
 struct EngineState {

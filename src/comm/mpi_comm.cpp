@@ -203,7 +203,17 @@ Result<MpiComm> MpiComm::adopt(int rc, MPI_Comm comm, const char* call) {
   return c;
 }
 
+Status mpi_ready(const char* call) {
+  int initialized = 0, finalized = 0;
+  (void)MPI_Initialized(&initialized);  // both may be called at any time
+  (void)MPI_Finalized(&finalized);
+  if (finalized) return error(TAPIO_ERR_STATE, "MPI is finalized: call {} before MPI_Finalize", call);
+  if (!initialized) return error(TAPIO_ERR_STATE, "MPI is not initialized: call {} after MPI_Init", call);
+  return ok_status();
+}
+
 Result<MpiComm> MpiComm::duplicate(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return error(TAPIO_ERR_ARG, "the communicator is MPI_COMM_NULL");
   MPI_Comm dup = MPI_COMM_NULL;
   const int rc = MPI_Comm_dup(comm, &dup);
   return adopt(rc, dup, "MPI_Comm_dup");

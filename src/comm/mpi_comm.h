@@ -12,7 +12,8 @@ namespace tapio::comm {
 
 class MpiComm final : public Comm {
  public:
-  // Duplicates `comm` and makes MPI errors return codes on it.
+  // Duplicates `comm` and makes MPI errors return codes on it. MPI_COMM_NULL is
+  // TAPIO_ERR_ARG, before MPI's error handler could abort on it.
   static Result<MpiComm> duplicate(MPI_Comm comm);
   MpiComm() : Comm(0, 1) {}
   MpiComm(MpiComm&& other) noexcept;
@@ -56,5 +57,9 @@ class MpiComm final : public Comm {
 
 // The error status of an MPI call, naming the call.
 Status mpi_status(int rc, const char* call);
+
+// Whether MPI may be called now: TAPIO_ERR_STATE, naming `call`, before MPI_Init and after
+// MPI_Finalize (any other MPI call would then abort the process). Local.
+Status mpi_ready(const char* call);
 
 }  // namespace tapio::comm

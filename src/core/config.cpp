@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -164,13 +165,21 @@ Result<Config> Config::parse(std::string_view text, const std::string& source) {
 }
 
 Result<Config> Config::load(const std::string& path) {
+  TAPIO_ASSIGN_OR_RETURN(const std::string text, read(path));
+  return parse(text, path);
+}
+
+Result<std::string> Config::read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return error(TAPIO_ERR_CONFIG, "config file '{}': cannot open: {}", path,
                         std::strerror(errno));
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))  // opens, then reads as empty
+    return error(TAPIO_ERR_CONFIG, "config file '{}': is a directory", path);
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) return error(TAPIO_ERR_CONFIG, "config file '{}': read failed", path);
-  return parse(text.str(), path);
+  return text.str();
 }
 
 Status Config::apply(std::string_view io_name, std::string_view path, std::string* engine,

@@ -40,6 +40,8 @@ class Config {
   static Result<Config> parse(std::string_view text, const std::string& source);
   // Read and parse a file; an unreadable file is TAPIO_ERR_CONFIG "config file 'X': ...".
   static Result<Config> load(const std::string& path);
+  // The text of a config file, unparsed; errors as load's.
+  static Result<std::string> read(const std::string& path);
 
   const std::vector<ConfigRule>& rules() const { return rules_; }
   const std::string& source() const { return source_; }

@@ -1,6 +1,7 @@
 #include "core/model.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/names.h"
 
@@ -22,10 +23,46 @@ const Attribute* VariableDef::find_attr(const std::string& attr) const {
   return find_in(attrs, attr);
 }
 
-int IoDef::find_var(const std::string& var) const {
-  for (size_t i = 0; i < vars.size(); ++i)
-    if (vars[i].name == var) return static_cast<int>(i);
-  return -1;
+VarIndex& VarIndex::operator=(const VarIndex&) {
+  clear();
+  return *this;
+}
+
+VarIndex::VarIndex(VarIndex&& other) noexcept
+    : at_(std::move(other.at_)), indexed_(std::exchange(other.indexed_, 0)) {
+  other.at_.clear();
+}
+
+VarIndex& VarIndex::operator=(VarIndex&& other) noexcept {
+  at_ = std::move(other.at_);
+  indexed_ = std::exchange(other.indexed_, 0);
+  other.at_.clear();
+  return *this;
+}
+
+void VarIndex::clear() {
+  at_.clear();
+  indexed_ = 0;
+}
+
+// Whether vars[0, indexed_) is still what was indexed: as far as an O(1) look can tell.
+bool VarIndex::follows(const std::vector<VariableDef>& vars) const {
+  if (indexed_ == 0) return true;
+  if (indexed_ > vars.size()) return false;
+  const auto last = at_.find(vars[indexed_ - 1].name);
+  return last != at_.end() && last->second < indexed_ &&
+         vars[last->second].name == vars[indexed_ - 1].name;
+}
+
+int VarIndex::find(const std::vector<VariableDef>& vars, const std::string& name) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (attempt > 0 || !follows(vars)) clear();
+    for (; indexed_ < vars.size(); ++indexed_) at_.emplace(vars[indexed_].name, indexed_);
+    const auto it = at_.find(name);
+    if (it == at_.end()) return -1;
+    if (vars[it->second].name == name) return static_cast<int>(it->second);
+  }
+  return -1;  // not reached: a rebuilt index is exact
 }
 
 const Attribute* IoDef::find_attr(const std::string& attr) const { return find_in(attrs, attr); }

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/params.h"
@@ -35,6 +36,29 @@ struct VariableDef {
   const Attribute* find_attr(const std::string& attr) const;
 };
 
+// find_var's index of an IoDef's variables by name, so a lookup costs O(1) with 10^5 variables.
+// `vars` stays a plain vector that any code appends to, moves or replaces, so the index follows
+// it lazily: appended variables are indexed at the next lookup, and a shorter vector or a last
+// indexed name no longer where it was (vars replaced) rebuilds it. A hit is checked against
+// vars. Renaming a variable in place, other than the last, is not seen: replace the IoDef.
+class VarIndex {
+ public:
+  VarIndex() = default;
+  VarIndex(const VarIndex&) {}  // the copy's vars are another vector: indexed at first use
+  VarIndex& operator=(const VarIndex&);
+  VarIndex(VarIndex&& other) noexcept;  // the vector moves with it: the index stays valid
+  VarIndex& operator=(VarIndex&& other) noexcept;
+
+  int find(const std::vector<VariableDef>& vars, const std::string& name);  // index or -1
+
+ private:
+  bool follows(const std::vector<VariableDef>& vars) const;
+  void clear();
+
+  std::unordered_map<std::string, size_t> at_;  // the first variable of each name
+  size_t indexed_ = 0;                          // vars[0, indexed_) are in at_
+};
+
 struct IoDef {
   std::string name;
   std::string engine;  // "" = chosen by path and config
@@ -42,8 +66,11 @@ struct IoDef {
   std::vector<VariableDef> vars;
   std::vector<Attribute> attrs;  // global
 
-  int find_var(const std::string& var) const;  // index or -1
+  int find_var(const std::string& var) const { return index_.find(vars, var); }  // index or -1
   const Attribute* find_attr(const std::string& attr) const;
+
+ private:
+  mutable VarIndex index_;
 };
 
 // Checks shared by every definition path (API and file readers).

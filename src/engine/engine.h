@@ -121,6 +121,9 @@ class Engine {
   const std::string& path() const { return open_.path; }
   const std::string& name() const { return open_.engine; }
   OpenMode mode() const { return open_.mode; }
+  // Whether the program may define variables in the IO while this engine is open: a NetCDF
+  // header is laid out at open, and a reader's definitions are the file's.
+  virtual bool takes_new_variables() const { return false; }
   // open_engine calls this once the engine is open: the open counts as time inside tapio.
   void opened();
 

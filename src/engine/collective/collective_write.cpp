@@ -16,6 +16,7 @@ using collective::Target;
 
 std::vector<Target> CollectiveEngine::batch_targets(uint64_t step) const {
   const netcdf::Header& h = nc_.header();
+  const uint64_t record = h.record_size();
   std::vector<Target> out;
   for (size_t v = 0; v < nc_.touched().size(); ++v) {  // the program's variables, not counts
     if (!nc_.touched()[v]) continue;
@@ -23,7 +24,7 @@ std::vector<Target> CollectiveEngine::batch_targets(uint64_t step) const {
     Target t;
     t.var = static_cast<int>(v);
     t.esize = netcdf::nc_type_size(nv.type);
-    t.extent = plan::Extent{h.data_offset(nv, step), h.elements(nv) * t.esize};
+    t.extent = plan::Extent{h.data_offset(nv, step, record), h.elements(nv) * t.esize};
     if (io().vars[v].joined) {  // this batch's rows, after the earlier steps' and batches'
       const JoinedPlacer::Rows rows = joined().batch_rows(static_cast<int>(v));
       const uint64_t row = t.extent.length / h.dims[nv.dimids[0]].length;
@@ -42,9 +43,10 @@ std::vector<Target> CollectiveEngine::batch_targets(uint64_t step) const {
 
 uint64_t CollectiveEngine::step_span(uint64_t step) const {
   const netcdf::Header& h = nc_.header();
+  const uint64_t record = h.record_size();
   uint64_t lo = UINT64_MAX, hi = 0;
   for (const netcdf::Var& v : h.vars) {
-    const uint64_t at = h.data_offset(v, step);
+    const uint64_t at = h.data_offset(v, step, record);
     lo = std::min(lo, at);
     hi = std::max(hi, at + h.elements(v) * netcdf::nc_type_size(v.type));
   }

@@ -11,10 +11,11 @@ namespace tapio::collective {
 Staged::Staged(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
                uint64_t step) {
   ranges_.assign(io.vars.size(), plan::Extent{});
+  const uint64_t record = h.record_size();
   for (const PutOp& p : puts) {
     const VariableDef& def = io.vars[p.var];
     const size_t esize = type_size(def.type);
-    const uint64_t base = h.data_offset(h.vars[p.var], step);
+    const uint64_t base = h.data_offset(h.vars[p.var], step, record);
     const auto* src = static_cast<const uint8_t*>(p.data);
     const uint64_t start = bytes_;
     const plan::SegmentMark before = plan::mark_of(segments_);

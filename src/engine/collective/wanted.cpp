@@ -20,12 +20,13 @@ const Destination& dest_of(const Wanted& w, uint64_t at) {
 Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h) {
   Wanted w;
   w.ranges.assign(io.vars.size(), plan::Extent{});
+  const uint64_t record = h.record_size();
   for (const GetOp& g : gets) {
     const VariableDef& def = io.vars[g.var];
     const size_t esize = type_size(def.type);
     auto* out = static_cast<uint8_t*>(g.data);
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
-      const uint64_t base = h.data_offset(h.vars[g.var], s);
+      const uint64_t base = h.data_offset(h.vars[g.var], s, record);
       uint8_t* step_out = out + (s - g.step_start) * g.elements * esize;
       const uint64_t start = w.bytes;
       const plan::SegmentMark before = plan::mark_of(w.segments);

@@ -38,10 +38,11 @@ std::vector<Piece> put_pieces(const std::vector<PutOp>& puts, const IoDef& io,
                               std::vector<uint64_t>* elements) {
   std::vector<Piece> pieces;
   elements->assign(io.vars.size(), 0);
+  const uint64_t record = h.record_size();
   for (const PutOp& p : puts) {
     const netcdf::Var& nv = h.vars[p.var];
     const uint32_t esize = static_cast<uint32_t>(netcdf::nc_type_size(nv.type));
-    const uint64_t base = h.data_offset(nv, h.is_record(nv) ? step : 0);
+    const uint64_t base = h.data_offset(nv, h.is_record(nv) ? step : 0, record);
     auto* data = static_cast<uint8_t*>(const_cast<void*>(p.data));
     plan::for_each_run(p.sel, io.vars[p.var].shape, [&](const plan::Run& run, uint64_t mem) {
       if (run.length > 0)
@@ -148,10 +149,12 @@ Status MpiioEngine::prepare_file(uint64_t step, const std::vector<uint64_t>& ele
 
 Status MpiioEngine::extend_to_record(uint64_t step) {
   const netcdf::Header& h = nc_.header();
+  const uint64_t record = h.record_size();
   uint64_t end = 0;
   for (const netcdf::Var& v : h.vars)
     if (h.is_record(v))
-      end = std::max(end, h.data_offset(v, step) + h.elements(v) * netcdf::nc_type_size(v.type));
+      end = std::max(end, h.data_offset(v, step, record) +
+                              h.elements(v) * netcdf::nc_type_size(v.type));
   PhaseTimer t(&profile(), Phase::kMetadata);
   auto size = nc_.root_file()->size();
   TAPIO_RETURN_IF_ERROR(size.status().with_context(where()));
@@ -164,11 +167,12 @@ Status MpiioEngine::read_gets(const std::vector<GetOp>& gets) {
   // overlapping and touching pieces merge into extents and each piece is read once from its
   // extent's place in the buffer.
   std::vector<Piece> pieces;
+  const uint64_t record = nc_.header().record_size();
   for (const GetOp& g : gets) {
     const netcdf::Var& nv = nc_.header().vars[g.var];
     const uint32_t esize = static_cast<uint32_t>(netcdf::nc_type_size(nv.type));
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
-      const uint64_t base = nc_.header().data_offset(nv, s);
+      const uint64_t base = nc_.header().data_offset(nv, s, record);
       uint8_t* data = static_cast<uint8_t*>(g.data) + (s - g.step_start) * g.elements * esize;
       plan::for_each_run(g.sel, io().vars[g.var].shape, [&](const plan::Run& run, uint64_t mem) {
         if (run.length > 0)

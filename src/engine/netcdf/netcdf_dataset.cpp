@@ -72,12 +72,13 @@ Status NetcdfDataset::note_puts(const std::vector<PutOp>& puts,
 
 uint64_t data_end_of(const netcdf::Header& h) {
   uint64_t end = netcdf::header_extent(h);
+  const uint64_t record = h.record_size();
   for (const auto& v : h.vars) {
     const uint64_t bytes = h.elements(v) * netcdf::nc_type_size(v.type);
     if (!h.is_record(v)) {
       end = std::max(end, v.begin + bytes);
     } else if (h.numrecs > 0) {
-      end = std::max(end, h.data_offset(v, h.numrecs - 1) + bytes);
+      end = std::max(end, h.data_offset(v, h.numrecs - 1, record) + bytes);
     }
   }
   return end;
@@ -215,13 +216,14 @@ Status NetcdfDataset::read_samples() {
   Status local = ok_status();
   if (comm().rank() == 0) {
     PhaseTimer t(env_.profile, Phase::kMetadata);
+    const uint64_t record = header_.record_size();
     for (const netcdf::SampleDim& d : dims) {
       const netcdf::Var& v = header_.vars[d.count_var];
       const size_t esize = netcdf::nc_type_size(v.type);
       for (uint64_t rec = 0; rec < header_.numrecs && local.ok(); ++rec) {
         uint8_t raw[8] = {};
         size_t got = 0;
-        local = file_->read_at(header_.data_offset(v, rec), raw, esize, &got);
+        local = file_->read_at(header_.data_offset(v, rec, record), raw, esize, &got);
         const int64_t value = integer_at(v.type, raw);
         const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
         packed.insert(packed.end(), bytes, bytes + sizeof value);
@@ -424,19 +426,20 @@ Status NetcdfDataset::commit_step(uint64_t step, Status local) {
 
 Status commit_record(io::File& file, const netcdf::Header& h, const std::vector<bool>& touched,
                      const NetcdfSpec& spec, Profile* profile, const netcdf::Header* shown) {
-  const uint64_t step = h.numrecs - 1;
+  const uint64_t step = h.numrecs - 1, record = h.record_size();
   // Record variables nobody put in this step hold fill values, as in netCDF's fill mode.
   if (spec.fill)
     for (size_t v = 0; v < h.vars.size(); ++v)
       if (h.is_record(h.vars[v]) && !touched[v])
-        TAPIO_RETURN_IF_ERROR(write_fill_at(file, h, static_cast<int>(v), step, profile)
+        TAPIO_RETURN_IF_ERROR(write_fill_at(file, h, static_cast<int>(v), step, profile, record)
                                   .with_context(fmt::format("variable '{}'", h.vars[v].name)));
   // The file reaches the end of the new record even if its last variable was not written
   // (fill = false), or readers would find it shorter than its header says.
   std::optional<PhaseTimer> t;
   if (profile) t.emplace(profile, Phase::kMetadata);
   TAPIO_ASSIGN_OR_RETURN(const uint64_t size, file.size());
-  if (size < data_end_of(h)) TAPIO_RETURN_IF_ERROR(file.truncate(data_end_of(h)));
+  const uint64_t end = data_end_of(h);
+  if (size < end) TAPIO_RETURN_IF_ERROR(file.truncate(end));
   // Data first, then numrecs: a reader (or a crash) never sees a half-written step; with
   // fsync = step numrecs is synced too, so the step is on storage when its commit returns.
   const bool sync = spec.fsync == Fsync::kStep;
@@ -471,7 +474,7 @@ Status NetcdfDataset::close(Status local) {
         local = write_fill(static_cast<int>(v), 0);
       else if (ragged_.never_written(static_cast<int>(v)))  // its placeholder row
         local = write_fill_at(*file_, ragged_.on_disk(header_), static_cast<int>(v), 0,
-                              env_.profile)
+                              env_.profile, 0)  // a fixed variable: no records
                     .with_context(where());
     }
   }
@@ -484,17 +487,18 @@ Status NetcdfDataset::close(Status local) {
 }
 
 Status NetcdfDataset::write_fill(int var, uint64_t step) {
-  return write_fill_at(*file_, header_, var, step, env_.profile)
+  const uint64_t record = header_.is_record(header_.vars[var]) ? header_.record_size() : 0;
+  return write_fill_at(*file_, header_, var, step, env_.profile, record)
       .with_context(fmt::format("{}, variable '{}'", where(), header_.vars[var].name));
 }
 
 Status write_fill_at(io::File& file, const netcdf::Header& h, int var, uint64_t step,
-                     Profile* profile) {
+                     Profile* profile, uint64_t record_size) {
   const netcdf::Var& nv = h.vars[var];
   const std::vector<uint8_t> image = fill_image(nv, h.elements(nv));
   std::optional<PhaseTimer> t;
   if (profile) t.emplace(profile, Phase::kWrite);
-  return file.write_at(h.data_offset(nv, step), image.data(), image.size());
+  return file.write_at(h.data_offset(nv, step, record_size), image.data(), image.size());
 }
 
 }  // namespace tapio

@@ -58,9 +58,10 @@ uint64_t data_end_of(const netcdf::Header& h);
 Status commit_record(io::File& file, const netcdf::Header& h, const std::vector<bool>& touched,
                      const NetcdfSpec& spec, Profile* profile,
                      const netcdf::Header* shown = nullptr);
-// Rank 0: v's fill value over record `step` (or over a fixed v); `profile` as above.
+// Rank 0: v's fill value over record `step` (or over a fixed v); `profile` as above;
+// `record_size` is h.record_size(), computed once by a caller looping over variables.
 Status write_fill_at(io::File& file, const netcdf::Header& h, int var, uint64_t step,
-                     Profile* profile);
+                     Profile* profile, uint64_t record_size);
 
 // The dataset of an engine: its resources and profile, and the file's spec.
 DatasetEnv dataset_env(const Resources& res, const OpenSpec& open, Profile* profile,

@@ -33,8 +33,9 @@ class SerialEngine final : public Engine {
   }
   Status background_failure() override;
 
-  // Collective: variable v's pieces, gathered to rank 0 (which writes them).
-  Status gather_variable(size_t v, const std::vector<PutOp>& puts, uint64_t step,
+  // Collective: variable v's pieces (this rank's puts of it), gathered to rank 0 (which writes
+  // them; `all`: every rank's requests of v, rank 0 only).
+  Status gather_variable(size_t v, const std::vector<const PutOp*>& my_puts, uint64_t step,
                          const RankRequests& all);
   // Rank 0: byte-swap the gathered pieces of `var` into file order and write them (with
   // async, queue the write).
@@ -49,6 +50,7 @@ class SerialEngine final : public Engine {
 
   NetcdfDataset nc_;
   Status deferred_;  // the first local error, reported at the next agreement
+  uint64_t record_size_ = 0;  // the header's, summed once per batch of puts (write_puts)
 };
 
 }  // namespace tapio

@@ -1,5 +1,6 @@
 // Serial engine, write path: per variable, one gather of every rank's pieces to rank 0, which
 // byte-swaps them into a file-order image and writes it with one request.
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -7,6 +8,9 @@
 
 namespace tapio {
 namespace {
+
+size_t var_of(const PutOp* p) { return static_cast<size_t>(p->var); }
+size_t var_of(const plan::Request& r) { return r.var; }
 
 // A variable's record in file order, `image`, at `offset`: whole, or with `only_covered` just
 // the runs of `covered` (sorted by offset; touching runs merge into one request).
@@ -59,22 +63,35 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   // Only rank 0 decodes; agree so that a bad list never leaves the others in a collective.
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(comm(), mine, &all, &profile())));
   TAPIO_RETURN_IF_ERROR(nc_.note_puts(puts));
-  for (size_t v = 0; v < io().vars.size(); ++v)
-    if (nc_.touched()[v]) TAPIO_RETURN_IF_ERROR(gather_variable(v, puts, step, all));
+  // Each variable's puts, and every rank's requests of it, in put order: taken in turn from
+  // lists sorted by variable once, where a scan of them all per variable would cost
+  // O(variables x puts).
+  const auto by_var = [](const auto& a, const auto& b) { return var_of(a) < var_of(b); };
+  std::vector<const PutOp*> sorted(puts.size());
+  for (size_t i = 0; i < puts.size(); ++i) sorted[i] = &puts[i];
+  std::stable_sort(sorted.begin(), sorted.end(), by_var);
+  for (auto& requests : all) std::stable_sort(requests.begin(), requests.end(), by_var);
+  std::vector<size_t> next(all.size(), 0);
+  auto put = sorted.begin();
+  record_size_ = nc_.header().record_size();
+  for (size_t v = 0; v < io().vars.size(); ++v) {
+    std::vector<const PutOp*> mine;
+    for (; put != sorted.end() && var_of(*put) == v; ++put) mine.push_back(*put);
+    RankRequests of_v(all.size());
+    for (size_t r = 0; r < all.size(); ++r)
+      for (; next[r] < all[r].size() && var_of(all[r][next[r]]) == v; ++next[r])
+        of_v[r].push_back(std::move(all[r][next[r]]));
+    if (nc_.touched()[v]) TAPIO_RETURN_IF_ERROR(gather_variable(v, mine, step, of_v));
+  }
   return ok_status();
 }
 
-Status SerialEngine::gather_variable(size_t v, const std::vector<PutOp>& puts, uint64_t step,
-                                     const RankRequests& all) {
+Status SerialEngine::gather_variable(size_t v, const std::vector<const PutOp*>& my_puts,
+                                     uint64_t step, const RankRequests& all) {
   const size_t esize = type_size(io().vars[v].type);
   // My pieces of v, in put order: sent straight from the user's buffer when there is one.
-  std::vector<const PutOp*> my_puts;
   uint64_t my_elems = 0;
-  for (const PutOp& p : puts)
-    if (p.var == static_cast<int>(v)) {
-      my_puts.push_back(&p);
-      my_elems += p.elements;
-    }
+  for (const PutOp* p : my_puts) my_elems += p->elements;
   PooledBuffer packed(resources().buffers);
   const void* send = my_puts.size() == 1 ? my_puts[0]->data : nullptr;
   if (my_puts.size() > 1) {
@@ -135,7 +152,7 @@ Status SerialEngine::write_variable(int var, uint64_t step,
     for (const auto& req : rank_requests)
       if (req.var == static_cast<uint32_t>(var)) plan.sels.push_back(req.sel);
   planning.reset();
-  const uint64_t offset = nc_.header().data_offset(plan.nv, step);
+  const uint64_t offset = nc_.header().data_offset(plan.nv, step, record_size_);
   io::File* file = nc_.root_file();
   // Without fill, elements no rank wrote keep whatever the file holds: covered runs only.
   const bool only_covered = elements < def.elements() && !plan.fill;

@@ -63,6 +63,8 @@ class SubfileEngine final : public Engine {
  public:
   static Result<std::unique_ptr<Engine>> open(EngineEnv env);
   ~SubfileEngine() override;
+  // A writer's definitions record describes variables defined after open (subfile_commit.cpp).
+  bool takes_new_variables() const override { return mode() != OpenMode::kRead; }
 
  private:
   // Bytes described (summed) and then written or copied in one go: small enough to stay in a

@@ -87,7 +87,11 @@ uint64_t Header::record_size() const {
 }
 
 uint64_t Header::data_offset(const Var& v, uint64_t rec) const {
-  return is_record(v) ? v.begin + rec * record_size() : v.begin;
+  return is_record(v) ? data_offset(v, rec, record_size()) : v.begin;
+}
+
+uint64_t Header::data_offset(const Var& v, uint64_t rec, uint64_t record_size) const {
+  return is_record(v) ? v.begin + rec * record_size : v.begin;
 }
 
 std::vector<uint64_t> Header::shape(const Var& v) const {

@@ -58,6 +58,9 @@ struct Header {
   uint64_t record_size() const;
   // File offset of record `rec` of v (rec ignored for fixed vars).
   uint64_t data_offset(const Var& v, uint64_t rec) const;
+  // The same, given record_size(): it sums every variable, so a loop over variables or puts
+  // computes it once and passes it here.
+  uint64_t data_offset(const Var& v, uint64_t rec, uint64_t record_size) const;
   // Shape without the record dimension, in elements.
   std::vector<uint64_t> shape(const Var& v) const;
   // Elements in one record of v (or in the whole of a fixed v).
