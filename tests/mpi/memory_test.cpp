@@ -1,0 +1,124 @@
+// Memory bounded by what is written (issue 29 item 1): a variable of 2^40 doubles (8 TiB, a
+// sparse file) where each rank writes a small block writes and reads back exactly in the
+// mpiio, collective and subfile engines while each rank's peak resident memory stays under
+// 200 MiB; the serial engine, whose rank 0 holds a whole record, refuses it at open on every
+// rank, naming the variable, its size and the limit.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "test_util.h"
+
+namespace tapio::test {
+namespace {
+
+constexpr uint64_t kHuge = uint64_t{1} << 40;  // elements
+constexpr uint64_t kBlock = 1024;              // elements each rank writes
+constexpr uint64_t kMaxPeakKiB = 200 * 1024;
+
+// Rank r's block starts in the r-th of `size()` equal parts, so that every owner of the
+// overlap check's domains and every aggregator's file domain gets a piece.
+uint64_t block_of(int r) {
+  return kHuge / static_cast<uint64_t>(size()) * static_cast<uint64_t>(r) + 4096 * (r + 1);
+}
+
+// This process's peak resident memory since the last reset_peak(), from /proc/self/status.
+uint64_t peak_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  uint64_t kib = 0;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      status >> kib;
+      break;
+    }
+  }
+  return kib;
+}
+
+void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+TEST(Memory, SmallBlocksOfATwoToThe40ElementVariable) {
+  for (const char* engine : {"mpiio", "collective", "subfile"}) {
+    TempDir dir;
+    const std::string path = dir.file(std::string(engine) + ".out");
+    reset_peak();
+    std::vector<double> data(kBlock);
+    for (uint64_t i = 0; i < kBlock; ++i) data[i] = value(0, 0, block_of(rank()) + i);
+    {
+      Context ctx(MPI_COMM_WORLD);
+      IO io = ctx.declare_io("huge");
+      io.set_engine(engine);
+      io.set_parameter("fill", "false");  // 8 TiB of fill values is not the point
+      Variable x = io.define_variable<double>("x", {kHuge}, {"n"});
+      Engine out = io.open(path, TAPIO_MODE_WRITE);
+      out.begin_step();
+      x.set_selection({block_of(rank())}, {kBlock});
+      out.put(x, data);
+      out.end_step();
+      out.close();
+    }
+    // Read by another decomposition: rank r reads the block rank (r + 1) mod P wrote.
+    const int next = (rank() + 1) % size();
+    std::vector<double> got(kBlock, -1.0);
+    {
+      Context ctx(MPI_COMM_WORLD);
+      IO io = ctx.declare_io("check");
+      io.set_engine(engine);
+      Engine in = io.open(path, TAPIO_MODE_READ);
+      Variable x = io.inquire_variable("x");
+      ASSERT_EQ(x.shape(), Dims{kHuge}) << engine;
+      in.begin_step();
+      x.set_selection({block_of(next)}, {kBlock});
+      in.get(x, got);
+      in.end_step();
+      in.close();
+    }
+    for (uint64_t i = 0; i < kBlock; ++i)
+      ASSERT_EQ(got[i], value(0, 0, block_of(next) + i)) << engine << ", element " << i;
+    EXPECT_LT(peak_kib(), kMaxPeakKiB) << engine << ": peak resident memory on rank " << rank();
+  }
+}
+
+// The serial engine's rank 0 gathers a whole record: 8 TiB cannot be held, and an explicit
+// serial_image_limit below a variable's record refuses it too; both at open, on every rank.
+TEST(Memory, SerialRefusesARecordOverItsImageLimitAtOpen) {
+  struct Case {
+    uint64_t elements;
+    const char* limit;  // nullptr: the default
+    const char* says;
+  };
+  for (const Case& c : {Case{kHuge, nullptr, "8796093022208 bytes"},
+                        Case{uint64_t{1} << 20, "4MiB", "8388608 bytes"}}) {
+    TempDir dir;
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("huge");
+    io.set_engine("serial");
+    if (c.limit) io.set_parameter("serial_image_limit", c.limit);
+    io.define_variable<double>("small", {16}, {"m"});
+    io.define_variable<double>("x", {c.elements}, {"n"});
+    const Outcome o = attempt([&] { io.open(dir.file("serial.nc"), TAPIO_MODE_WRITE); });
+    expect_same_everywhere(o.code);
+    EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED) << o.message;
+    for (const char* part : {"variable 'x'", c.says, "serial_image_limit", "serial.nc"})
+      EXPECT_TRUE(contains(o.message, part)) << part << " not in: " << o.message;
+  }
+  // Under the limit it opens and writes.
+  TempDir dir;
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("fits");
+  io.set_engine("serial");
+  io.set_parameter("serial_image_limit", "8MiB");
+  Variable x = io.define_variable<double>("x", {uint64_t{1} << 20}, {"n"});
+  Engine out = io.open(dir.file("serial.nc"), TAPIO_MODE_WRITE);
+  std::vector<double> one{1.0};
+  out.begin_step();
+  x.set_selection({static_cast<uint64_t>(rank())}, {1});
+  out.put(x, one);
+  out.end_step();
+  out.close();
+}
+
+}  // namespace
+}  // namespace tapio::test
