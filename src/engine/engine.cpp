@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/out_of_memory.h"
+
 namespace tapio {
 
 const char* mode_name(OpenMode mode) {
@@ -24,6 +26,10 @@ std::string Engine::where() const { return fmt::format("file '{}'", open_.path);
 
 std::string Engine::at_step(int var, uint64_t step) const {
   return fmt::format("{}, variable '{}', step {}", where(), io().vars[var].name, step);
+}
+
+std::string Engine::writing() const {
+  return fmt::format("writing step {} of {}", step_, where());
 }
 
 std::string Engine::on_rank(int var) const {
@@ -89,7 +95,8 @@ Status Engine::begin_step(StepStatus* status) {
     return ok_status();
   }
   if (local.ok()) {
-    local = refresh_steps();
+    local = catch_out_of_memory(fmt::format("looking for new steps of {}", where()),
+                                [&] { return refresh_steps(); });
     const uint64_t next = started_ ? step_ + 1 : step_;
     if (local.ok() && next >= available_steps()) {
       TAPIO_RETURN_IF_ERROR(agree(local));
@@ -303,7 +310,8 @@ Status Engine::perform_puts() {
                          "perform_puts is only valid inside a write step", where());
   if (local.ok()) {
     local = place_joined(true, false);
-    if (local.ok()) local = write_puts(puts_, step_);
+    if (local.ok())
+      local = catch_out_of_memory(writing(), [&] { return write_puts(puts_, step_); });
     puts_.clear();
   }
   return agree(local);
@@ -313,7 +321,9 @@ Status Engine::perform_gets() {
   CallTimer timed(this);
   Status local = require(open_.mode == OpenMode::kRead && !closed_, "perform_gets",
                          "the file is not open for reading", where());
-  if (local.ok()) local = read_gets(gets_);
+  if (local.ok())
+    local = catch_out_of_memory(fmt::format("reading {}", where()),
+                                [&] { return read_gets(gets_); });
   gets_.clear();
   return local.agreed() ? local : agree(local);
 }
@@ -334,8 +344,15 @@ Status Engine::end_step() {
   } else {
     Status placed = place_joined(local.ok(), true);
     if (local.ok()) local = std::move(placed);
-    // One collective commit carries a local failure to every rank.
-    st = write_step(puts_, step_, local);
+    // One collective commit carries a local failure to every rank. A rank that runs out of
+    // memory inside it meets the others in the agreement that ends it.
+    bool returned = false;
+    st = catch_out_of_memory(writing(), [&] {
+      Status written = write_step(puts_, step_, local);
+      returned = true;
+      return written;
+    });
+    if (!returned) st = agree(st);
     puts_.clear();
     joined_.next_step();
     if (st.ok()) {  // a failed step is not committed; the next one reuses its index
@@ -354,7 +371,8 @@ Status Engine::close() {
   {
     CallTimer timed(this);
     if (in_step_) st = end_step();  // an open step is completed, as ADIOS2 does
-    Status closing = agree(close_files());
+    Status closing = agree(catch_out_of_memory(fmt::format("closing {}", where()),
+                                               [&] { return close_files(); }));
     closed_ = true;
     if (st.ok()) st = closing;
   }
