@@ -2,7 +2,8 @@
 // sparse file) where each rank writes a small block writes and reads back exactly in the
 // mpiio, collective and subfile engines while each rank's peak resident memory stays under
 // 200 MiB; the serial engine, whose rank 0 holds a whole record, refuses it at open on every
-// rank, naming the variable, its size and the limit.
+// rank, naming the variable, its size and the limit; fill values of a large variable are
+// written from a bounded pattern.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -78,6 +79,44 @@ TEST(Memory, SmallBlocksOfATwoToThe40ElementVariable) {
     for (uint64_t i = 0; i < kBlock; ++i)
       ASSERT_EQ(got[i], value(0, 0, block_of(next) + i)) << engine << ", element " << i;
     EXPECT_LT(peak_kib(), kMaxPeakKiB) << engine << ": peak resident memory on rank " << rank();
+  }
+}
+
+// Fill values go out from a 4 MiB pattern, again and again: a variable of three patterns and
+// three elements, of which rank 0 writes one element, reads back as fill everywhere else, in
+// each NetCDF engine (the pattern is mpiio's; serial fills its record image, the collective
+// engine its rounds).
+TEST(Memory, FillOfAVariableLargerThanItsPattern) {
+  const uint64_t n = 3 * (uint64_t{4} << 20) / sizeof(double) + 3;
+  const uint64_t at = n - 2;  // in the last, partial pattern
+  for (const char* engine : {"serial", "mpiio", "collective"}) {
+    TempDir dir;
+    const std::string path = dir.file("fill.nc");
+    {
+      Context ctx(MPI_COMM_WORLD);
+      IO io = ctx.declare_io("fill");
+      io.set_engine(engine);
+      Variable x = io.define_variable<double>("x", {n}, {"n"});
+      Engine out = io.open(path, TAPIO_MODE_WRITE);
+      const std::vector<double> mine(rank() == 0 ? 1 : 0, 42.0);  // read at end_step
+      out.begin_step();
+      x.set_selection({at}, {mine.size()});
+      out.put(x, mine);
+      out.end_step();
+      out.close();
+    }
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("check");
+    io.set_engine(engine);
+    Engine in = io.open(path, TAPIO_MODE_READ);
+    Variable x = io.inquire_variable("x");
+    std::vector<double> got(n, 0.0);
+    in.begin_step();
+    in.get(x, got);
+    in.end_step();
+    in.close();
+    for (uint64_t i = 0; i < n; ++i)
+      ASSERT_EQ(got[i], i == at ? 42.0 : 9.9692099683868690e+36) << engine << ", element " << i;
   }
 }
 
