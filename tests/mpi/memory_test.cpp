@@ -82,6 +82,33 @@ TEST(Memory, SmallBlocksOfATwoToThe40ElementVariable) {
   }
 }
 
+// Two overlapping blocks of the huge variable are named, both ranks and their elements, on
+// every rank: the overlap check sorts a sparse domain's pieces instead of a bitmap of it.
+TEST(Memory, OverlapInATwoToThe40ElementVariableIsNamed) {
+  for (const char* engine : {"mpiio", "collective", "subfile"}) {
+    TempDir dir;
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("huge");
+    io.set_engine(engine);
+    io.set_parameter("fill", "false");
+    Variable x = io.define_variable<double>("x", {kHuge}, {"n"});
+    Engine out = io.open(dir.file("overlap.out"), TAPIO_MODE_WRITE);
+    const std::vector<double> data(kBlock, 1.0);
+    out.begin_step();
+    // Rank r's block, and the first element of the next rank's (at 1 rank: its own again).
+    x.set_selection({block_of(rank())}, {kBlock});
+    out.put(x, data);
+    x.set_selection({block_of((rank() + 1) % size())}, {1});
+    out.put(x, data);
+    const Outcome o = attempt([&] { out.end_step(); });
+    expect_same_everywhere(o.code);
+    EXPECT_EQ(o.code, TAPIO_ERR_SHAPE) << engine << ": " << o.message;
+    for (const char* part : {"blocks overlap", "variable 'x'", "writes elements ["})
+      EXPECT_TRUE(contains(o.message, part)) << engine << ": '" << part << "' not in " << o.message;
+    out.close();
+  }
+}
+
 // Fill values go out from a 4 MiB pattern, again and again: a variable of three patterns and
 // three elements, of which rank 0 writes one element, reads back as fill everywhere else, in
 // each NetCDF engine (the pattern is mpiio's; serial fills its record image, the collective
