@@ -5,7 +5,8 @@
 namespace tapio {
 
 Status out_of_memory(const std::string& doing, uint64_t bytes) {
-  if (bytes == 0) return error(TAPIO_ERR_NOMEM, "out of memory while {} (an allocation failed)", doing);
+  if (bytes == 0)
+    return error(TAPIO_ERR_NOMEM, "out of memory while {} (an allocation failed)", doing);
   return error(TAPIO_ERR_NOMEM, "out of memory while {}: cannot allocate {} bytes", doing, bytes);
 }
 

@@ -58,7 +58,9 @@ std::vector<std::vector<Wire>> route(const IoDef& io, const std::vector<PutShape
 
 // Whether one bit per element of a domain costs no more than its pieces: a bitmap then finds
 // an overlap in O(pieces) word operations, faster than sorting them.
-bool bitmap_pays(const plan::Extent& domain, uint64_t pieces) { return domain.length / 64 <= pieces; }
+bool bitmap_pays(const plan::Extent& domain, uint64_t pieces) {
+  return domain.length / 64 <= pieces;
+}
 
 // An owner's check of its domain `d` of one variable, from every rank's segments in it.
 Status check_variable(const std::vector<std::pair<plan::Segment, int>>& segs,
