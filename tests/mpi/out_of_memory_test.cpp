@@ -122,6 +122,38 @@ TEST_P(OutOfMemory, OneRankFailsEveryRankReportsAndNothingCommittedIsLost) {
   }
 }
 
+// The subfile engine's aggregating rank takes its round buffers (buffer_size each) at its first
+// step: armed there, the step fails on every rank, and the next step writes and reads back.
+TEST(OutOfMemorySubfile, AggregatorWithoutRoundBuffersFailsTheStepEverywhere) {
+  TempDir dir;
+  const std::string path = dir.file("oom.sub");
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("oom");
+    io.set_engine("subfile");
+    io.set_parameter("subfile_write", "aggregate");
+    io.set_parameter("buffer_size", "2MiB");
+    Variable x = io.define_variable<double>("x", {kPerRank * static_cast<uint64_t>(size())}, {"n"});
+    x.set_selection(block_start(kPerRank), {kPerRank});
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    for (uint64_t s = 0; s < 2; ++s) {  // step 0 fails: what step 1 writes is step 0
+      const std::vector<double> data = block_values(kPerRank, 0);
+      bool fired = false;
+      out.begin_step();
+      out.put(x, data);
+      const Outcome o = injected(s == 0 ? 0 : -1, &fired, [&] { out.end_step(); });
+      if (s == 0) {
+        EXPECT_TRUE(fired) << "the aggregator allocated no round buffer";
+        expect_agreed_failure(o, fired, 0, "subfile, aggregate");
+      } else {
+        EXPECT_EQ(o.code, TAPIO_OK) << o.message;
+      }
+    }
+    out.close();
+  }
+  expect_block_steps("subfile", path, kPerRank, 1, "subfile, aggregate");
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, OutOfMemory,
                          ::testing::Values("serial", "mpiio", "collective", "subfile"));
 
