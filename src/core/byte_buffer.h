@@ -8,13 +8,16 @@
 #include <memory>
 #include <new>
 
+#include "core/out_of_memory.h"
+
 namespace tapio {
 
 class ByteBuffer {
  public:
-  // Make room for n bytes; the previous contents are not kept. Throws std::bad_alloc.
+  // Make room for n bytes; the previous contents are not kept. Throws AllocationFailure (a
+  // std::bad_alloc naming n).
   uint8_t* prepare(size_t n) {
-    if (!try_prepare(n)) throw std::bad_alloc();
+    if (!try_prepare(n)) throw AllocationFailure(n);
     return data_.get();
   }
   // prepare() that returns false instead of throwing when the memory cannot be had (the

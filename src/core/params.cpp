@@ -178,6 +178,10 @@ const std::vector<ParamDef> kRegistry = {
      512, false},
     {"read_cache_size", K::kSize, "64MiB", "bytes", {}, "serial,subfile",
      "Memory of the small-read cache per open file and rank.", 512, false},
+    {"serial_image_limit", K::kSize, "auto", "bytes", {"auto"}, "serial",
+     "The largest record of one variable the serial engine accepts (rank 0 holds it whole, and "
+     "the gathered pieces too); a larger one fails open. auto: half of rank 0's memory.",
+     1, false},
     // Asynchronous output (docs/tuning.md#async).
     {"async", K::kBoolean, "false", "", {}, "serial,subfile,collective,mpiio",
      "end_step returns once the step's data is in tapio's buffers; storage writes, syncs and the "

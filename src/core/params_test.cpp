@@ -70,6 +70,7 @@ const Expected kExpected[] = {
     {"layer_direct", ParamKind::kBoolean, "false", "serial,subfile"},
     {"read_cache_page", ParamKind::kSize, "1MiB", "serial,subfile"},
     {"read_cache_size", ParamKind::kSize, "64MiB", "serial,subfile"},
+    {"serial_image_limit", ParamKind::kSize, "auto", "serial"},
     {"async", ParamKind::kBoolean, "false", "serial,subfile,collective,mpiio"},
     {"async_buffer", ParamKind::kSize, "256MiB", "serial,subfile,collective,mpiio"},
 };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/out_of_memory.h"
+
 namespace tapio {
 
 const char* mode_name(OpenMode mode) {
@@ -25,6 +27,10 @@ std::string Engine::where() const { return fmt::format("file '{}'", open_.path);
 
 std::string Engine::at_step(int var, uint64_t step) const {
   return fmt::format("{}, variable '{}', step {}", where(), io().vars[var].name, step);
+}
+
+std::string Engine::writing() const {
+  return fmt::format("writing step {} of {}", step_, where());
 }
 
 std::string Engine::on_rank(int var) const {
@@ -93,7 +99,8 @@ Status Engine::begin_step(StepStatus* status) {
     return ok_status();
   }
   if (local.ok()) {
-    local = refresh_steps();
+    local = catch_out_of_memory(fmt::format("looking for new steps of {}", where()),
+                                [&] { return refresh_steps(); });
     const uint64_t next = started_ ? step_ + 1 : step_;
     if (local.ok() && next >= available_steps()) {
       TAPIO_RETURN_IF_ERROR(agree(local));
@@ -318,7 +325,8 @@ Status Engine::perform_puts() {
                          "perform_puts is only valid inside a write step", where());
   if (local.ok()) {
     local = place_joined(true, false);
-    if (local.ok()) local = write_puts(puts_, step_);
+    if (local.ok())
+      local = catch_out_of_memory(writing(), [&] { return write_puts(puts_, step_); });
     puts_.clear();
     conversions_.release();
   }
@@ -329,7 +337,9 @@ Status Engine::perform_gets() {
   CallTimer timed(this);
   Status local = require(open_.mode == OpenMode::kRead && !closed_, "perform_gets",
                          "the file is not open for reading", where());
-  if (local.ok()) local = read_gets(gets_);
+  if (local.ok())
+    local = catch_out_of_memory(fmt::format("reading {}", where()),
+                                [&] { return read_gets(gets_); });
   gets_.clear();
   // Converted gets are converted where this rank's read succeeded; a value out of range there
   // yields to another rank's failed read (which may have left this rank's data unread).
@@ -356,8 +366,15 @@ Status Engine::end_step() {
   } else {
     Status placed = place_joined(local.ok(), true);
     if (local.ok()) local = std::move(placed);
-    // One collective commit carries a local failure to every rank.
-    st = write_step(puts_, step_, local);
+    // One collective commit carries a local failure to every rank. A rank that runs out of
+    // memory inside it meets the others in the agreement that ends it.
+    bool returned = false;
+    st = catch_out_of_memory(writing(), [&] {
+      Status written = write_step(puts_, step_, local);
+      returned = true;
+      return written;
+    });
+    if (!returned) st = agree(st);
     puts_.clear();
     conversions_.release();
     joined_.next_step();
@@ -377,7 +394,8 @@ Status Engine::close() {
   {
     CallTimer timed(this);
     if (in_step_) st = end_step();  // an open step is completed, as ADIOS2 does
-    Status closing = agree(close_files());
+    Status closing = agree(catch_out_of_memory(fmt::format("closing {}", where()),
+                                               [&] { return close_files(); }));
     closed_ = true;
     if (st.ok()) st = closing;
   }

@@ -185,6 +185,8 @@ class Engine {
   // Prefix for errors about one variable in a collective call: "file 'x.nc', variable 'v',
   // step s" (comm::agree adds the failing rank).
   std::string at_step(int var, uint64_t step) const;
+  // What an allocation failure in a write step was doing: "writing step s of file 'x.nc'".
+  std::string writing() const;
 
  private:
   OpenSpec open_;

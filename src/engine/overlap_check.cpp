@@ -1,14 +1,17 @@
 // The distributed overlap check (overlap_check.h). A rank's runs travel as segments (runs of
 // one length at a constant stride: a block's rows, HPIO's regions), so a column band of a
-// matrix is one entry however many rows it has; an owner marks them in a bitmap of its
-// domain (one bit per element), and only when two pieces meet does it expand the variable's
-// segments into runs to name both ranks as the serial engine does.
+// matrix is one entry however many rows it has. An owner's cost is bounded by the pieces it
+// receives, never by its domain: where the domain is dense with pieces it marks them in a
+// bitmap (one bit per element, no more words than pieces), elsewhere — a small block of a
+// huge variable — it sorts them. A meeting of two pieces is named, ranks and elements, by the
+// serial engine's check of the sorted runs.
 #include "engine/overlap_check.h"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 
+#include "core/out_of_memory.h"
 #include "plan/coverage.h"
 #include "plan/overlap.h"
 #include "plan/segments.h"
@@ -53,29 +56,54 @@ std::vector<std::vector<Wire>> route(const IoDef& io, const std::vector<PutShape
   return out;
 }
 
-// An owner's check of its domain of each variable: every piece marked once in a bitmap; when
-// two meet, the variable's pieces become runs and the serial engine's check names the ranks.
+// Whether one bit per element of a domain costs no more than its pieces: a bitmap then finds
+// an overlap in O(pieces) word operations, faster than sorting them.
+bool bitmap_pays(const plan::Extent& domain, uint64_t pieces) {
+  return domain.length / 64 <= pieces;
+}
+
+// An owner's check of its domain `d` of one variable, from every rank's segments in it.
+Status check_variable(const std::vector<std::pair<plan::Segment, int>>& segs,
+                      const plan::Extent& d) {
+  uint64_t pieces = 0;
+  for (const auto& [seg, source] : segs) {
+    if (!plan::segment_inside(seg, d))
+      return error(TAPIO_ERR_INTERNAL, "malformed overlap check message from rank {}", source);
+    pieces += seg.count;
+  }
+  uint64_t wanted = 0;  // the bytes of the allocation under way, for its error
+  try {
+    if (bitmap_pays(d, pieces)) {
+      wanted = (d.length + 63) / 64 * sizeof(uint64_t);
+      plan::ByteMap map;
+      map.reset(d.offset, d.length);
+      bool fresh = true;
+      for (const auto& [seg, source] : segs) fresh = map.mark(seg) && fresh;
+      if (fresh) return ok_status();
+    }
+    wanted = pieces * sizeof(plan::OwnedRun);
+    std::vector<plan::OwnedRun> runs;
+    runs.reserve(pieces);
+    for (const auto& [seg, source] : segs)
+      plan::for_each_piece(seg, [&](uint64_t off, uint64_t len) {
+        runs.push_back(plan::OwnedRun{plan::Run{off, len}, source});
+      });
+    return plan::covered_elements(runs).status();
+  } catch (const std::bad_alloc&) {
+    return out_of_memory(fmt::format("checking {} pieces for overlaps", pieces), wanted);
+  }
+}
+
+// An owner's check of its domain of each variable.
 Status check_domains(const IoDef& io, int owners, int domain,
                      const std::vector<std::pair<Wire, int>>& got,
                      const std::function<std::string(int var)>& context) {
   std::map<uint64_t, std::vector<std::pair<plan::Segment, int>>> by_var;
   for (const auto& [w, source] : got) by_var[w.var].emplace_back(w.seg, source);
-  plan::ByteMap map;
   for (const auto& [var, segs] : by_var) {
     const plan::Extent d = plan::element_domains(io.vars[var].elements(), owners).domains[domain];
-    map.reset(d.offset, d.length);
-    bool fresh = true;
-    for (const auto& [seg, source] : segs)
-      fresh = plan::segment_inside(seg, d) && map.mark(seg) && fresh;
-    if (fresh) continue;
-    std::vector<plan::OwnedRun> runs;
-    for (const auto& [seg, source] : segs)
-      plan::for_each_piece(seg, [&](uint64_t off, uint64_t len) {
-        runs.push_back(plan::OwnedRun{plan::Run{off, len}, source});
-      });
-    const Status st = plan::covered_elements(runs).status();
-    return (st.ok() ? error(TAPIO_ERR_INTERNAL, "malformed overlap check message") : st)
-        .with_context(context(static_cast<int>(var)));
+    const Status st = check_variable(segs, d);
+    if (!st.ok()) return st.with_context(context(static_cast<int>(var)));
   }
   return ok_status();
 }
@@ -93,11 +121,14 @@ Status receive_pieces(const comm::Comm& comm, uint32_t incoming,
     profile->messages_received += 1;
     profile->bytes_received += message.size();
     const size_t n = message.size() / sizeof(Wire);
-    for (size_t i = 0; i < n; ++i) {
-      Wire w;
-      std::memcpy(&w, message.data() + i * sizeof(Wire), sizeof w);
-      got->emplace_back(w, source);
-    }
+    keep(&local, catch_out_of_memory("receiving pieces for the overlap check", [&] {
+      for (size_t i = 0; i < n; ++i) {
+        Wire w;
+        std::memcpy(&w, message.data() + i * sizeof(Wire), sizeof w);
+        got->emplace_back(w, source);
+      }
+      return ok_status();
+    }));
   }
   return local;
 }
@@ -126,15 +157,17 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
                       const std::function<std::string(int var)>& context, Profile* profile) {
   const std::vector<int> owners = owner_ranks(topology);
   const int A = static_cast<int>(owners.size());
-  std::vector<std::vector<Wire>> out;
-  {
+  std::vector<std::vector<Wire>> out(A);
+  // A rank short of memory here still enters the exchange, with nothing to send.
+  Status local = catch_out_of_memory("routing this rank's pieces to the overlap check", [&] {
     PhaseTimer t(profile, Phase::kPlan);
     out = route(io, mine, A);
-  }
+    return ok_status();
+  });
+  if (!local.ok()) out.assign(A, {});
   PhaseTimer t(profile, Phase::kExchange);
   uint32_t incoming = 0;
   TAPIO_RETURN_IF_ERROR(count_messages(comm, owners, out, &incoming));
-  Status local = ok_status();
   comm::Requests sends;
   for (int d = 0; d < A; ++d) {
     if (out[d].empty() || owners[d] == comm.rank()) continue;

@@ -19,6 +19,9 @@ Status RoundPipeline::receive(uint32_t r, const SelfPart& self, uint8_t* buf,
   const plan::Extent w = b_.layout.window(p_.agg.mine, r);
   const uint32_t others = b_.expected[r] - (self.empty() ? 0 : 1);
   Status local = slot_ready;  // a failed earlier write: collect this round, write nothing
+  // Nothing arrives and nothing is to be filled: the round costs nothing, not even its bitmap
+  // (a small block of a huge variable leaves most rounds of its span empty).
+  if (others == 0 && self.empty() && !b_.tiled && !p_.spec.file.fill) return local;
   // Which bytes of the window arrived: one bit per byte, no per-piece lists or sorts (not
   // needed when the batch provably tiles what it touches).
   if (!b_.tiled) p_.bufs.covered.reset(w.offset, w.length);

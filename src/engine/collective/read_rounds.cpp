@@ -93,6 +93,8 @@ Status ReadRounds::take(const std::vector<FromSlot>& from_slots) {
 }
 
 Status ReadRounds::serve(uint32_t r, comm::Requests* reqs) {
+  // No request this round: nothing to read, not even a bitmap of the window.
+  if (b_.expected[r] == 0) return ok_status();
   const plan::Extent w = b_.layout.window(p_.agg.mine, r);
   std::vector<Requester> requesters;
   Status local = receive_requests(r, w, &requesters);

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/out_of_memory.h"
 #include "engine/mpiio/mpiio_engine.h"
 
 namespace tapio {
@@ -55,11 +56,17 @@ std::vector<Piece> put_pieces(const std::vector<PutOp>& puts, const IoDef& io,
   return pieces;
 }
 
-// The pieces byte-swapped into `staging` in file order, touching pieces merged into extents.
-Extents stage(const std::vector<Piece>& pieces, ByteBuffer* staging) {
+// The bytes of `pieces`.
+uint64_t bytes_of(const std::vector<Piece>& pieces) {
   uint64_t bytes = 0;
   for (const Piece& p : pieces) bytes += p.bytes();
-  uint8_t* out = staging->prepare(bytes);
+  return bytes;
+}
+
+// The pieces byte-swapped into `staging` (of bytes_of(pieces)) in file order, touching pieces
+// merged into extents.
+Extents stage(const std::vector<Piece>& pieces, ByteBuffer* staging) {
+  uint8_t* out = staging->data();
   Extents extents;
   uint64_t pos = 0;
   for (const Piece& p : pieces) {
@@ -101,6 +108,11 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   // only starts (MPI_File_iwrite_all), and its buffer stays until the next batch or commit.
   PooledBuffer pooled(resources().buffers);
   ByteBuffer& staging = nc_.async() ? started_staging_ : pooled.get();
+  // A rank short of memory still enters the collective write, with zero bytes.
+  if (!staging.try_prepare(bytes_of(pieces))) {
+    keep(&local, out_of_memory(writing(), bytes_of(pieces)));
+    pieces.clear();
+  }
   Extents extents;
   {
     PhaseTimer t(&profile(), Phase::kSwap);
@@ -199,7 +211,13 @@ Status MpiioEngine::read_gets(const std::vector<GetOp>& gets) {
   }
   if (!extents.empty()) bytes += extents.back().second;
   PooledBuffer pooled(resources().buffers);
-  uint8_t* buffer = pooled.get().prepare(bytes);
+  // A rank short of memory still enters the collective read, with zero bytes.
+  if (!pooled.get().try_prepare(bytes)) {
+    Status local = out_of_memory(fmt::format("reading {}", where()), bytes);
+    keep(&local, fh_->transfer(false, {}, nullptr, 0));
+    return local;
+  }
+  uint8_t* buffer = pooled.get().data();
   {
     PhaseTimer t(&profile(), Phase::kRead);
     TAPIO_RETURN_IF_ERROR(fh_->transfer(false, extents, buffer, bytes));

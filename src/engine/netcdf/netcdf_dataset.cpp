@@ -494,11 +494,19 @@ Status NetcdfDataset::write_fill(int var, uint64_t step) {
 
 Status write_fill_at(io::File& file, const netcdf::Header& h, int var, uint64_t step,
                      Profile* profile, uint64_t record_size) {
+  // One pattern of at most kFillChunk bytes written again and again: memory stays bounded
+  // however large the variable.
+  constexpr uint64_t kFillChunk = uint64_t{4} << 20;
   const netcdf::Var& nv = h.vars[var];
-  const std::vector<uint8_t> image = fill_image(nv, h.elements(nv));
+  const uint64_t esize = netcdf::nc_type_size(nv.type), bytes = h.elements(nv) * esize;
+  const std::vector<uint8_t> image = fill_image(nv, std::min(h.elements(nv), kFillChunk / esize));
   std::optional<PhaseTimer> t;
   if (profile) t.emplace(profile, Phase::kWrite);
-  return file.write_at(h.data_offset(nv, step, record_size), image.data(), image.size());
+  const uint64_t at = h.data_offset(nv, step, record_size);
+  for (uint64_t done = 0; done < bytes; done += image.size())
+    TAPIO_RETURN_IF_ERROR(
+        file.write_at(at + done, image.data(), std::min<uint64_t>(image.size(), bytes - done)));
+  return ok_status();
 }
 
 }  // namespace tapio

@@ -2,6 +2,8 @@
 // movement is in serial_write.cpp and serial_read.cpp.
 #include "engine/serial/serial_engine.h"
 
+#include <unistd.h>
+
 namespace tapio {
 
 namespace {
@@ -9,6 +11,34 @@ namespace {
 DatasetEnv with_layers(DatasetEnv env, io::LayerSpec layers) {
   env.layers = layers;
   return env;
+}
+
+// serial_image_limit in bytes; auto: half of this node's physical memory (rank 0 holds a
+// record's gathered pieces and then the record itself).
+uint64_t image_limit(const Params& params) {
+  if (params.get("serial_image_limit") != "auto") return params.get_size("serial_image_limit");
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2
+                               : UINT64_MAX;
+}
+
+// Rank 0 builds each variable's whole record in memory: a record over the limit is refused at
+// open, before any step could run rank 0 out of memory. Collective (rank 0 looks).
+Status check_image_limit(const comm::Comm& comm, const IoDef& io, const OpenSpec& spec) {
+  Status local;
+  const uint64_t limit = comm.rank() == 0 ? image_limit(spec.params) : 0;
+  for (size_t v = 0; comm.rank() == 0 && v < io.vars.size() && local.ok(); ++v) {
+    const VariableDef& def = io.vars[v];
+    const unsigned __int128 bytes =
+        static_cast<unsigned __int128>(def.elements()) * type_size(def.type);
+    if (def.joined || bytes <= limit) continue;
+    local = error(TAPIO_ERR_UNSUPPORTED,
+                  "file '{}', variable '{}': its record of {} bytes exceeds the serial engine's "
+                  "image limit of {} bytes (serial_image_limit; auto: half of rank 0's memory), "
+                  "as rank 0 holds a whole record; use the mpiio, collective or subfile engine",
+                  spec.path, def.name, static_cast<uint64_t>(bytes), limit);
+  }
+  return comm::agree(comm, local);
 }
 
 }  // namespace
@@ -22,6 +52,8 @@ Result<std::unique_ptr<Engine>> SerialEngine::open(EngineEnv env) {
   TAPIO_ASSIGN_OR_RETURN(
       io::LayerSpec layers,
       io::LayerSpec::parse(env.spec.params, env.spec.params.get_size("stripe_size")));
+  if (env.spec.mode != OpenMode::kRead)
+    TAPIO_RETURN_IF_ERROR(check_image_limit(*env.res.comm, *env.res.io, env.spec));
   std::unique_ptr<SerialEngine> e(new SerialEngine(std::move(env), layers));
   uint64_t first = 0;
   TAPIO_RETURN_IF_ERROR(e->nc_.open(&first));

@@ -33,6 +33,11 @@ class SerialEngine final : public Engine {
   }
   Status background_failure() override;
 
+  // Rank 0: whether the largest gather of a batch (`all`) and the largest record it writes
+  // fit in memory together, checked before the batch's first gather.
+  Status room_for_gathers(const RankRequests& all) const;
+  // Rank 0: the same for a read's largest packed reply and span (`list`: var, step, ...).
+  Status room_for_reads(const RankRequests& all, const std::vector<uint64_t>& list);
   // Collective: variable v's pieces (this rank's puts of it), gathered to rank 0 (which writes
   // them; `all`: every rank's requests of v, rank 0 only).
   Status gather_variable(size_t v, const std::vector<const PutOp*>& my_puts, uint64_t step,

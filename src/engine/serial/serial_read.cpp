@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "core/out_of_memory.h"
 #include "engine/serial/serial_engine.h"
 
 namespace tapio {
@@ -27,26 +28,52 @@ std::vector<uint8_t> work_list(const RankRequests& all) {
   return bytes;
 }
 
+// What rank 0 reads of (var, step): the span of elements the requests touch, read once
+// whatever the overlap between ranks, and the elements each rank gets.
+struct ReadSpan {
+  uint64_t lo = UINT64_MAX, hi = 0, total = 0;
+  std::vector<uint64_t> counts;
+};
+
+ReadSpan read_span(const VariableDef& def, uint32_t v, uint64_t step,
+                   const RankRequests& requests) {
+  ReadSpan s;
+  s.counts.assign(requests.size(), 0);
+  for (size_t r = 0; r < requests.size(); ++r)
+    for (const auto& req : requests[r])
+      if (covers(req, v, step)) {
+        s.counts[r] += req.sel.elements();
+        plan::for_each_run(req.sel, def.shape, [&](const plan::Run& run, uint64_t) {
+          s.lo = std::min(s.lo, run.offset);
+          s.hi = std::max(s.hi, run.offset + run.length);
+        });
+      }
+  for (uint64_t c : s.counts) s.total += c;
+  return s;
+}
+
 }  // namespace
+
+Status SerialEngine::room_for_reads(const RankRequests& all, const std::vector<uint64_t>& list) {
+  uint64_t packed = 0, span = 0;
+  for (size_t i = 0; i < list.size(); i += 2) {
+    const VariableDef& def = io().vars[list[i]];
+    const ReadSpan s = read_span(def, static_cast<uint32_t>(list[i]), list[i + 1], all);
+    const uint64_t esize = type_size(def.type);
+    packed = std::max(packed, s.total * esize);
+    if (s.hi > s.lo) span = std::max(span, (s.hi - s.lo) * esize);
+  }
+  return room_for({packed, span}, fmt::format("reading {}", where()));
+}
 
 Status SerialEngine::read_and_pack(int var, uint64_t step, const RankRequests& requests,
                                    ByteBuffer* packed, std::vector<uint64_t>* counts) {
   const VariableDef& def = io().vars[var];
   const size_t esize = type_size(def.type);
   const uint32_t v = static_cast<uint32_t>(var);
-  // The span of elements any rank wants: read once, whatever the overlap between ranks.
-  uint64_t lo = UINT64_MAX, hi = 0, total = 0;
-  counts->assign(requests.size(), 0);
-  for (size_t r = 0; r < requests.size(); ++r)
-    for (const auto& req : requests[r])
-      if (covers(req, v, step)) {
-        (*counts)[r] += req.sel.elements();
-        plan::for_each_run(req.sel, def.shape, [&](const plan::Run& run, uint64_t) {
-          lo = std::min(lo, run.offset);
-          hi = std::max(hi, run.offset + run.length);
-        });
-      }
-  for (uint64_t c : *counts) total += c;
+  ReadSpan s = read_span(def, v, step, requests);
+  const uint64_t lo = s.lo, hi = s.hi, total = s.total;
+  *counts = std::move(s.counts);
   uint8_t* out = packed->prepare(total * esize);
   if (hi <= lo || !deferred_.ok()) {  // after an error: move zeros (none: out may be null)
     if (packed->size() > 0) std::memset(out, 0, packed->size());
@@ -83,11 +110,14 @@ Status SerialEngine::read_gets(const std::vector<GetOp>& gets) {
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(comm(), mine, &all, &profile())));
   std::vector<uint8_t> items;
   if (comm().rank() == 0) items = work_list(all);
-  // The list decides every rank's path: a rank whose broadcast failed must not go on alone.
-  TAPIO_RETURN_IF_ERROR(agree(comm().bcast_bytes(items, 0)));
-  if (items.empty()) return std::exchange(deferred_, Status());  // no rank gets anything
+  // The list decides every rank's path: a rank whose broadcast failed must not go on alone,
+  // nor a rank 0 without room for the largest reply and span it reads.
+  Status listed = comm().bcast_bytes(items, 0);
   std::vector<uint64_t> list(items.size() / 8);
-  std::memcpy(list.data(), items.data(), items.size());
+  if (!items.empty()) std::memcpy(list.data(), items.data(), items.size());
+  if (listed.ok() && comm().rank() == 0) listed = room_for_reads(all, list);
+  TAPIO_RETURN_IF_ERROR(agree(listed));
+  if (items.empty()) return std::exchange(deferred_, Status());  // no rank gets anything
   for (size_t i = 0; i < list.size(); i += 2)
     TAPIO_RETURN_IF_ERROR(read_item(static_cast<int>(list[i]), list[i + 1], gets, mine, all));
   return std::exchange(deferred_, Status());

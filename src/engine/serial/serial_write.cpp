@@ -4,6 +4,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/out_of_memory.h"
 #include "engine/serial/serial_engine.h"
 
 namespace tapio {
@@ -60,8 +61,11 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   for (const PutOp& p : puts)
     mine.push_back(plan::Request{static_cast<uint32_t>(p.var), step, 1, p.sel});
   RankRequests all;
-  // Only rank 0 decodes; agree so that a bad list never leaves the others in a collective.
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(comm(), mine, &all, &profile())));
+  // Only rank 0 decodes; agree so that a bad list never leaves the others in a collective,
+  // nor a rank 0 without room for the largest variable's gathered pieces and record.
+  Status listed = gather_requests(comm(), mine, &all, &profile());
+  if (listed.ok() && comm().rank() == 0) listed = room_for_gathers(all);
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), listed));
   TAPIO_RETURN_IF_ERROR(nc_.note_puts(puts));
   // Each variable's puts, and every rank's requests of it, in put order: taken in turn from
   // lists sorted by variable once, where a scan of them all per variable would cost
@@ -84,6 +88,21 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
     if (nc_.touched()[v]) TAPIO_RETURN_IF_ERROR(gather_variable(v, mine, step, of_v));
   }
   return ok_status();
+}
+
+Status SerialEngine::room_for_gathers(const RankRequests& all) const {
+  uint64_t gathered = 0, record = 0;
+  std::vector<uint64_t> elements(io().vars.size(), 0);
+  for (const auto& rank_requests : all)
+    for (const auto& req : rank_requests)
+      if (req.var < elements.size()) elements[req.var] += req.sel.elements();
+  for (size_t v = 0; v < elements.size(); ++v) {
+    if (elements[v] == 0) continue;
+    const uint64_t esize = type_size(io().vars[v].type);
+    gathered = std::max(gathered, elements[v] * esize);
+    record = std::max(record, io().vars[v].elements() * esize);
+  }
+  return room_for({gathered, record}, writing());
 }
 
 Status SerialEngine::gather_variable(size_t v, const std::vector<const PutOp*>& my_puts,

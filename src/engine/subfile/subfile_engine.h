@@ -89,7 +89,9 @@ class SubfileEngine final : public Engine {
   // (a failed rank still takes part, with nothing to write).
   Status write_puts(const std::vector<PutOp>& puts, uint64_t step) override;
   Status write_batch(const std::vector<PutOp>& puts, Status* local);
-  Result<plan::GroupLayout> place(uint64_t bytes);
+  // Collective over the group: every rank's region. `room`: whether this rank, the group's
+  // first when it aggregates, has its round buffers; *leader_room: whether the first has.
+  Result<plan::GroupLayout> place(uint64_t bytes, bool room, bool* leader_room);
   Status write_direct(const subfile::PutStream& stream, uint64_t offset,
                       std::vector<subfile::BlockSums>* sums);
   Status send_rounds(const subfile::PutStream& stream, const plan::GroupLayout& layout,

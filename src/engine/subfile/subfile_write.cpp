@@ -8,6 +8,7 @@
 //              them straight into a round buffer and writes round k behind round k + 1.
 #include <cstring>
 
+#include "core/out_of_memory.h"
 #include "engine/subfile/put_stream.h"
 #include "engine/subfile/subfile_engine.h"
 #include "format/subfile/block_sums.h"
@@ -46,13 +47,18 @@ subfile::BlockList SubfileEngine::describe(const std::vector<PutOp>& puts) {
   return list;
 }
 
-Result<plan::GroupLayout> SubfileEngine::place(uint64_t bytes) {
+Result<plan::GroupLayout> SubfileEngine::place(uint64_t bytes, bool room, bool* leader_room) {
+  *leader_room = room;
   if (!group_) return plan::layout_group(data_end_, {bytes}, spec_.block_align);
+  // A region is far below 2^63 bytes: the top bit of a size carries "no round buffers".
+  constexpr uint64_t kNoRoom = uint64_t{1} << 63;
   std::vector<uint64_t> sizes;
   {
     PhaseTimer t(&profile(), Phase::kAgree);
-    TAPIO_RETURN_IF_ERROR(group_->allgather(bytes, &sizes));
+    TAPIO_RETURN_IF_ERROR(group_->allgather(room ? bytes : bytes | kNoRoom, &sizes));
   }
+  *leader_room = (sizes[0] & kNoRoom) == 0;
+  for (uint64_t& size : sizes) size &= ~kNoRoom;
   return plan::layout_group(data_end_, sizes, spec_.block_align);
 }
 
@@ -70,17 +76,27 @@ Status SubfileEngine::write_batch(const std::vector<PutOp>& puts, Status* local)
   subfile::BlockList list = describe(mine);
   const StoredPuts stored = encode_puts(mine, &list);
   const subfile::PutStream stream(stored.puts, list.shapes);
-  TAPIO_ASSIGN_OR_RETURN(const plan::GroupLayout layout, place(stream.bytes()));
   const size_t me = group_ ? static_cast<size_t>(group_->rank()) : 0;
+  // The aggregating rank takes its two round buffers before the group's sizes are gathered,
+  // and says there whether it could: then nobody sends it anything, and it fails the step.
+  const bool rounds_here = aggregate_ && me == 0 && !spec_.async;
+  const bool room = !rounds_here || (round_bufs_[0].try_prepare(spec_.round) &&
+                                     round_bufs_[1].try_prepare(spec_.round));
+  bool leader_room = true;
+  TAPIO_ASSIGN_OR_RETURN(const plan::GroupLayout layout,
+                         place(stream.bytes(), room, &leader_room));
   list.offset = layout.offsets[me];
   Status st;
   if (!aggregate_ && spec_.async)
     st = write_direct_behind(stream, layout.offsets[me], &list.sums);
   else if (!aggregate_)
     st = write_direct(stream, layout.offsets[me], &list.sums);
+  else if (!room)
+    st = out_of_memory(fmt::format("aggregating a step of dataset '{}' into rounds", path()),
+                       spec_.round);
   else if (me == 0)
     st = write_rounds(stream, layout, &list.sums);
-  else
+  else if (leader_room)
     st = send_rounds(stream, layout, &list.sums);
   data_end_ = layout.end;
   if (!st.ok() && local->ok()) *local = st;
