@@ -12,8 +12,9 @@ int main(int argc, char** argv) {
   if (rank != 0) {
     // Rank 0 alone writes the XML report ctest asks for (GTEST_OUTPUT, read by make test's
     // list of skipped tests): every rank has the same results and would write the same file.
-    GTEST_FLAG_SET(output, "");
+    // InitGoogleTest has already made the XML writer from the flag: remove the writer itself.
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_xml_generator());
     delete listeners.Release(listeners.default_result_printer());
     struct FailurePrinter : ::testing::EmptyTestEventListener {
       int rank;
