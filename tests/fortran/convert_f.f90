@@ -75,13 +75,4 @@ program convert_f
   if (rank == 0 .and. wrong == 0) print '(a)', "convert ok"
   call MPI_Finalize(ierr)
   if (wrong /= 0) error stop 1
-
-contains
-
-  subroutine fail(what, value)
-    character(len=*), intent(in) :: what
-    integer, intent(in) :: value
-    wrong = wrong + 1
-    print '(a, i0, 3a, i0)', "rank ", rank, ": WRONG ", what, " ", value
-  end subroutine
 end program

@@ -1,5 +1,6 @@
 ! What the Fortran test programs share: expect() compares a status with the one wanted and
 ! counts what is wrong; rank 0 prints each case, "case: ok" or "case: <strerror>: <message>".
+! fail() counts a wrong value read back, printed by the rank that read it.
 module test_checks
   use tapio
   implicit none
@@ -22,5 +23,12 @@ contains
       print '(a, i0, 3a, i0, a, i0)', "rank ", rank, ": ", what, ": status ", status, &
         ", expected ", want
     end if
+  end subroutine
+
+  subroutine fail(what, value)
+    character(len=*), intent(in) :: what
+    integer, intent(in) :: value
+    wrong = wrong + 1
+    print '(a, i0, 3a, i0)', "rank ", rank, ": WRONG ", what, " ", value
   end subroutine
 end module
