@@ -179,15 +179,20 @@ Status SubfileEngine::load_metadata(Status local) {
 }
 
 // After the last committed step: the writer closed, may add more, or is gone (committed and
-// opened nothing for writer_timeout seconds). Clocks differ a little between ranks: the
-// writer is gone when every rank deems it so.
+// opened nothing for writer_timeout seconds). Every rank takes part in the one reduction
+// whatever it saw: with delegate_reads = false each rank reads the index itself and may not
+// have seen the end record yet, and a rank that returned early would leave the others in it.
+// Clocks differ a little between ranks: the writer is gone when every rank deems it so; ranks
+// that disagree on the end wait for the next look.
 Result<StepStatus> SubfileEngine::end_of_steps() {
-  if (catalog_.ended()) return StepStatus::kEndOfStream;
+  const bool ended = catalog_.ended();
   const uint64_t now = subfile::record_time();
   const uint64_t idle = now > last_activity_ ? now - last_activity_ : 0;
-  uint64_t waiting = spec_.writer_timeout == 0 || idle < spec_.writer_timeout ? 1 : 0;
-  TAPIO_RETURN_IF_ERROR(agree(comm().allreduce_max(&waiting)));
-  return waiting ? StepStatus::kNotReady : StepStatus::kWriterGone;
+  const bool waiting = !ended && (spec_.writer_timeout == 0 || idle < spec_.writer_timeout);
+  uint64_t any[3] = {waiting, ended, !ended};  // waiting, ended, not ended: maxima over ranks
+  TAPIO_RETURN_IF_ERROR(agree(comm().allreduce_max(any, 3)));
+  if (!any[2]) return StepStatus::kEndOfStream;
+  return any[0] || any[1] ? StepStatus::kNotReady : StepStatus::kWriterGone;
 }
 
 // Read mode: the dataset's definitions become the IO's (its name, engine and parameters kept).
