@@ -226,7 +226,11 @@ TEST(PlaceAggregators, HundredThousandRanksScaleLinearly) {
   auto block = block_nodes(ranks, nodes);  // 48 per node, last node short
   ASSERT_LT(block.back(), nodes);
   auto cyclic = cyclic_nodes(ranks, nodes);
-  const double big = placement_secs(ranks, nodes);
+  // Each time is the fastest of three runs: the one least stretched by other work on the
+  // machine (one run of each failed beside a build).
+  double big = placement_secs(ranks, nodes);
+  for (int run = 1; run < 3 && !HasFatalFailure(); ++run)
+    big = std::min(big, placement_secs(ranks, nodes));
   if (HasFatalFailure()) return;
   // One per node, by rank: the first rank of each node.
   auto agg = place_aggregators(block, nodes, nodes, Placement::kRankOrder);
@@ -238,7 +242,8 @@ TEST(PlaceAggregators, HundredThousandRanksScaleLinearly) {
   // Ten times the ranks may cost 30 times the time, not the 100 of a quadratic placement. A
   // ratio of two runs in one test, so a loaded machine or a sanitizer slows both alike (a fixed
   // bound of one second failed under ThreadSanitizer beside two builds); 20 ms absorb timer noise.
-  const double small = placement_secs(ranks / 10, nodes / 10);
+  double small = placement_secs(ranks / 10, nodes / 10);
+  for (int run = 1; run < 3; ++run) small = std::min(small, placement_secs(ranks / 10, nodes / 10));
   EXPECT_LT(big, 30 * small + 0.02) << "10x ranks: " << big << " s vs " << small << " s";
 }
 
