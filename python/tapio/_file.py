@@ -215,7 +215,7 @@ class File:
 
     def get(self, name: str, start: Sequence[int] | None = None,
             count: Sequence[int] | None = None, *, offsets: Any = None, step: int | None = None,
-            steps: Steps = None, out: np.ndarray | None = None,
+            steps: Steps = None, out: np.ndarray | None = None, dtype: Any = None,
             allow_copy: bool = True) -> np.ndarray:
         """Read a selection of ``name`` (collective: every rank calls get, each with its own
         selection, possibly empty). The box ``start``/``count`` defaults to the whole variable;
@@ -229,10 +229,14 @@ class File:
         (C-contiguous, native byte order and the result's size: no copy; another ``out`` is
         filled through a copy, or refused if ``allow_copy`` is False). An ``out`` of another
         numeric dtype gets the values converted, as netCDF does; one its dtype cannot hold
-        raises RangeError on every rank."""
+        raises RangeError on every rank. ``dtype`` asks for a new array of that numeric dtype,
+        converted the same way (it cannot be given with ``out``)."""
         where = f"get of '{name}' from '{self.path}'"
         self._check_mode("r", "get()")
         var = self[name]
+        if dtype is not None and out is not None:
+            raise ArgumentError(f"{where}: give dtype or out, not both", 1)
+        result_dtype = var.dtype if dtype is None else DTYPES[type_code(dtype)]
         if offsets is not None:
             off = offsets_array(offsets, where)
             _tapio.var_set_offsets(var._handle, off.size, address(off))
@@ -242,7 +246,7 @@ class File:
             _tapio.var_set_selection(var._handle, start, count)
             shape = tuple(count)
         shape = self._select_steps(var, step, steps, shape, where)
-        target = self._get_target(var, shape, out, allow_copy, where)
+        target = self._get_target(result_dtype, shape, out, allow_copy, where)
         _tapio.get(self._engine, var._handle, type_code(target.dtype), address(target))
         _tapio.perform_gets(self._engine)
         if out is None:
@@ -349,9 +353,9 @@ class File:
         return shape
 
     @staticmethod
-    def _get_target(var: Variable, shape, out, allow_copy: bool, where: str) -> np.ndarray:
+    def _get_target(dtype: np.dtype, shape, out, allow_copy: bool, where: str) -> np.ndarray:
         if out is None:
-            return np.empty(shape, dtype=var.dtype)
+            return np.empty(shape, dtype=dtype)
         if out.size != int(np.prod(shape)):
             raise ShapeError(f"{where}: shape mismatch: out has {out.size} elements, the "
                              f"selection {int(np.prod(shape))} {shape}", 4)

@@ -58,6 +58,13 @@ def test_get_into_an_out_of_another_dtype_converts(shared_dir, comm, engine):
         with pytest.raises(tapio.RangeError, match=r"variable 'x'.*element 3 \(float64 "
                            r"3000000000\) is out of the range of int32"):
             f.get("x", start, (N,), step=0, out=np.empty(N, np.int32))
+        as_short = f.get("x", start, (2,), step=0, dtype=">i2")  # a new native int16 array
+        assert as_short.dtype == np.int16
+        np.testing.assert_array_equal(as_short, [1, -2])
+        with pytest.raises(tapio.RangeError, match=r"element 2 \(float64 70000"):
+            f.get("x", start, (3,), step=0, dtype=np.int16)
+        with pytest.raises(tapio.ArgumentError, match="give dtype or out, not both"):
+            f.get("x", start, (2,), step=0, dtype=np.int16, out=np.empty(2, np.int16))
 
 
 def test_a_value_out_of_range_fails_the_step_on_every_rank(shared_dir, comm, engine):
