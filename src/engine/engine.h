@@ -223,6 +223,22 @@ class Engine {
   Conversions conversions_;  // the buffers of puts and gets of another type than their variable's
 };
 
+// What an engine offers beyond the Engine interface, which every engine implements in full
+// (async included).
+struct EngineCapabilities {
+  bool operators = false;  // its format stores coded blocks (the `operator` parameter)
+};
+
+// One built engine: its name (a value of the `engine` key), capabilities and factory.
+struct EngineEntry {
+  std::string_view name;
+  EngineCapabilities capabilities;
+  Result<std::unique_ptr<Engine>> (*open)(EngineEnv env);
+};
+
+// Every built engine, in the order of engine_names().
+const std::vector<EngineEntry>& engine_registry();
+
 // Open an engine by env.engine. Collective; returns the same status on every rank.
 Result<std::unique_ptr<Engine>> open_engine(EngineEnv env);
 

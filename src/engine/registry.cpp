@@ -35,22 +35,6 @@ Result<std::string> default_engine(const comm::Comm& comm, const std::string& pa
 
 namespace {
 
-// `async` is implemented engine by engine (the registry's engines column says which); elsewhere
-// asking for it is an error rather than a silently synchronous file.
-Status check_async(const OpenSpec& spec) {
-  if (spec.mode == OpenMode::kRead || !spec.params.get_bool("async")) return ok_status();
-  const std::string_view engines = find_param("async")->engines;
-  for (size_t at = engines.find(spec.engine); at != std::string_view::npos;
-       at = engines.find(spec.engine, at + 1)) {
-    const size_t end = at + spec.engine.size();
-    if ((at == 0 || engines[at - 1] == ',') && (end == engines.size() || engines[end] == ','))
-      return ok_status();
-  }
-  return error(TAPIO_ERR_UNSUPPORTED,
-               "file '{}': async = true is not implemented by the {} engine (only by: {})",
-               spec.path, spec.engine, engines);
-}
-
 // Async output's writer thread needs a CPU of its own to hide anything; MPI launchers bind
 // each rank to one core when there are enough of them (Open MPI does at 2 ranks or fewer per
 // node), and the thread inherits that. Said once per process, by rank 0.
@@ -67,23 +51,16 @@ void warn_if_async_shares_a_cpu(const EngineEnv& env) {
                    env.spec.path));
 }
 
-Result<std::unique_ptr<Engine>> open_by_name(EngineEnv env) {
-  TAPIO_RETURN_IF_ERROR(check_async(env.spec));
-  warn_if_async_shares_a_cpu(env);
-  const std::string name = env.spec.engine;
-  if (name == "serial") return SerialEngine::open(std::move(env));
-  if (name == "collective") return CollectiveEngine::open(std::move(env));
-  if (name == "subfile") return SubfileEngine::open(std::move(env));
-  if (name == "mpiio") return MpiioEngine::open(std::move(env));
-  // The name was validated against engine_names(); this build does not have it yet.
-  return error(TAPIO_ERR_UNSUPPORTED, "file '{}': engine '{}' is not available in this build",
-               env.spec.path, name);
+const EngineEntry* find_entry(std::string_view name) {
+  for (const EngineEntry& entry : engine_registry())
+    if (entry.name == name) return &entry;
+  return nullptr;
 }
 
-// Operators exist only in subfile datasets: NetCDF classic has no place for a coded block, so
-// asking another engine for one is an error rather than silently uncompressed output.
-Status check_operator(const OpenSpec& spec) {
-  if (spec.mode == OpenMode::kRead || spec.engine == "subfile" ||
+// Operators exist only where the format has a place for a coded block: NetCDF classic has
+// none, so asking such an engine for one is an error rather than silently uncompressed output.
+Status check_operator(const OpenSpec& spec, const EngineEntry& entry) {
+  if (spec.mode == OpenMode::kRead || entry.capabilities.operators ||
       spec.params.get("operator").empty())
     return ok_status();
   return error(TAPIO_ERR_CONFIG,
@@ -94,10 +71,28 @@ Status check_operator(const OpenSpec& spec) {
 
 }  // namespace
 
+const std::vector<EngineEntry>& engine_registry() {
+  // In the order of engine_names() (core/params.cpp, which config validation uses): a test
+  // keeps the two lists equal.
+  static const std::vector<EngineEntry> kEntries = {
+      {"serial", {.operators = false}, &SerialEngine::open},
+      {"mpiio", {.operators = false}, &MpiioEngine::open},
+      {"collective", {.operators = false}, &CollectiveEngine::open},
+      {"subfile", {.operators = true}, &SubfileEngine::open},
+  };
+  return kEntries;
+}
+
 Result<std::unique_ptr<Engine>> open_engine(EngineEnv env) {
-  TAPIO_RETURN_IF_ERROR(check_operator(env.spec));
+  // The name was validated against engine_names() when the spec was built.
+  const EngineEntry* entry = find_entry(env.spec.engine);
+  if (entry == nullptr)
+    return error(TAPIO_ERR_INTERNAL, "file '{}': engine '{}' is not registered", env.spec.path,
+                 env.spec.engine);
+  TAPIO_RETURN_IF_ERROR(check_operator(env.spec, *entry));
   TAPIO_RETURN_IF_ERROR(apply_file_system(*env.res.comm, &env.spec));
-  auto engine = open_by_name(std::move(env));
+  warn_if_async_shares_a_cpu(env);
+  auto engine = entry->open(std::move(env));
   if (engine.ok()) (*engine)->opened();
   return engine;
 }
