@@ -17,6 +17,7 @@
 #include "engine/collective/staging.h"
 #include "engine/netcdf/netcdf_dataset.h"
 #include "engine/overlap_check.h"
+#include "engine/plan_cache.h"
 #include "plan/direct.h"
 #include "plan/exchange.h"
 #include "plan/segments.h"
@@ -114,8 +115,12 @@ class CollectiveEngine final : public Engine {
   // Sizes the node window for this call's slots (collective; agreed on when it changes).
   Status prepare_node_slots(const plan::Layout& layout);
 
+  // The decomposition of a selection of `var`, planned once (plans_).
+  collective::DecompositionOf decomposition_of();
+
   CollectiveSpec spec_;
   NetcdfDataset nc_;
+  PlanCache<plan::Decomposition> plans_{&profile()};
   collective::Aggregation agg_;
   collective::Buffers bufs_;
   collective::DataFile data_;

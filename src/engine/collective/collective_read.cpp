@@ -40,10 +40,11 @@ struct ReadVotes {
 }  // namespace
 
 Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
+  PlanCache<plan::Decomposition>::Batch planning(&plans_);
   std::optional<collective::Wanted> planned;
   {
     PhaseTimer t(&profile(), Phase::kPlan);
-    planned = collective::want(gets, io(), nc_.header());
+    planned = collective::want(gets, io(), nc_.header(), decomposition_of());
   }
   const collective::Wanted& wanted = *planned;
   // Every byte wanted is read or replied into staging; an aggregator without shared slots

@@ -5,20 +5,27 @@
 // into an aggregator's round buffer on this node — one copy instead of two.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/model.h"
 #include "engine/engine.h"
 #include "format/netcdf/header.h"
+#include "plan/decomposition.h"
 #include "plan/segments.h"
 
 namespace tapio::collective {
 
+// The decomposition of a put's or get's selection of variable `var` (planned once: the
+// engine's PlanCache).
+using DecompositionOf =
+    std::function<const plan::Decomposition&(int var, const plan::Selection& sel)>;
+
 class Staged {
  public:
-  // Describes the puts of one step; copies nothing.
+  // Describes the puts of one step from their planned decompositions; copies nothing.
   Staged(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
-         uint64_t step);
+         uint64_t step, const DecompositionOf& plan_of);
 
   // The pieces; mem fields are staging offsets. Consecutive runs of constant length at a
   // constant file stride (a box's rows, HPIO's regions, most run lists; also across puts)

@@ -10,6 +10,7 @@
 #include "core/model.h"
 #include "engine/engine.h"
 #include "format/netcdf/header.h"
+#include "engine/collective/staging.h"
 #include "plan/segments.h"
 
 namespace tapio::collective {
@@ -28,7 +29,8 @@ struct Wanted {
   uint64_t bytes = 0;
 };
 
-Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h);
+Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
+            const DecompositionOf& plan_of);
 
 // The staged bytes (file order, big-endian) into the user's buffers.
 void swap_into(const Wanted& w, const uint8_t* staging);
