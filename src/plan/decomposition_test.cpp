@@ -23,6 +23,15 @@ void append_runs(std::vector<MemSegment>* segs, const Selection& sel,
   });
 }
 
+// Runs of one length at small random gaps: neighbours merge into segments of various strides.
+Selection strided_runs(std::mt19937_64& rng, uint64_t elements) {
+  std::vector<Run> runs;
+  for (uint64_t off = rng() % 8; off < elements; off += 1 + rng() % 3)
+    if (rng() % 3) runs.push_back(Run{off, 1});
+  if (runs.empty()) runs.push_back(Run{0, 1});
+  return Selection::from_runs(runs);
+}
+
 Selection random_runs(std::mt19937_64& rng, uint64_t elements) {
   std::vector<Run> runs;
   for (int i = 0, n = 1 + rng() % 40; i < n; ++i) {
@@ -38,13 +47,16 @@ Selection random_runs(std::mt19937_64& rng, uint64_t elements) {
 TEST(Decomposition, PlacedPlansEqualVisitingTheRuns) {
   std::mt19937_64 rng(11);
   const std::vector<uint64_t> shape{12, 10};
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < 2000; ++trial) {
     std::vector<MemSegment> visited, placed;
     uint64_t mem_visited = 0, mem_placed = 0;
     for (int put = 0; put < 4; ++put) {
-      const Selection sel = rng() % 2 ? random_runs(rng, 120)
-                                      : Selection::box({rng() % 6, rng() % 5}, {1 + rng() % 6, 1 + rng() % 5});
-      const uint64_t base = (rng() % 3) * 960;
+      const int kind = rng() % 3;
+      const Selection sel = kind == 0   ? random_runs(rng, 120)
+                            : kind == 1 ? strided_runs(rng, 120)
+                                        : Selection::box({rng() % 6, rng() % 5},
+                                                         {1 + rng() % 6, 1 + rng() % 5});
+      const uint64_t base = (rng() % 3) * 8 * (rng() % 2 ? 120 : 1 + rng() % 4);
       append_runs(&visited, sel, shape, 8, base, &mem_visited);
       const Decomposition d = decompose(sel, shape, 8);
       append_decomposition(&placed, d, base, mem_placed);
