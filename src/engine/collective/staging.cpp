@@ -11,11 +11,19 @@ Staged::Staged(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::He
                uint64_t step, const DecompositionOf& plan_of) {
   ranges_.assign(io.vars.size(), plan::Extent{});
   const uint64_t record = h.record_size();
+  std::vector<const plan::Decomposition*> plans;
+  size_t segments = 0;
   for (const PutOp& p : puts) {
+    plans.push_back(&plan_of(p.var, p.sel));
+    segments += plans.back()->segments.size();
+  }
+  segments_.reserve(segments);
+  for (size_t k = 0; k < puts.size(); ++k) {
+    const PutOp& p = puts[k];
     const size_t esize = type_size(io.vars[p.var].type);
     const uint64_t base = h.data_offset(h.vars[p.var], step, record);
     const auto* src = static_cast<const uint8_t*>(p.data);
-    const plan::Decomposition& d = plan_of(p.var, p.sel);
+    const plan::Decomposition& d = *plans[k];
     const uint64_t start = bytes_;
     plan::append_decomposition(&segments_, d, base, start);
     plan::widen_by(&ranges_[p.var], d, base);
