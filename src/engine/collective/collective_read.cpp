@@ -54,7 +54,8 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   // then no two ranks want the same bytes, and reading them once each is the minimum).
   ReadVotes votes;
   plan::DirectPlan direct;
-  TAPIO_RETURN_IF_ERROR(plan_direct(wanted.segments, wanted.ranges, &direct, &votes.cannot_direct));
+  TAPIO_RETURN_IF_ERROR(plan_direct(wanted.segments, wanted.placed, wanted.ranges, &direct,
+                                    &votes.cannot_direct));
   votes.out_of_memory = reserved ? 0 : 1;
   for (const plan::MemSegment& m : wanted.segments) {
     votes.lo = std::min(votes.lo, m.seg.offset);

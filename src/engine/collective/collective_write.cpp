@@ -128,7 +128,8 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   WriteVotes votes;
   plan::DirectPlan direct;
   const Status scanned =
-      plan_direct(staged.segments(), staged.ranges(), &direct, &votes.cannot_direct);
+      plan_direct(staged.segments(), staged.placed(), staged.ranges(), &direct,
+                  &votes.cannot_direct);
   votes.failed = scanned.ok() ? 0 : 1;
   votes.bytes = direct.bytes;
   const uint64_t staging = may_stage(direct) ? staged.bytes() : 0;

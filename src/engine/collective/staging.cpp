@@ -24,6 +24,7 @@ Staged::Staged(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::He
     const uint64_t base = h.data_offset(h.vars[p.var], step, record);
     const auto* src = static_cast<const uint8_t*>(p.data);
     const plan::Decomposition& d = *plans[k];
+    placed_.emplace_back(&d, base);
     const uint64_t start = bytes_;
     plan::append_decomposition(&segments_, d, base, start);
     plan::widen_by(&ranges_[p.var], d, base);

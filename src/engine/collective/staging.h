@@ -21,6 +21,11 @@ namespace tapio::collective {
 using DecompositionOf =
     std::function<const plan::Decomposition&(int var, const plan::Selection& sel)>;
 
+// Which plans a batch placed, at which file offsets, in order: a batch that places the same
+// plans, each moved by the same bytes (the next step of record variables), has the same
+// pieces moved by those bytes, so what was planned from them is moved too (the direct plan).
+using Placements = std::vector<std::pair<const plan::Decomposition*, uint64_t>>;
+
 class Staged {
  public:
   // Describes the puts of one step from their planned decompositions; copies nothing.
@@ -34,6 +39,7 @@ class Staged {
   // Per variable, the file range this rank's pieces span (length 0: none).
   const std::vector<plan::Extent>& ranges() const { return ranges_; }
   uint64_t bytes() const { return bytes_; }
+  const Placements& placed() const { return placed_; }
 
   // Staging bytes [at, at + len), in file byte order, into out.
   void swap_range(uint64_t at, uint64_t len, uint8_t* out) const;
@@ -52,6 +58,7 @@ class Staged {
   std::vector<plan::MemSegment> segments_;
   std::vector<plan::Extent> ranges_;
   std::vector<Source> sources_;  // by staging offset, covering [0, bytes_)
+  Placements placed_;
   uint64_t bytes_ = 0;
 };
 

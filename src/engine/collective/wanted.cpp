@@ -28,6 +28,7 @@ Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Heade
       const uint64_t base = h.data_offset(h.vars[g.var], s, record);
       uint8_t* step_out = out + (s - g.step_start) * g.elements * esize;
       const uint64_t start = w.bytes;
+      w.placed.emplace_back(&d, base);
       plan::append_decomposition(&w.segments, d, base, start);
       plan::widen_by(&w.ranges[g.var], d, base);
       w.bytes += d.bytes;

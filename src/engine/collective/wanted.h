@@ -26,6 +26,7 @@ struct Wanted {
   std::vector<plan::MemSegment> segments;  // mem = byte offset in the staging buffer
   std::vector<plan::Extent> ranges;        // per variable, the file range its pieces span
   std::vector<Destination> dests;  // one per get and step when its runs are in memory order
+  Placements placed;
   uint64_t bytes = 0;
 };
 
