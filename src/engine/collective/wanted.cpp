@@ -20,9 +20,17 @@ Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Heade
   Wanted w;
   w.ranges.assign(io.vars.size(), plan::Extent{});
   const uint64_t record = h.record_size();
+  std::vector<const plan::Decomposition*> plans;
+  size_t segments = 0;
   for (const GetOp& g : gets) {
+    plans.push_back(&plan_of(g.var, g.sel));
+    segments += plans.back()->segments.size() * g.step_count;
+  }
+  w.segments.reserve(segments);
+  for (size_t k = 0; k < gets.size(); ++k) {
+    const GetOp& g = gets[k];
     const size_t esize = type_size(io.vars[g.var].type);
-    const plan::Decomposition& d = plan_of(g.var, g.sel);
+    const plan::Decomposition& d = *plans[k];
     auto* out = static_cast<uint8_t*>(g.data);
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
       const uint64_t base = h.data_offset(h.vars[g.var], s, record);
