@@ -80,5 +80,20 @@ TEST(Decomposition, RangeOrderAndRuns) {
   EXPECT_TRUE(decompose(Selection::box({0}, {0}), shape, 8).range.length == 0);
 }
 
+// A rank's plan holds its own pieces only: at 10^4 virtual ranks of an interleaved map (each
+// rank 64 runs, the global array growing with the ranks) every rank's plan is as large as at
+// 100 ranks, however many ranks and elements there are.
+TEST(Decomposition, HoldsLocalPiecesNotRanks) {
+  const auto plan_of = [](uint64_t ranks, uint64_t rank) {
+    const std::vector<uint64_t> shape{ranks * 64 * 3};
+    std::vector<plan::Run> runs;
+    for (uint64_t k = 0; k < 64; ++k) runs.push_back(plan::Run{(k * ranks + rank) * 3, 1 + k % 2});
+    return decompose(Selection::from_runs(runs), shape, 8);
+  };
+  const uint64_t small = plan_of(100, 7).memory();
+  EXPECT_LE(small, 64 * (sizeof(MemSegment) + 16));
+  for (uint64_t rank : {0, 4999, 9999}) EXPECT_EQ(plan_of(10000, rank).memory(), small) << rank;
+}
+
 }  // namespace
 }  // namespace tapio::plan
