@@ -41,6 +41,8 @@ class PlanCache {
   // selections no variable holds are dropped.
   void end_batch();
 
+  uint64_t bytes() const { return bytes_; }  // held now
+
   // A batch of puts or gets from construction to destruction (then end_batch), begun in the
   // profile too.
   class Batch {

@@ -8,9 +8,6 @@ namespace tapio {
 
 template <typename Plan>
 class PlanCache<Plan>::Known {
- public:
-  const plan::Selection& selection() const { return sel_; }
-
  private:
   friend class PlanCache<Plan>;
   explicit Known(const plan::Selection& sel) : sel_(sel) {}
