@@ -108,6 +108,9 @@ struct Counters {
   std::optional<double> requests, bytes, messages;
   std::optional<double> messages_between_nodes;  // tapio's collective writes (profile)
   json phases;  // a tapio engine's per-phase times (its profile's "phases"); null: none
+  // A tapio engine's planning: the plan phase of each batch (step) in ms, median rank, and
+  // the plans made and reused and the most bytes they held (sums over ranks); null: none.
+  json plan;
   double compute_s = 0;  // seconds of --compute inside the write (slowest rank; rank 0)
 };
 

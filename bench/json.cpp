@@ -185,6 +185,8 @@ json to_json(const RunInfo& info, const std::vector<MethodResult>& results) {
     if (!m.extra.is_null()) r["metadata"] = m.extra;
     if (!m.write_phases.empty()) r["write_phases_ms"] = phase_summary(m.write_phases);
     if (!m.read_phases.empty()) r["read_phases_ms"] = phase_summary(m.read_phases);
+    if (!m.write.plan.is_null()) r["write_plan"] = m.write.plan;
+    if (!m.read.plan.is_null()) r["read_plan"] = m.read.plan;
     res[m.name] = r;
   }
   if (!info.op.empty()) j["operator"] = operator_summary(info, results);

@@ -55,6 +55,25 @@ void print_phases(const char* what, const std::vector<MethodResult>& results,
   }
 }
 
+// The plan phase of each batch (step) and the plans made and reused: a decomposition planned
+// once plans in its first step only (last repetition, median rank).
+void print_plans(const std::vector<MethodResult>& results) {
+  bool any = false;
+  for (const auto& m : results) any |= m.ran() && !m.write.plan.is_null();
+  if (!any) return;
+  std::printf("plan phase per step (ms, median rank, last rep; plans made/reused, bytes held):\n");
+  for (const auto& m : results) {
+    if (!m.ran()) continue;
+    for (const auto& [what, c] : {std::pair{"w", &m.write}, std::pair{"r", &m.read}}) {
+      if (c->plan.is_null()) continue;
+      std::printf("%-18s %s", m.name.c_str(), what);
+      for (const json& v : c->plan["per_batch_ms"]) std::printf(" %8.2f", v.get<double>());
+      std::printf("   made %.0f reused %.0f bytes %.0f\n", c->plan.value("plans_made", 0.0),
+                  c->plan.value("plans_reused", 0.0), c->plan.value("plan_cache_bytes", 0.0));
+    }
+  }
+}
+
 // A pattern that reads a small selection of blocks (selection): the read in milliseconds, what
 // it cost the storage in blocks' worth, and its speed against HDF5 (chunked by block).
 void print_selection(const RunInfo& info, const std::vector<MethodResult>& results) {
@@ -113,6 +132,7 @@ void print_table(const RunInfo& info, const std::vector<MethodResult>& results) 
   print_phases("write", results, [](const MethodResult& m) { return m.write_phases; });
   if (info.timed_read)
     print_phases("read", results, [](const MethodResult& m) { return m.read_phases; });
+  print_plans(results);
   // Metadata measurements of the methods that have them (the subfile methods).
   bool any = false;
   for (const auto& m : results) any |= m.ran() && m.extra.is_object();

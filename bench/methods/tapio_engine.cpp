@@ -306,6 +306,13 @@ class TapioMethod : public Method {
     c.messages = get("messages_sent");
     c.messages_between_nodes = get("messages_between_nodes");
     if (j.contains("phases")) c.phases = j["phases"];
+    if (j.contains("plan_per_batch")) {
+      json ms = json::array();
+      for (const json& v : j["plan_per_batch"]["median"]) ms.push_back(1e3 * v.get<double>());
+      c.plan = {{"per_batch_ms", ms}};
+      for (const char* name : {"plans_made", "plans_reused", "plan_cache_bytes"})
+        if (auto v = get(name)) c.plan[name] = *v;
+    }
     return c;
   }
 

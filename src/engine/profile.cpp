@@ -35,6 +35,10 @@ Named flatten_counters(const Profile& p) {
   n.add("bytes_received", static_cast<double>(p.bytes_received));
   n.add("bytes_copied", static_cast<double>(p.bytes_copied));
   n.add("rounds", static_cast<double>(p.rounds));
+  n.add("plans_made", static_cast<double>(p.plans_made));
+  n.add("plans_reused", static_cast<double>(p.plans_reused));
+  n.add("plan_cache_bytes", static_cast<double>(p.plan_cache_bytes));
+  n.add("batches", static_cast<double>(p.plan_per_batch().size()));
   n.add("time_in_calls", p.in_calls);
   n.add("time_background_write", static_cast<double>(p.background_write_ns.load()) * 1e-9);
   n.add("time_total", p.total_time);
@@ -59,55 +63,84 @@ constexpr const char* kPerRankCounters[] = {
     "POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME", "POSIX_F_META_TIME", "time_in_calls",
     "time_total"};
 constexpr int kPerRankCounterCount = sizeof(kPerRankCounters) / sizeof(kPerRankCounters[0]);
-constexpr int kGathered = kPhaseCount + 1 + kPerRankCounterCount;  // per rank
+constexpr int kGathered = kPhaseCount + 1 + kPerRankCounterCount;  // per rank, then batches
 
-// What each rank sends to rank 0: its phase values, then its kPerRankCounters.
-std::vector<double> gathered_values(const Profile& p, const Named& counters) {
+// What each rank sends to rank 0: its phase values, its kPerRankCounters, then the plan
+// phase of its first `batches` batches (the fewest any rank had: every rank sends as many).
+std::vector<double> gathered_values(const Profile& p, const Named& counters, size_t batches) {
   std::vector<double> v = phase_values(p);
   for (const char* name : kPerRankCounters) {
     const auto it = std::find(counters.names.begin(), counters.names.end(), name);
     v.push_back(counters.values[it - counters.names.begin()]);
   }
+  const std::vector<double> plan = p.plan_per_batch();
+  v.insert(v.end(), plan.begin(), plan.begin() + static_cast<long>(batches));
   return v;
 }
 
-// Entry k of every rank's gathered values.
-std::vector<double> column_of(const std::vector<double>& all, int ranks, int k) {
+// Entry k of every rank's gathered values (`stride` each).
+std::vector<double> column_of(const std::vector<double>& all, int ranks, size_t stride, int k) {
   std::vector<double> column(ranks);
-  for (int r = 0; r < ranks; ++r) column[r] = all[static_cast<size_t>(r) * kGathered + k];
+  for (int r = 0; r < ranks; ++r) column[r] = all[static_cast<size_t>(r) * stride + k];
   return column;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 const char* phase_or_other(int k) { return k < kPhaseCount ? kPhaseNames[k] : "other"; }
 
-nlohmann::ordered_json phase_json(const std::vector<double>& all, int ranks) {
+nlohmann::ordered_json phase_json(const std::vector<double>& all, int ranks, size_t stride) {
   const int n = kPhaseCount + 1;
   nlohmann::ordered_json j;
   for (int k = 0; k < n; ++k) {
-    std::vector<double> column = column_of(all, ranks, k);
+    std::vector<double> column = column_of(all, ranks, stride, k);
     double sum = 0;
     for (double v : column) sum += v;
-    std::sort(column.begin(), column.end());
-    const double median = ranks % 2 ? column[ranks / 2]
-                                    : (column[ranks / 2 - 1] + column[ranks / 2]) / 2;
+    const auto [lo, hi] = std::minmax_element(column.begin(), column.end());
     j[phase_or_other(k)] = {
-        {"min", column.front()}, {"median", median}, {"max", column.back()}, {"sum", sum}};
+        {"min", *lo}, {"median", median_of(column)}, {"max", *hi}, {"sum", sum}};
   }
   return j;
 }
 
-nlohmann::ordered_json per_rank_json(const std::vector<double>& all, int ranks) {
+// The plan phase of each batch: median and max over ranks, batch by batch.
+nlohmann::ordered_json plan_per_batch_json(const std::vector<double>& all, int ranks,
+                                           size_t batches) {
+  nlohmann::ordered_json j = {{"median", nlohmann::json::array()},
+                              {"max", nlohmann::json::array()}};
+  for (size_t b = 0; b < batches; ++b) {
+    const std::vector<double> column =
+        column_of(all, ranks, kGathered + batches, kGathered + static_cast<int>(b));
+    j["median"].push_back(median_of(column));
+    j["max"].push_back(*std::max_element(column.begin(), column.end()));
+  }
+  return j;
+}
+
+nlohmann::ordered_json per_rank_json(const std::vector<double>& all, int ranks, size_t stride) {
   nlohmann::ordered_json j;
   for (int k = 0; k < kPhaseCount + 1; ++k)
-    j["phases"][phase_or_other(k)] = column_of(all, ranks, k);
+    j["phases"][phase_or_other(k)] = column_of(all, ranks, stride, k);
   for (int c = 0; c < kPerRankCounterCount; ++c)
-    j["counters"][kPerRankCounters[c]] = column_of(all, ranks, kPhaseCount + 1 + c);
+    j["counters"][kPerRankCounters[c]] = column_of(all, ranks, stride, kPhaseCount + 1 + c);
   return j;
 }
 
 }  // namespace
 
 const char* phase_name(Phase p) { return kPhaseNames[static_cast<int>(p)]; }
+
+std::vector<double> Profile::plan_per_batch() const {
+  std::vector<double> out(plan_at_batch_.size());
+  for (size_t b = 0; b < out.size(); ++b)
+    out[b] = (b + 1 < out.size() ? plan_at_batch_[b + 1] : phase[static_cast<int>(Phase::kPlan)]) -
+             plan_at_batch_[b];
+  return out;
+}
 
 PhaseTimer::PhaseTimer(Profile* profile, Phase phase)
     : profile_(profile), outer_(profile->current_) {
@@ -129,7 +162,10 @@ Status Profile::write_json(const comm::Comm& comm, const std::string& path,
   Named mine = flatten_counters(*this);
   std::vector<double> sum, lo, hi, gathered;
   TAPIO_RETURN_IF_ERROR(comm.allreduce_sum_min_max(mine.values, &sum, &lo, &hi));
-  TAPIO_RETURN_IF_ERROR(comm.gather_doubles(gathered_values(*this, mine), 0, &gathered));
+  const auto fewest = static_cast<size_t>(
+      lo[std::find(mine.names.begin(), mine.names.end(), "batches") - mine.names.begin()]);
+  TAPIO_RETURN_IF_ERROR(
+      comm.gather_doubles(gathered_values(*this, mine, fewest), 0, &gathered));
   Status local = ok_status();
   if (comm.rank() == 0) {
     nlohmann::ordered_json j;
@@ -139,8 +175,9 @@ Status Profile::write_json(const comm::Comm& comm, const std::string& path,
     j["steps"] = steps;
     for (size_t i = 0; i < mine.values.size(); ++i)
       j["counters"][mine.names[i]] = {{"sum", sum[i]}, {"min", lo[i]}, {"max", hi[i]}};
-    j["phases"] = phase_json(gathered, comm.size());
-    j["per_rank"] = per_rank_json(gathered, comm.size());
+    j["phases"] = phase_json(gathered, comm.size(), kGathered + fewest);
+    j["plan_per_batch"] = plan_per_batch_json(gathered, comm.size(), fewest);
+    j["per_rank"] = per_rank_json(gathered, comm.size(), kGathered + fewest);
     std::ofstream out(path);
     out << j.dump(2) << "\n";
     if (!out)

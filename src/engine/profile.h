@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "comm/comm.h"
 #include "io/counters.h"
@@ -43,6 +44,11 @@ struct Profile {
   uint64_t bytes_copied = 0;  // user data copied between buffers in memory (not by MPI)
   uint64_t steps = 0;
   uint64_t rounds = 0;        // two-phase rounds (collective engine)
+  // Decomposition plans (engine/plan_cache.h): made the first time a selection is used,
+  // reused for every variable and step that uses it again; the most bytes they held at once.
+  uint64_t plans_made = 0;
+  uint64_t plans_reused = 0;
+  uint64_t plan_cache_bytes = 0;
   std::array<double, kPhaseCount> phase{};  // seconds, exclusive
   double in_calls = 0;        // seconds inside tapio's collective calls (open to close)
   double total_time = 0;      // open to close, the application's time between calls included
@@ -54,6 +60,12 @@ struct Profile {
   uint64_t async_waits = 0;
   double async_wait = 0;
 
+  // A batch of data (a write step, a perform_puts, a perform_gets) starts: the plan phase is
+  // also counted per batch, so that a decomposition planned once shows as a first batch that
+  // plans and later ones that do not ("plan_per_batch" in the JSON).
+  void begin_batch() { plan_at_batch_.push_back(phase[static_cast<int>(Phase::kPlan)]); }
+  std::vector<double> plan_per_batch() const;
+
   // Collective: one reduction of the counters (sum/min/max) and one gather of the phase
   // times (min/median/max per phase need every rank's value), which also carries the
   // counters listed per rank; rank 0 writes `path` as JSON.
@@ -63,6 +75,7 @@ struct Profile {
  private:
   friend class PhaseTimer;
   int current_ = -1;  // the phase being timed, or -1
+  std::vector<double> plan_at_batch_;  // the plan phase's total when each batch began
   std::chrono::steady_clock::time_point since_{};
 };
 

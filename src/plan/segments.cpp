@@ -35,6 +35,7 @@ std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segment
   Extent w;
   // The window holding byte `off` (in agg, r, w); false if no domain holds it.
   const auto locate = [&](uint64_t off) {
+    if (agg >= 0 && off >= w.offset && off < w.end()) return true;  // the window of the last
     if (agg < 0 || off < layout.domains[agg].offset || off >= layout.domains[agg].end())
       agg = owner_of(off, layout.domains);
     if (agg < 0) return false;

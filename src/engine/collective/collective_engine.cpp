@@ -263,13 +263,28 @@ Status CollectiveEngine::out_of_memory(uint64_t staging, int round_buffers,
                                             : "");
 }
 
+bool CollectiveEngine::moved_direct(const collective::Placements& placed,
+                                    plan::DirectPlan* direct) const {
+  const collective::Placements& last = last_direct_.placed;
+  if (placed.empty() || placed.size() != last.size()) return false;
+  const uint64_t by = placed[0].second - last[0].second;  // modulo 2^64: earlier steps too
+  for (size_t k = 0; k < placed.size(); ++k)
+    if (placed[k].first != last[k].first || placed[k].second - last[k].second != by) return false;
+  *direct = last_direct_.direct;
+  for (plan::DirectRequest& q : direct->requests) q.file.offset += by;
+  return true;
+}
+
 Status CollectiveEngine::plan_direct(const std::vector<plan::MemSegment>& mine,
+                                     const collective::Placements& placed,
                                      const std::vector<plan::Extent>& ranges,
                                      plan::DirectPlan* direct, uint64_t* cannot) {
   if (!spec_.direct) return ok_status();
   {
     PhaseTimer t(&profile(), Phase::kPlan);
-    *direct = plan::plan_direct(mine, spec_.stripe_size);
+    if (!moved_direct(placed, direct)) *direct = plan::plan_direct(mine, spec_.stripe_size);
+    last_direct_.placed = placed;
+    last_direct_.direct = *direct;
   }
   PhaseTimer t(&profile(), Phase::kAgree);
   std::vector<uint64_t> his(ranges.size()), lower_his;

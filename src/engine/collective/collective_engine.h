@@ -17,6 +17,7 @@
 #include "engine/collective/staging.h"
 #include "engine/netcdf/netcdf_dataset.h"
 #include "engine/overlap_check.h"
+#include "engine/plan_cache.h"
 #include "plan/direct.h"
 #include "plan/exchange.h"
 #include "plan/segments.h"
@@ -94,8 +95,12 @@ class CollectiveEngine final : public Engine {
   // this rank's file range in each variable); *cannot is 0 if this rank can go direct. A failed
   // scan is returned with *cannot = 1, for the caller's vote to spread.
   Status plan_direct(const std::vector<plan::MemSegment>& mine,
+                     const collective::Placements& placed,
                      const std::vector<plan::Extent>& ranges, plan::DirectPlan* direct,
                      uint64_t* cannot);
+  // The previous batch's direct plan moved, when this batch placed the same plans all moved
+  // by the same bytes (planned once: a step of a decomposition used again); false otherwise.
+  bool moved_direct(const collective::Placements& placed, plan::DirectPlan* direct) const;
   Status write_direct(const plan::DirectPlan& direct);
   Status read_direct(const plan::DirectPlan& direct, uint8_t* staging);
   // Domains over [lo, hi) for this engine's aggregators, rounds of round_bytes.
@@ -114,8 +119,16 @@ class CollectiveEngine final : public Engine {
   // Sizes the node window for this call's slots (collective; agreed on when it changes).
   Status prepare_node_slots(const plan::Layout& layout);
 
+  // The decomposition of a selection of `var`, planned once (plans_).
+  collective::DecompositionOf decomposition_of();
+
   CollectiveSpec spec_;
   NetcdfDataset nc_;
+  PlanCache<plan::Decomposition> plans_{&profile()};
+  struct {  // the previous batch's direct plan, and the plans it was made from
+    collective::Placements placed;
+    plan::DirectPlan direct;
+  } last_direct_;
   collective::Aggregation agg_;
   collective::Buffers bufs_;
   collective::DataFile data_;

@@ -40,10 +40,11 @@ struct ReadVotes {
 }  // namespace
 
 Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
+  PlanCache<plan::Decomposition>::Batch planning(&plans_);
   std::optional<collective::Wanted> planned;
   {
     PhaseTimer t(&profile(), Phase::kPlan);
-    planned = collective::want(gets, io(), nc_.header());
+    planned = collective::want(gets, io(), nc_.header(), decomposition_of());
   }
   const collective::Wanted& wanted = *planned;
   // Every byte wanted is read or replied into staging; an aggregator without shared slots
@@ -53,7 +54,8 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   // then no two ranks want the same bytes, and reading them once each is the minimum).
   ReadVotes votes;
   plan::DirectPlan direct;
-  TAPIO_RETURN_IF_ERROR(plan_direct(wanted.segments, wanted.ranges, &direct, &votes.cannot_direct));
+  TAPIO_RETURN_IF_ERROR(plan_direct(wanted.segments, wanted.placed, wanted.ranges, &direct,
+                                    &votes.cannot_direct));
   votes.out_of_memory = reserved ? 0 : 1;
   for (const plan::MemSegment& m : wanted.segments) {
     votes.lo = std::min(votes.lo, m.seg.offset);

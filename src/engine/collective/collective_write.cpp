@@ -96,7 +96,20 @@ uint64_t CollectiveEngine::batch_elements(int var) const {
   return n;
 }
 
+collective::DecompositionOf CollectiveEngine::decomposition_of() {
+  return [this](int var, const plan::Selection& sel) -> const plan::Decomposition& {
+    const VariableDef& def = io().vars[var];
+    const size_t esize = type_size(def.type);
+    std::vector<uint64_t> key = def.shape;
+    key.push_back(esize);
+    return plans_.plan(plans_.intern(var, sel), key, [&](const plan::Selection& s) {
+      return plan::decompose(s, def.shape, esize);
+    });
+  };
+}
+
 Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
+  PlanCache<plan::Decomposition>::Batch planning(&plans_);
   if (data_.async()) {
     if (writes_queued_) wait_for_queued_writes();
     writes_queued_ = true;
@@ -109,13 +122,14 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   std::optional<collective::Staged> described;
   {
     PhaseTimer t(&profile(), Phase::kPlan);
-    described.emplace(puts, io(), nc_.header(), step);
+    described.emplace(puts, io(), nc_.header(), step, decomposition_of());
   }
   const collective::Staged& staged = *described;
   WriteVotes votes;
   plan::DirectPlan direct;
   const Status scanned =
-      plan_direct(staged.segments(), staged.ranges(), &direct, &votes.cannot_direct);
+      plan_direct(staged.segments(), staged.placed(), staged.ranges(), &direct,
+                  &votes.cannot_direct);
   votes.failed = scanned.ok() ? 0 : 1;
   votes.bytes = direct.bytes;
   const uint64_t staging = may_stage(direct) ? staged.bytes() : 0;

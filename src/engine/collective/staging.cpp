@@ -4,40 +4,43 @@
 #include <cstring>
 
 #include "core/types.h"
-#include "plan/direct.h"
 
 namespace tapio::collective {
 
 Staged::Staged(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
-               uint64_t step) {
+               uint64_t step, const DecompositionOf& plan_of) {
   ranges_.assign(io.vars.size(), plan::Extent{});
   const uint64_t record = h.record_size();
+  std::vector<const plan::Decomposition*> plans;
+  size_t segments = 0;
   for (const PutOp& p : puts) {
-    const VariableDef& def = io.vars[p.var];
-    const size_t esize = type_size(def.type);
+    plans.push_back(&plan_of(p.var, p.sel));
+    segments += plans.back()->segments.size();
+  }
+  segments_.reserve(segments);
+  for (size_t k = 0; k < puts.size(); ++k) {
+    const PutOp& p = puts[k];
+    const size_t esize = type_size(io.vars[p.var].type);
     const uint64_t base = h.data_offset(h.vars[p.var], step, record);
     const auto* src = static_cast<const uint8_t*>(p.data);
+    const plan::Decomposition& d = *plans[k];
+    placed_.emplace_back(&d, base);
     const uint64_t start = bytes_;
-    const plan::SegmentMark before = plan::mark_of(segments_);
-    bool in_order = true;
-    plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
-      in_order = in_order && mem * esize == bytes_ - start;
-      plan::append_piece(&segments_, base + run.offset * esize, run.length * esize, bytes_);
-      bytes_ += run.length * esize;
-    });
-    plan::widen_since(&ranges_[p.var], segments_, before);
+    plan::append_decomposition(&segments_, d, base, start);
+    plan::widen_by(&ranges_[p.var], d, base);
+    bytes_ += d.bytes;
     if (bytes_ == start) continue;
     // Runs visited in memory order (blocks, run lists) make the whole put one source;
     // otherwise each run is one.
-    if (in_order) {
-      sources_.push_back(Source{start, bytes_ - start, src, esize});
+    if (d.in_order) {
+      sources_.push_back(Source{start, d.bytes, src, esize});
       continue;
     }
     uint64_t at = start;
-    plan::for_each_run(p.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
-      sources_.push_back(Source{at, run.length * esize, src + mem * esize, esize});
-      at += run.length * esize;
-    });
+    for (const auto& [mem, n] : d.runs) {
+      sources_.push_back(Source{at, n, src + mem, esize});
+      at += n;
+    }
   }
 }
 

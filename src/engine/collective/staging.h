@@ -5,20 +5,32 @@
 // into an aggregator's round buffer on this node — one copy instead of two.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/model.h"
 #include "engine/engine.h"
 #include "format/netcdf/header.h"
+#include "plan/decomposition.h"
 #include "plan/segments.h"
 
 namespace tapio::collective {
 
+// The decomposition of a put's or get's selection of variable `var` (planned once: the
+// engine's PlanCache).
+using DecompositionOf =
+    std::function<const plan::Decomposition&(int var, const plan::Selection& sel)>;
+
+// Which plans a batch placed, at which file offsets, in order: a batch that places the same
+// plans, each moved by the same bytes (the next step of record variables), has the same
+// pieces moved by those bytes, so what was planned from them is moved too (the direct plan).
+using Placements = std::vector<std::pair<const plan::Decomposition*, uint64_t>>;
+
 class Staged {
  public:
-  // Describes the puts of one step; copies nothing.
+  // Describes the puts of one step from their planned decompositions; copies nothing.
   Staged(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
-         uint64_t step);
+         uint64_t step, const DecompositionOf& plan_of);
 
   // The pieces; mem fields are staging offsets. Consecutive runs of constant length at a
   // constant file stride (a box's rows, HPIO's regions, most run lists; also across puts)
@@ -27,6 +39,7 @@ class Staged {
   // Per variable, the file range this rank's pieces span (length 0: none).
   const std::vector<plan::Extent>& ranges() const { return ranges_; }
   uint64_t bytes() const { return bytes_; }
+  const Placements& placed() const { return placed_; }
 
   // Staging bytes [at, at + len), in file byte order, into out.
   void swap_range(uint64_t at, uint64_t len, uint8_t* out) const;
@@ -45,6 +58,7 @@ class Staged {
   std::vector<plan::MemSegment> segments_;
   std::vector<plan::Extent> ranges_;
   std::vector<Source> sources_;  // by staging offset, covering [0, bytes_)
+  Placements placed_;
   uint64_t bytes_ = 0;
 };
 

@@ -1,7 +1,5 @@
 #include "engine/collective/wanted.h"
 
-#include "plan/direct.h"
-
 #include <algorithm>
 #include <cstring>
 
@@ -17,37 +15,40 @@ const Destination& dest_of(const Wanted& w, uint64_t at) {
 
 }  // namespace
 
-Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h) {
+Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
+            const DecompositionOf& plan_of) {
   Wanted w;
   w.ranges.assign(io.vars.size(), plan::Extent{});
   const uint64_t record = h.record_size();
+  std::vector<const plan::Decomposition*> plans;
+  size_t segments = 0;
   for (const GetOp& g : gets) {
-    const VariableDef& def = io.vars[g.var];
-    const size_t esize = type_size(def.type);
+    plans.push_back(&plan_of(g.var, g.sel));
+    segments += plans.back()->segments.size() * g.step_count;
+  }
+  w.segments.reserve(segments);
+  for (size_t k = 0; k < gets.size(); ++k) {
+    const GetOp& g = gets[k];
+    const size_t esize = type_size(io.vars[g.var].type);
+    const plan::Decomposition& d = *plans[k];
     auto* out = static_cast<uint8_t*>(g.data);
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
       const uint64_t base = h.data_offset(h.vars[g.var], s, record);
       uint8_t* step_out = out + (s - g.step_start) * g.elements * esize;
       const uint64_t start = w.bytes;
-      const plan::SegmentMark before = plan::mark_of(w.segments);
-      bool in_order = true;
-      plan::for_each_run(g.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
-        const uint64_t n = run.length * esize;
-        in_order = in_order && mem * esize == w.bytes - start;
-        plan::append_piece(&w.segments, base + run.offset * esize, n, w.bytes);
-        w.bytes += n;
-      });
-      plan::widen_since(&w.ranges[g.var], w.segments, before);
-      if (in_order) {  // the whole get-step is one swap
-        if (w.bytes > start)
-          w.dests.push_back(Destination{step_out, start, w.bytes - start, esize});
+      w.placed.emplace_back(&d, base);
+      plan::append_decomposition(&w.segments, d, base, start);
+      plan::widen_by(&w.ranges[g.var], d, base);
+      w.bytes += d.bytes;
+      if (d.in_order) {  // the whole get-step is one swap
+        if (d.bytes > 0) w.dests.push_back(Destination{step_out, start, d.bytes, esize});
         continue;
       }
       uint64_t at = start;  // otherwise one swap per run
-      plan::for_each_run(g.sel, def.shape, [&](const plan::Run& run, uint64_t mem) {
-        w.dests.push_back(Destination{step_out + mem * esize, at, run.length * esize, esize});
-        at += run.length * esize;
-      });
+      for (const auto& [mem, n] : d.runs) {
+        w.dests.push_back(Destination{step_out + mem, at, n, esize});
+        at += n;
+      }
     }
   }
   return w;

@@ -10,6 +10,7 @@
 #include "core/model.h"
 #include "engine/engine.h"
 #include "format/netcdf/header.h"
+#include "engine/collective/staging.h"
 #include "plan/segments.h"
 
 namespace tapio::collective {
@@ -25,10 +26,12 @@ struct Wanted {
   std::vector<plan::MemSegment> segments;  // mem = byte offset in the staging buffer
   std::vector<plan::Extent> ranges;        // per variable, the file range its pieces span
   std::vector<Destination> dests;  // one per get and step when its runs are in memory order
+  Placements placed;
   uint64_t bytes = 0;
 };
 
-Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h);
+Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
+            const DecompositionOf& plan_of);
 
 // The staged bytes (file order, big-endian) into the user's buffers.
 void swap_into(const Wanted& w, const uint8_t* staging);

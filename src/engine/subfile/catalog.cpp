@@ -99,8 +99,9 @@ Status Catalog::add_blocks(const StepRecord& record, const uint8_t* payload, siz
 void Catalog::build_index(Step& s) {
   for (uint32_t i = 0; i < s.entries.size(); ++i) {
     const Entry& e = s.entries[i];
-    uint64_t lo, hi;
-    plan::first_dim_bounds(*e.sel, definitions_.vars[e.var].shape, &lo, &hi);
+    const auto [at, made] = bounds_.try_emplace({e.sel, e.var});
+    auto& [lo, hi] = at->second;
+    if (made) plan::first_dim_bounds(*e.sel, definitions_.vars[e.var].shape, &lo, &hi);
     s.by_var[e.var].add(lo, hi, i);
   }
   for (auto& [var, index] : s.by_var) index.build();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/plan_cache.h"
 #include "engine/subfile/catalog.h"
 #include "engine/subfile/put_stream.h"
 #include "format/subfile/block_list.h"
@@ -21,6 +22,7 @@
 #include "io/layers.h"
 #include "io/write_behind.h"
 #include "plan/group_layout.h"
+#include "plan/intersect.h"
 
 namespace tapio {
 
@@ -58,6 +60,16 @@ struct SubfileStep {
   std::vector<subfile::BlockShape> shapes;  // its blocks (compared with the previous step's)
   uint64_t flags = 0;                       // what its records hold (kStep... flags)
 };
+
+// A reader's plans (subfile_read.cpp): where a get's selection meets a stored block, and the
+// interval of the first dimension it spans, planned once for every step and variable that
+// reads the same selection.
+struct ReadPlan {
+  std::vector<plan::Overlap> overlaps;
+  uint64_t lo = 0, hi = 0;
+  uint64_t memory() const { return overlaps.capacity() * sizeof(plan::Overlap); }
+};
+using ReadPlans = PlanCache<ReadPlan>;
 
 class SubfileEngine final : public Engine {
  public:
@@ -249,6 +261,9 @@ class SubfileEngine final : public Engine {
   uint64_t data_end_ = 0;             // the subfile's end after the last batch
   subfile::WriterTable table_;        // this rank's selections and last shapes
   std::unordered_multimap<uint64_t, uint32_t> selection_ids_;  // selection hash -> id
+  // Readers' plans; writers only mark their batches with it (a writer's plan is its table
+  // of selections, found by hash: selection_id).
+  ReadPlans plans_{&profile()};
   bool aggregate_ = false;  // this rank's group sends its data to the group's first rank
   SubfileStep step_;       // this step's writes
   // What this rank put in the previous step: when this step's differ on some rank, the

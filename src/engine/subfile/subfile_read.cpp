@@ -271,31 +271,43 @@ void add_need(std::vector<subfile::Need>* needs, const subfile::Need& n) {
 }
 
 // Per get and step: the pieces of blocks it needs (what no block holds reads as fill). The
-// steps must be loaded.
+// steps must be loaded. Where a get's selection meets a stored block (and the interval of the
+// first dimension it spans) is planned once: the same selection read again — in another step,
+// of another variable — meets the same stored selections of the writers' tables.
 std::vector<subfile::Need> needs_of(const std::vector<GetOp>& gets, const IoDef& io,
-                           subfile::Catalog& catalog) {
+                                    subfile::Catalog& catalog, ReadPlans* plans) {
   std::vector<subfile::Need> needs;
   for (const GetOp& g : gets) {
     const VariableDef& def = io.vars[g.var];
     const size_t esize = type_size(def.type);
     const auto var = static_cast<uint32_t>(g.var);
-    uint64_t lo, hi;
-    plan::first_dim_bounds(g.sel, def.shape, &lo, &hi);
+    ReadPlans::Known* known = plans->intern(g.var, g.sel);
+    const ReadPlan& bounds = plans->plan(known, def.shape, [&](const plan::Selection& sel) {
+      ReadPlan p;
+      plan::first_dim_bounds(sel, def.shape, &p.lo, &p.hi);
+      return p;
+    });
     // A joined variable's length is the read step's, which need not be the current step's.
     std::vector<uint64_t> shape = def.shape;
-    if (def.joined) shape[0] = std::max(shape[0], hi);
+    if (def.joined) shape[0] = std::max(shape[0], bounds.hi);
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
       uint8_t* base = static_cast<uint8_t*>(g.data) + (s - g.step_start) * g.elements * esize;
       const uint64_t t = blocks_step(g.var, io, catalog, s);
       uint64_t covered = 0;
       if (t < catalog.steps())
-        for (uint32_t i : catalog.query(t, var, lo, hi))
-          for (const plan::Overlap& o :
-               plan::intersect(*catalog.entry(t, i).sel, g.sel, shape)) {
+        for (uint32_t i : catalog.query(t, var, bounds.lo, bounds.hi)) {
+          const plan::Selection* stored = catalog.entry(t, i).sel;
+          ReadPlans::Key key = shape;
+          key.push_back(reinterpret_cast<uintptr_t>(stored));  // the writer's table keeps it
+          const ReadPlan& meet = plans->plan(known, key, [&](const plan::Selection& sel) {
+            return ReadPlan{plan::intersect(*stored, sel, shape)};
+          });
+          for (const plan::Overlap& o : meet.overlaps) {
             add_need(&needs, subfile::Need{t, i, o.a_mem * esize, o.length * esize,
                                            base + o.b_mem * esize});
             covered += o.length;
           }
+        }
       if (covered < g.elements) {
         uint8_t fill[8];
         fill_value(def, fill);
@@ -362,6 +374,7 @@ void SubfileEngine::deliver(const ChunkRequest& q, std::pair<size_t, size_t> ran
 // reads that every rank makes itself (the same decomposition as written) cost that one
 // collective, whose answer is the agreement.
 Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
+  ReadPlans::Batch planning(&plans_);
   Status local = ok_status();
   for (const GetOp& g : gets) {  // the steps these gets read, loaded by this rank
     if (!io().vars[g.var].record) continue;  // fixed variables' steps are always loaded
@@ -372,7 +385,7 @@ Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
   Requests own, served;
   if (local.ok()) {
     PhaseTimer t(&profile(), Phase::kPlan);
-    needs = needs_of(gets, io(), catalog_);
+    needs = needs_of(gets, io(), catalog_, &plans_);
   }
   if (local.ok()) plan_requests(&needs, &own, &served);
   ByteBuffer scratch, decoded;

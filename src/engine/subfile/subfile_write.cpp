@@ -24,8 +24,12 @@ uint32_t SubfileEngine::selection_id(const plan::Selection& sel, subfile::BlockL
     const uint32_t id = it->second;
     const plan::Selection& have =
         id < known ? table_.selections[id] : list->new_selections[id - known];
-    if (have == sel) return id;
+    if (have == sel) {
+      ++profile().plans_reused;
+      return id;
+    }
   }
+  ++profile().plans_made;
   const uint32_t id = known + static_cast<uint32_t>(list->new_selections.size());
   list->new_selections.push_back(sel);
   selection_ids_.emplace(key, id);
@@ -69,6 +73,7 @@ Status SubfileEngine::write_puts(const std::vector<PutOp>& puts, uint64_t) {
 }
 
 Status SubfileEngine::write_batch(const std::vector<PutOp>& puts, Status* local) {
+  ReadPlans::Batch planning(&plans_);
   static const std::vector<PutOp> kNothing;
   if (local->ok())  // variables defined since the last batch
     *local = resolve_operators().with_context(fmt::format("dataset '{}'", path()));

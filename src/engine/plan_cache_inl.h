@@ -1,0 +1,81 @@
+#pragma once
+#include <algorithm>
+#include <map>
+
+#include "format/subfile/selections.h"
+
+namespace tapio {
+
+template <typename Plan>
+class PlanCache<Plan>::Known {
+ private:
+  friend class PlanCache<Plan>;
+  explicit Known(const plan::Selection& sel) : sel_(sel) {}
+  plan::Selection sel_;
+  int holders_ = 0;  // variables whose latest batch used it
+  std::map<Key, Plan> plans_;
+  uint64_t bytes() const {
+    uint64_t b = sizeof(*this) + sel_.runs.capacity() * sizeof(plan::Run) +
+                 (sel_.start.size() + sel_.count.size()) * 8;
+    for (const auto& [key, p] : plans_) b += key.size() * 8 + p.memory();
+    return b;
+  }
+};
+
+template <typename Plan>
+typename PlanCache<Plan>::Known* PlanCache<Plan>::intern(int var, const plan::Selection& sel) {
+  const uint64_t hash = subfile::selection_hash(sel);
+  Known* known = nullptr;
+  for (auto [it, end] = by_hash_.equal_range(hash); it != end && !known; ++it)
+    if (it->second->sel_ == sel) known = it->second.get();
+  if (!known) {
+    auto made = std::unique_ptr<Known>(new Known(sel));
+    known = made.get();
+    by_hash_.emplace(hash, std::move(made));
+    count(known->bytes());
+  }
+  std::vector<Known*>& used = used_[var];
+  if (std::find(used.begin(), used.end(), known) == used.end()) used.push_back(known);
+  return known;
+}
+
+template <typename Plan>
+template <typename Make>
+const Plan& PlanCache<Plan>::plan(Known* known, const Key& key, Make&& make) {
+  auto it = known->plans_.find(key);
+  if (it != known->plans_.end()) {
+    ++profile_->plans_reused;
+    return it->second;
+  }
+  ++profile_->plans_made;
+  it = known->plans_.emplace(key, make(known->sel_)).first;
+  count(key.size() * 8 + it->second.memory());
+  return it->second;
+}
+
+template <typename Plan>
+void PlanCache<Plan>::end_batch() {
+  for (auto& [var, used] : used_) {
+    std::vector<Known*>& held = held_[var];
+    for (Known* k : used) ++k->holders_;
+    for (Known* k : held) --k->holders_;
+    held = std::move(used);
+  }
+  used_.clear();
+  for (auto it = by_hash_.begin(); it != by_hash_.end();) {
+    if (it->second->holders_ > 0) {
+      ++it;
+      continue;
+    }
+    bytes_ -= it->second->bytes();
+    it = by_hash_.erase(it);
+  }
+}
+
+template <typename Plan>
+void PlanCache<Plan>::count(uint64_t delta_bytes) {
+  bytes_ += delta_bytes;
+  profile_->plan_cache_bytes = std::max(profile_->plan_cache_bytes, bytes_);
+}
+
+}  // namespace tapio

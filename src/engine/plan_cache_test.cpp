@@ -1,0 +1,55 @@
+#include "engine/plan_cache.h"
+
+#include <gtest/gtest.h>
+
+namespace tapio {
+namespace {
+
+struct Counted {  // a plan that says how often it was made
+  int made;
+  uint64_t memory() const { return 1000; }
+};
+
+plan::Selection runs(uint64_t first) { return plan::Selection::from_runs({{first, 2}, {first + 5, 3}}); }
+
+// Made once per selection content, whichever variable uses it; a plan no variable's latest
+// batch used is dropped, and a variable that stops being put keeps its plan.
+TEST(PlanCache, ReusedByContentDroppedWhenNoVariableUsesIt) {
+  Profile profile;
+  PlanCache<Counted> cache(&profile);
+  int made = 0;
+  const auto make = [&](const plan::Selection&) { return Counted{++made}; };
+  const PlanCache<Counted>::Key key{100, 8};
+  {
+    PlanCache<Counted>::Batch batch(&cache);
+    EXPECT_EQ(cache.plan(cache.intern(0, runs(0)), key, make).made, 1);
+    EXPECT_EQ(cache.plan(cache.intern(1, runs(0)), key, make).made, 1);  // same content
+    EXPECT_EQ(cache.plan(cache.intern(2, runs(50)), key, make).made, 2);
+    EXPECT_EQ(cache.plan(cache.intern(2, runs(50)), {200, 8}, make).made, 3);  // another key
+  }
+  const uint64_t two = cache.bytes();
+  {
+    PlanCache<Counted>::Batch batch(&cache);  // variable 1 moves; 0 and 2 are not put
+    EXPECT_EQ(cache.plan(cache.intern(1, runs(20)), key, make).made, 4);
+  }
+  const uint64_t three = cache.bytes();
+  EXPECT_GT(three, two);  // runs(0) is still variable 0's
+  {
+    PlanCache<Counted>::Batch batch(&cache);  // variable 0 moves too: runs(0) is dropped
+    EXPECT_EQ(cache.plan(cache.intern(0, runs(20)), key, make).made, 4);
+  }
+  EXPECT_EQ(cache.bytes(), two);  // runs(20) in place of runs(0), one plan each
+  EXPECT_LT(cache.bytes(), three);
+  {
+    PlanCache<Counted>::Batch batch(&cache);
+    EXPECT_EQ(cache.plan(cache.intern(0, runs(0)), key, make).made, 5);  // planned again
+    EXPECT_EQ(cache.plan(cache.intern(2, runs(50)), key, make).made, 2);
+  }
+  EXPECT_EQ(profile.plans_made, 5u);
+  EXPECT_EQ(profile.plans_reused, 3u);
+  EXPECT_EQ(profile.plan_per_batch().size(), 4u);
+  EXPECT_GE(profile.plan_cache_bytes, cache.bytes());
+}
+
+}  // namespace
+}  // namespace tapio
