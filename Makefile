@@ -6,6 +6,8 @@
 #               concurrency test
 #   make test-asan / make test-tsan   the whole suite under AddressSanitizer + UBSan / TSan
 #   make test-large   the 64-bit tests that need 7 GiB of memory and of disk
+#   make test-pio-real   PIO's own tests (tests/pio_suite) against the real PIO 2.7.0, which
+#               they run against tapio's PIO layer in make test: proves the harness
 BUILD ?= build
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 300
@@ -32,7 +34,7 @@ export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR = 1
 
 .PHONY: setup configure build python demo test unit-mpi pytest install clean bench fuzz-build fuzz test-asan \
-        test-tsan test-sanitized test-large
+        test-tsan test-sanitized test-large test-pio-real
 
 setup:
 	bash scripts/setup.sh
@@ -89,6 +91,16 @@ fuzz: build fuzz-build
 # file over 4 GiB (make test runs the sparse ones: a variable over 2^32 elements).
 test-large: build
 	cd $(BUILD) && TAPIO_LARGE_TESTS=1 ctest -R large_test --output-on-failure
+
+# PIO's own tests against the real PIO, built once into ~/.cache/tapio (scripts/install_pio.sh,
+# part of setup.sh --bench), in a tree of their own that builds no tapio.
+PIO_REAL_BUILD ?= build-pio-real
+test-pio-real: setup
+	bash scripts/install_pio.sh
+	cmake -S tests/pio_suite -B $(PIO_REAL_BUILD) -G Ninja -DTAPIO_PIO_SUITE_LIBRARY=real \
+	  -DMPI_C_COMPILER=$(shell command -v $(MPICC)) -DTAPIO_MPIEXEC=$(shell command -v $(MPIEXEC))
+	cmake --build $(PIO_REAL_BUILD) -j2
+	cd $(PIO_REAL_BUILD) && ctest -j2 --output-on-failure $(CTEST_ARGS)
 
 # The whole suite built with sanitizers, each in a tree of its own (suppressions: tests/sanitizers).
 test-asan:
