@@ -10,6 +10,8 @@
 # - Fortran lines of any length: pioperformance.F90 prints __FILE__, which expands to this
 #   cache's long path past gfortran's 132 columns.
 # - Open MPI by its wrappers, the MPI tapio links (Debian's plain mpicc may be MPICH).
+# - The installed gptl.h (timing on) includes cmake_fortran_c_interface.h, which PIO generates
+#   in its build tree and does not install: copied into the install's include/.
 # - Cached: skipped when the install holds libpioc, libpiof and pioperformance's build.
 # Exit status non-zero on failure (the log is $PIO_HOME/build.log).
 set -euo pipefail
@@ -20,7 +22,9 @@ PIO_HOME=${PIO_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/tapio/pio-$VERSION}
 PREFIX=$PIO_HOME/install
 LOG=$PIO_HOME/build.log
 
-if [[ -f $PREFIX/lib/libpioc.a && -f $PREFIX/lib/libpiof.a && -x $PIO_HOME/build/tests/performance/pioperf ]]; then
+if [[ -f $PREFIX/lib/libpioc.a && -f $PREFIX/lib/libpiof.a &&
+      -f $PREFIX/include/cmake_fortran_c_interface.h &&
+      -x $PIO_HOME/build/tests/performance/pioperf ]]; then
   exit 0
 fi
 for f in ParallelIO-$VERSION.tar.gz CMake_Fortran_utils.tar.gz; do
@@ -52,7 +56,8 @@ if ! {
     -DGENF90_PATH="$PIO_HOME/src/scripts" -DWITH_MPIEXEC="$(command -v mpiexec.openmpi)" &&
     cmake --build "$PIO_HOME/build" -j2 &&
     cmake --build "$PIO_HOME/build" -j2 --target pioperf &&
-    cmake --install "$PIO_HOME/build"
+    cmake --install "$PIO_HOME/build" &&
+    cp "$PIO_HOME/build/src/gptl/cmake_fortran_c_interface.h" "$PREFIX/include/"
 } >"$LOG" 2>&1; then
   echo "setup: building the real PIO $VERSION failed (see $LOG)" >&2
   exit 1

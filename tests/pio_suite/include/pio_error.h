@@ -6,6 +6,7 @@
 
 #include <config.h>
 #include <pio.h>
+#include <stdio.h>
 
 /* A test's check failed: report it on this rank and leave main with the code. */
 #define ERR(e) do {                                                                   \
