@@ -98,6 +98,7 @@ PIO_REAL_BUILD ?= build-pio-real
 test-pio-real: setup
 	bash scripts/install_pio.sh
 	cmake -S tests/pio_suite -B $(PIO_REAL_BUILD) -G Ninja -DTAPIO_PIO_SUITE_LIBRARY=real \
+	  -DMPI_Fortran_COMPILER=$(shell command -v $(MPIFC)) \
 	  -DMPI_C_COMPILER=$(shell command -v $(MPICC)) -DTAPIO_MPIEXEC=$(shell command -v $(MPIEXEC))
 	cmake --build $(PIO_REAL_BUILD) -j2
 	cd $(PIO_REAL_BUILD) && ctest -j2 --output-on-failure $(CTEST_ARGS)
