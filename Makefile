@@ -8,6 +8,7 @@
 #   make test-large   the 64-bit tests that need 7 GiB of memory and of disk
 #   make test-pio-real   PIO's own tests (tests/pio_suite) against the real PIO 2.7.0, which
 #               they run against tapio's PIO layer in make test: proves the harness
+#   make bench-pio   PIO's pioperformance on E3SM's decompositions (part of make bench)
 BUILD ?= build
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 300
@@ -34,7 +35,7 @@ export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR = 1
 
 .PHONY: setup configure build python demo test unit-mpi pytest install clean bench fuzz-build fuzz test-asan \
-        test-tsan test-sanitized test-large test-pio-real
+        test-tsan test-sanitized test-large test-pio-real pio-real bench-pio
 
 setup:
 	bash scripts/setup.sh
@@ -95,13 +96,23 @@ test-large: build
 # PIO's own tests against the real PIO, built once into ~/.cache/tapio (scripts/install_pio.sh,
 # part of setup.sh --bench), in a tree of their own that builds no tapio.
 PIO_REAL_BUILD ?= build-pio-real
-test-pio-real: setup
+pio-real: setup
 	bash scripts/install_pio.sh
 	cmake -S tests/pio_suite -B $(PIO_REAL_BUILD) -G Ninja -DTAPIO_PIO_SUITE_LIBRARY=real \
 	  -DMPI_Fortran_COMPILER=$(shell command -v $(MPIFC)) \
 	  -DMPI_C_COMPILER=$(shell command -v $(MPICC)) -DTAPIO_MPIEXEC=$(shell command -v $(MPIEXEC))
 	cmake --build $(PIO_REAL_BUILD) -j2
+test-pio-real: pio-real
 	cd $(PIO_REAL_BUILD) && ctest -j2 --output-on-failure $(CTEST_ARGS)
+
+# PIO's pioperformance (scripts/bench_pio.py) with the real PIO, and with tapio's PIO layer
+# when this build has it, interleaved; the table lands in $(BUILD)/bench/pioperf/pioperf.md.
+TAPIO_PIOPERF = $(BUILD)/tests/pio_suite/pioperf
+bench-pio: pio-real
+	cmake --build $(BUILD) -j2 --target pio_pioperf 2>/dev/null || echo "bench-pio: no tapio \
+	  pioperformance in $(BUILD) (it needs tapio's Fortran pio module): the real PIO only"
+	MPIEXEC=$(MPIEXEC) python3 scripts/bench_pio.py $(BUILD)/bench/pioperf real=$(abspath $(PIO_REAL_BUILD))/pioperf \
+	  $$([ -x $(TAPIO_PIOPERF) ] && echo tapio=$(abspath $(TAPIO_PIOPERF)))
 
 # The whole suite built with sanitizers, each in a tree of its own (suppressions: tests/sanitizers).
 test-asan:
@@ -120,6 +131,7 @@ test-sanitized: setup
 
 bench:
 	BUILD=$(BUILD) NP=$(NP) MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC) bash scripts/bench.sh
+	$(MAKE) bench-pio
 
 install: build
 	cmake --install $(BUILD)
