@@ -109,8 +109,8 @@ test-pio-real: pio-real
 # when this build has it, interleaved; the table lands in $(BUILD)/bench/pioperf/pioperf.md.
 TAPIO_PIOPERF = $(BUILD)/tests/pio_suite/pioperf
 bench-pio: pio-real
-	cmake --build $(BUILD) -j2 --target pio_pioperf 2>/dev/null || echo "bench-pio: no tapio \
-	  pioperformance in $(BUILD) (it needs tapio's Fortran pio module): the real PIO only"
+	cmake --build $(BUILD) -j2 --target pio_pioperf 2>/dev/null || echo "bench-pio: no tapio" \
+	  "pioperformance in $(BUILD) (it needs tapio's Fortran pio module): the real PIO only"
 	MPIEXEC=$(MPIEXEC) python3 scripts/bench_pio.py $(BUILD)/bench/pioperf real=$(abspath $(PIO_REAL_BUILD))/pioperf \
 	  $$([ -x $(TAPIO_PIOPERF) ] && echo tapio=$(abspath $(TAPIO_PIOPERF)))
 
