@@ -18,6 +18,12 @@ target_link_libraries(pio_suite_common PUBLIC ${pio_c_library} MPI::MPI_C)
 # PIO compiles its tests as C99 (tests/cunit/CMakeLists.txt); their warnings are PIO's.
 set_target_properties(pio_suite_common PROPERTIES C_STANDARD 99 C_EXTENSIONS ON)
 target_compile_options(pio_suite_common PUBLIC -w)
+# In a sanitizer build (make test-asan): test_darray.c declares an array of a length that may be
+# 0 (line 90), which UBSan stops on; PIO's code, not the library under test. With that one
+# check off, all 12 pass under ASan + UBSan, leak checks included, against the real PIO.
+if(TAPIO_SANITIZE MATCHES "undefined")
+  target_compile_options(pio_suite_common PUBLIC -fno-sanitize=vla-bound)
+endif()
 
 foreach(test IN LISTS pio_cunit_tests)
   if(test STREQUAL "test_darray_multivar" AND NOT PNETCDF_FOUND)
