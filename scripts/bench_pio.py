@@ -8,7 +8,8 @@ reads the file back and compares every value: a mismatch fails the run).
 Usage: scripts/bench_pio.py OUT_DIR LABEL=PIOPERF [LABEL=PIOPERF ...]
 Writes OUT_DIR/pioperf.md (the table) and OUT_DIR/pioperf.json, and each run's output under
 OUT_DIR/logs. Environment: MPIEXEC, PIO_BENCH_TYPES (pioperformance's pio_typenames,
-default pnetcdf), PIO_BENCH_NVARS (8), PIO_BENCH_NFRAMES (4), PIO_BENCH_VARSIZE (elements
+default pnetcdf), PIO_BENCH_CASES (the cases to run, by name: e.g. ROUNDROBIN,BLOCK; all by
+default), PIO_BENCH_NVARS (8), PIO_BENCH_NFRAMES (4), PIO_BENCH_VARSIZE (elements
 per rank of the generated decompositions, 10000), PIO_BENCH_DISK (the on-disk folder,
 OUT_DIR/run).
 """
@@ -27,6 +28,7 @@ TYPES = os.environ.get("PIO_BENCH_TYPES", "pnetcdf").split()
 NVARS = int(os.environ.get("PIO_BENCH_NVARS", "8"))
 NFRAMES = int(os.environ.get("PIO_BENCH_NFRAMES", "4"))
 VARSIZE = int(os.environ.get("PIO_BENCH_VARSIZE", "10000"))
+ONLY = set(filter(None, os.environ.get("PIO_BENCH_CASES", "").split(",")))
 IOTYPE_NAMES = {1: "pnetcdf", 2: "netcdf", 3: "netcdf4c", 4: "netcdf4p"}
 # "RESULT: write BOX 1 4 8 37.8 0.47" (MB/s then seconds), "RESULT: read BOX 1 4 8 38.9"
 RESULT = re.compile(r"RESULT:\s+(write|read)\s+(\w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([-\d.EeNna+]+)")
@@ -85,6 +87,8 @@ def main(out_dir, builds):
     os.makedirs(os.path.join(out_dir, "logs"), exist_ok=True)
     rows = []
     for name, ranks, decompfile in cases():
+        if ONLY and name not in ONLY:
+            continue
         for storage, folder in storages.items():
             for label, pioperf in builds:
                 log = os.path.join(out_dir, "logs", f"{name}-np{ranks}-{storage}-{label}.log")
