@@ -99,6 +99,7 @@ PIO_REAL_BUILD ?= build-pio-real
 pio-real: setup
 	bash scripts/install_pio.sh
 	cmake -S tests/pio_suite -B $(PIO_REAL_BUILD) -G Ninja -DTAPIO_PIO_SUITE_LIBRARY=real \
+	  -DTAPIO_PIO_SUITE_ALL_RUNS=ON \
 	  -DMPI_Fortran_COMPILER=$(shell command -v $(MPIFC)) \
 	  -DMPI_C_COMPILER=$(shell command -v $(MPICC)) -DTAPIO_MPIEXEC=$(shell command -v $(MPIEXEC))
 	cmake --build $(PIO_REAL_BUILD) -j2
