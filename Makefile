@@ -6,6 +6,9 @@
 #               concurrency test
 #   make test-asan / make test-tsan   the whole suite under AddressSanitizer + UBSan / TSan
 #   make test-large   the 64-bit tests that need 7 GiB of memory and of disk
+#   make test-pio-real   PIO's own tests (tests/pio_suite) against the real PIO 2.7.0, which
+#               they run against tapio's PIO layer in make test: proves the harness
+#   make bench-pio   PIO's pioperformance on E3SM's decompositions (part of make bench)
 BUILD ?= build
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 300
@@ -32,7 +35,7 @@ export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR = 1
 
 .PHONY: setup configure build python demo test unit-mpi pytest install clean bench fuzz-build fuzz test-asan \
-        test-tsan test-sanitized test-large
+        test-tsan test-sanitized test-large test-pio-real pio-real bench-pio
 
 setup:
 	bash scripts/setup.sh
@@ -90,6 +93,28 @@ fuzz: build fuzz-build
 test-large: build
 	cd $(BUILD) && TAPIO_LARGE_TESTS=1 ctest -R large_test --output-on-failure
 
+# PIO's own tests against the real PIO, built once into ~/.cache/tapio (scripts/install_pio.sh,
+# part of setup.sh --bench), in a tree of their own that builds no tapio.
+PIO_REAL_BUILD ?= build-pio-real
+pio-real: setup
+	bash scripts/install_pio.sh
+	cmake -S tests/pio_suite -B $(PIO_REAL_BUILD) -G Ninja -DTAPIO_PIO_SUITE_LIBRARY=real \
+	  -DTAPIO_PIO_SUITE_ALL_RUNS=ON \
+	  -DMPI_Fortran_COMPILER=$(shell command -v $(MPIFC)) \
+	  -DMPI_C_COMPILER=$(shell command -v $(MPICC)) -DTAPIO_MPIEXEC=$(shell command -v $(MPIEXEC))
+	cmake --build $(PIO_REAL_BUILD) -j2
+test-pio-real: pio-real
+	cd $(PIO_REAL_BUILD) && ctest -j2 --output-on-failure $(CTEST_ARGS)
+
+# PIO's pioperformance (scripts/bench_pio.py) with the real PIO, and with tapio's PIO layer
+# when this build has it, interleaved; the table lands in $(BUILD)/bench/pioperf/pioperf.md.
+TAPIO_PIOPERF = $(BUILD)/tests/pio_suite/pioperf
+bench-pio: pio-real
+	cmake --build $(BUILD) -j2 --target pio_pioperf 2>/dev/null || echo "bench-pio: no tapio" \
+	  "pioperformance in $(BUILD) (it needs tapio's Fortran pio module): the real PIO only"
+	MPIEXEC=$(MPIEXEC) python3 scripts/bench_pio.py $(BUILD)/bench/pioperf real=$(abspath $(PIO_REAL_BUILD))/pioperf \
+	  $$([ -x $(TAPIO_PIOPERF) ] && echo tapio=$(abspath $(TAPIO_PIOPERF)))
+
 # The whole suite built with sanitizers, each in a tree of its own (suppressions: tests/sanitizers).
 test-asan:
 	$(MAKE) test-sanitized SAN_BUILD=build-asan SANITIZE=address,undefined
@@ -107,6 +132,7 @@ test-sanitized: setup
 
 bench:
 	BUILD=$(BUILD) NP=$(NP) MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC) bash scripts/bench.sh
+	$(MAKE) bench-pio
 
 install: build
 	cmake --install $(BUILD)

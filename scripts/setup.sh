@@ -4,7 +4,8 @@
 # used by the tests (netCDF4-python, numpy, pytest), for `tapio report`'s plots (matplotlib) and
 # for building the Python binding (scikit-build-core, nanobind, mpi4py, xarray, dask).
 # Usage: scripts/setup.sh [--bench]   (--bench adds the peer libraries the benchmark compares with,
-# ADIOS2 among them: built from source into .venv by scripts/install_adios2.sh)
+# ADIOS2 among them: built from source into .venv by scripts/install_adios2.sh, and the real
+# PIO 2.7.0, built offline into ~/.cache/tapio by scripts/install_pio.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,8 +15,9 @@ core_pkgs=(cmake ninja-build g++ pkg-config make ccache strace
   libhwloc-dev netcdf-bin python3-venv gfortran libnetcdff-dev
   libzstd-dev libzfp-dev  # per-variable operators of the subfile engine (docs/formats.md)
   libutf8proc-dev  # names in Unicode NFC, as netCDF-C normalizes them (core/names.h)
+  libpnetcdf-dev  # PIO's test_darray_multivar checks PnetCDF itself (tests/pio_suite)
   clang libfuzzer-14-dev libclang-rt-14-dev)  # the fuzz targets (a short run is part of make test)
-bench_pkgs=(libpnetcdf-dev pnetcdf-bin libhdf5-openmpi-dev libbenchmark-dev
+bench_pkgs=(pnetcdf-bin libhdf5-openmpi-dev libbenchmark-dev
   libadios-openmpi-dev libnetcdf-mpi-dev liblz4-dev libblosc-dev libbz2-dev)
 pkgs=("${core_pkgs[@]}")
 [[ "${1:-}" == "--bench" ]] && pkgs+=("${bench_pkgs[@]}")
@@ -48,4 +50,11 @@ fi
 if [[ "${1:-}" == "--bench" ]]; then
   bash scripts/install_adios2.sh ||
     echo "setup: going on without ADIOS2; tapio-bench reports the adios2 methods as not built" >&2
+fi
+
+# The real PIO, tapio's PIO layer's peer (tests/pio_suite with TAPIO_PIO_SUITE_LIBRARY=real, and
+# pioperformance): when its build fails the benchmark goes on without it.
+if [[ "${1:-}" == "--bench" ]]; then
+  bash scripts/install_pio.sh ||
+    echo "setup: going on without the real PIO; its peer runs are not built" >&2
 fi
