@@ -19,6 +19,7 @@ program pio_frames_f
   real, allocatable :: s(:), s_in(:)
   integer, allocatable :: m(:), m_in(:)
   character(len=256) :: path, arg
+  character(len=12) :: name = 'ocean model'
   integer :: rank, nranks, ierr, mode, iotype, rearr, frame, errors, total, dims(4), n
   call mpi_init(ierr)
   call mpi_comm_rank(mpi_comm_world, rank, ierr)
@@ -63,7 +64,7 @@ program pio_frames_f
   ! depth in two boxes; title whole.
   call expect(pio_put_var(file, depth, [1], [2], [5d0, 15d0]), 'put_var depth(1:2)')
   call expect(pio_put_var(file, depth, [3], [1], [30d0]), 'put_var depth(3)')
-  call expect(pio_put_var(file, title, 'ocean model'), 'put_var title')
+  call expect(pio_put_var(file, title, name), 'put_var title')
 
   call pio_initdecomp(ios, pio_double, [nx, ny, nz], map3d, dec3d, rearr=rearr)
   call pio_initdecomp(ios, pio_real, [nx, ny], map2d, dec2d, rearr=rearr)
