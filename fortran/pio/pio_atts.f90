@@ -88,6 +88,7 @@ contains
     character(len=*), intent(inout), contiguous, target :: values(..)
     character(kind=c_char), pointer :: flat(:)
     character(kind=c_char), allocatable, target :: text(:)
+    character(len=len(values)), pointer :: each(:)
     integer(pio_offset_kind) :: n
     call c_f_pointer(c_loc(values), flat, [len(values) * size(values)])
     ierr = checked_len(ncid, varid, name, size(flat), n)
@@ -97,7 +98,8 @@ contains
     if (ierr /= pio_noerr) return
     flat = ' '
     flat(1:n) = text(1:n)
-    call blank_after_nul(values_as_strings(flat, len(values)))
+    each => values_as_strings(flat, len(values))
+    call blank_after_nul(each)
   end function
   integer function get_att_id_short(ncid, varid, name, values) result(ierr)
     integer, intent(in) :: ncid, varid

@@ -254,21 +254,25 @@ contains
     integer, intent(in) :: varid
     character(len=*), intent(inout), contiguous, target :: ival(..)
     character(kind=c_char), pointer :: flat(:)
+    character(len=len(ival)), pointer :: each(:)
     call c_f_pointer(c_loc(ival), flat, [len(ival) * size(ival)])
     flat = ' '
     ierr = var_io(file%fh, varid, pio_char, .false., c_loc(ival), size(flat, kind=c_long_long))
-    call blank_after_nul(strings(flat, len(ival)))
+    each => strings(flat, len(ival))
+    call blank_after_nul(each)
   end function
   integer function get_vara_text(file, varid, start, count, ival) result(ierr)
     type(file_desc_t), intent(in) :: file
     integer, intent(in) :: varid, start(:), count(:)
     character(len=*), intent(inout), contiguous, target :: ival(..)
     character(kind=c_char), pointer :: flat(:)
+    character(len=len(ival)), pointer :: each(:)
     call c_f_pointer(c_loc(ival), flat, [len(ival) * size(ival)])
     flat = ' '
     ierr = var_io(file%fh, varid, pio_char, .false., &
                       c_loc(ival), size(flat, kind=c_long_long), start, count)
-    call blank_after_nul(strings(flat, len(ival)))
+    each => strings(flat, len(ival))
+    call blank_after_nul(each)
   end function
   integer function get_var1_text(file, varid, index, ival1) result(ierr)
     type(file_desc_t), intent(in) :: file

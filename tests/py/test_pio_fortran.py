@@ -98,14 +98,19 @@ def ours_on_tapio():
                     f"-Wl,-rpath,{lib}:{pio_c}:{BUILD / 'src' / 'api'}"])
 
 
-def frames_program(against, tmp_path):
+def program_of(name, against, tmp_path):
+    """A program of tests/pio_fortran: CMake's build over tapio_pio, or one built here."""
     if against == "tapio":
-        program = BUILD / "tests" / "pio_fortran" / "pio_frames_f"
+        program = BUILD / "tests" / "pio_fortran" / name
         if not program.exists():
             pytest.fail(f"{program} was not built (no tapio_pio in this tree?): `make build`")
         return program
-    return against.build(tmp_path / f"pio_frames_f_{against.name}",
-                         ROOT / "tests" / "pio_fortran" / "pio_frames_f.f90")
+    return against.build(tmp_path / f"{name}_{against.name}",
+                         ROOT / "tests" / "pio_fortran" / f"{name}.f90")
+
+
+def frames_program(against, tmp_path):
+    return program_of("pio_frames_f", against, tmp_path)
 
 
 def run_frames(program, np_, path, fmt="cdf5", iotype="pnetcdf", rearr="subset"):
@@ -201,6 +206,17 @@ def test_frames_formats_on_tapio(ours_on_tapio, tmp_path):
         path = run_frames(frames_program("tapio", tmp_path), 2, tmp_path / f"{fmt}.nc", fmt,
                           iotype, rearr)
         check_frames_file(path, fmt)
+
+
+def test_short_arrays_get_errors_on_real_libpioc(ours_on_libpioc, tmp_path):
+    """PIO hands C the caller's array unchecked; ours returns PIO_EINVAL or PIO_ESTS."""
+    program = program_of("pio_strict_f", ours_on_libpioc, tmp_path)
+    assert "pio_strict_f ok" in mpirun(2, program, tmp_path / "strict.nc", timeout=120)
+
+
+def test_short_arrays_get_errors_on_tapio(ours_on_tapio, tmp_path):
+    program = program_of("pio_strict_f", "tapio", tmp_path)
+    assert "pio_strict_f ok" in mpirun(2, program, tmp_path / "strict.nc", timeout=120)
 
 
 PIOPERF_NL = """&pioperf
