@@ -77,7 +77,7 @@ contains
                                           int(stride, c_int), cbase, int(rearr, c_int), opts, &
                                           iosystem%iosysid)
     ! PIO_init has no status argument: a failure here leaves nothing to work with.
-    if (status /= pio_noerr) call piodie('pio_lib.f90', 0, &
+    if (status /= pio_noerr) call piodie('pio_lib.F90', __LINE__, &
       'PIO_init: PIOc_Init_Intracomm_from_F90 failed with error', status)
   end subroutine
 
@@ -292,7 +292,7 @@ contains
   subroutine pio_set_buffer_size_limit(limit)
     integer(pio_offset_kind), intent(in) :: limit
     integer(c_long_long) :: old
-    if (limit < 0) call piodie('pio_lib.f90', 0, &
+    if (limit < 0) call piodie('pio_lib.F90', __LINE__, &
       'pio_set_buffer_size_limit: the limit must not be negative, got', int(limit))
     old = pioc_set_buffer_size_limit(limit)
   end subroutine
