@@ -201,6 +201,27 @@ def test_same_file_as_pio_own_fortran(ours_on_libpioc, pio_own_fortran, tmp_path
     same_values(ours, theirs)
 
 
+def test_installed_module_builds_pio_programs(ours_on_tapio, tmp_path):
+    """After `cmake --install`, pkg-config tapio_pio_fortran gives what a model's build needs;
+    the program runs from a clean environment (no LD_LIBRARY_PATH)."""
+    prefix = tmp_path / "prefix"
+    subprocess.run(["cmake", "--install", str(BUILD), "--prefix", str(prefix)], check=True,
+                   capture_output=True, timeout=300)
+    assert (prefix / "include" / "tapio_pio" / "fortran" / "pio.mod").exists()
+    env = dict(os.environ, PKG_CONFIG_PATH=str(prefix / "lib" / "pkgconfig"))
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "tapio_pio_fortran"], env=env,
+                           check=True, capture_output=True, text=True).stdout.split()
+    program = compile_fortran(tmp_path / "pio_frames_f",
+                              [ROOT / "tests" / "pio_fortran" / "pio_frames_f.f90"],
+                              [], [*flags, f"-Wl,-rpath,{prefix / 'lib'}"])
+    clean = {k: v for k, v in MPI_ENV.items()
+             if k in ("PATH", "HOME") or k.startswith("OMPI_") or k.endswith("SAN_OPTIONS")}
+    out = mpirun(2, program, tmp_path / "frames.nc", "cdf2", "netcdf", "box", env=clean,
+                 timeout=180)
+    assert "pio_frames_f ok on 2 ranks" in out, out
+    check_frames_file(tmp_path / "frames.nc", "cdf2")
+
+
 def test_frames_formats_on_tapio(ours_on_tapio, tmp_path):
     for fmt, iotype, rearr in [("cdf1", "netcdf", "box"), ("cdf2", "pnetcdf", "subset")]:
         path = run_frames(frames_program("tapio", tmp_path), 2, tmp_path / f"{fmt}.nc", fmt,
