@@ -60,7 +60,7 @@ contains
     allocate(text(size(flat)))
     text = c_text(flat, len(ival))
     ierr = var_io(file%fh, varid, pio_char, .true., &
-                      c_loc(text), size(text, kind=c_long_long), start, count)
+                  c_loc(text), size(text, kind=c_long_long), start, count)
   end function
   integer function put_var1_text(file, varid, index, ival1) result(ierr)
     type(file_desc_t), intent(in) :: file
@@ -100,7 +100,7 @@ contains
     integer, intent(in) :: varid, start(:), count(:)
     integer(c_short), intent(in), contiguous, target :: ival(..)
     ierr = var_io(file%fh, varid, pio_short, .true., &
-                      c_loc(ival), size(ival, kind=c_long_long), start, count)
+                  c_loc(ival), size(ival, kind=c_long_long), start, count)
   end function
   integer function put_var1_short(file, varid, index, ival1) result(ierr)
     type(file_desc_t), intent(in) :: file
@@ -140,7 +140,7 @@ contains
     integer, intent(in) :: varid, start(:), count(:)
     integer(c_int), intent(in), contiguous, target :: ival(..)
     ierr = var_io(file%fh, varid, pio_int, .true., &
-                      c_loc(ival), size(ival, kind=c_long_long), start, count)
+                  c_loc(ival), size(ival, kind=c_long_long), start, count)
   end function
   integer function put_var1_int(file, varid, index, ival1) result(ierr)
     type(file_desc_t), intent(in) :: file
@@ -180,7 +180,7 @@ contains
     integer, intent(in) :: varid, start(:), count(:)
     real(c_float), intent(in), contiguous, target :: ival(..)
     ierr = var_io(file%fh, varid, pio_real, .true., &
-                      c_loc(ival), size(ival, kind=c_long_long), start, count)
+                  c_loc(ival), size(ival, kind=c_long_long), start, count)
   end function
   integer function put_var1_real(file, varid, index, ival1) result(ierr)
     type(file_desc_t), intent(in) :: file
@@ -220,7 +220,7 @@ contains
     integer, intent(in) :: varid, start(:), count(:)
     real(c_double), intent(in), contiguous, target :: ival(..)
     ierr = var_io(file%fh, varid, pio_double, .true., &
-                      c_loc(ival), size(ival, kind=c_long_long), start, count)
+                  c_loc(ival), size(ival, kind=c_long_long), start, count)
   end function
   integer function put_var1_double(file, varid, index, ival1) result(ierr)
     type(file_desc_t), intent(in) :: file
@@ -270,7 +270,7 @@ contains
     call c_f_pointer(c_loc(ival), flat, [len(ival) * size(ival)])
     flat = ' '
     ierr = var_io(file%fh, varid, pio_char, .false., &
-                      c_loc(ival), size(flat, kind=c_long_long), start, count)
+                  c_loc(ival), size(flat, kind=c_long_long), start, count)
     each => strings(flat, len(ival))
     call blank_after_nul(each)
   end function
@@ -312,7 +312,7 @@ contains
     integer, intent(in) :: varid, start(:), count(:)
     integer(c_short), intent(inout), contiguous, target :: ival(..)
     ierr = var_io(file%fh, varid, pio_short, .false., &
-                      c_loc(ival), size(ival, kind=c_long_long), start, count)
+                  c_loc(ival), size(ival, kind=c_long_long), start, count)
   end function
   integer function get_var1_short(file, varid, index, ival1) result(ierr)
     type(file_desc_t), intent(in) :: file
@@ -352,7 +352,7 @@ contains
     integer, intent(in) :: varid, start(:), count(:)
     integer(c_int), intent(inout), contiguous, target :: ival(..)
     ierr = var_io(file%fh, varid, pio_int, .false., &
-                      c_loc(ival), size(ival, kind=c_long_long), start, count)
+                  c_loc(ival), size(ival, kind=c_long_long), start, count)
   end function
   integer function get_var1_int(file, varid, index, ival1) result(ierr)
     type(file_desc_t), intent(in) :: file
@@ -392,7 +392,7 @@ contains
     integer, intent(in) :: varid, start(:), count(:)
     real(c_float), intent(inout), contiguous, target :: ival(..)
     ierr = var_io(file%fh, varid, pio_real, .false., &
-                      c_loc(ival), size(ival, kind=c_long_long), start, count)
+                  c_loc(ival), size(ival, kind=c_long_long), start, count)
   end function
   integer function get_var1_real(file, varid, index, ival1) result(ierr)
     type(file_desc_t), intent(in) :: file
@@ -432,7 +432,7 @@ contains
     integer, intent(in) :: varid, start(:), count(:)
     real(c_double), intent(inout), contiguous, target :: ival(..)
     ierr = var_io(file%fh, varid, pio_double, .false., &
-                      c_loc(ival), size(ival, kind=c_long_long), start, count)
+                  c_loc(ival), size(ival, kind=c_long_long), start, count)
   end function
   integer function get_var1_double(file, varid, index, ival1) result(ierr)
     type(file_desc_t), intent(in) :: file
