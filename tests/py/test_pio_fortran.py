@@ -202,7 +202,7 @@ def test_same_file_as_pio_own_fortran(ours_on_libpioc, pio_own_fortran, tmp_path
     same_values(ours, theirs)
 
 
-def test_installed_module_builds_pio_programs(ours_on_tapio, tmp_path):
+def test_installed_module_builds_pio_programs_on_tapio(ours_on_tapio, tmp_path):
     """After `cmake --install`, pkg-config tapio_pio_fortran gives what a model's build needs;
     the program runs from a clean environment (no LD_LIBRARY_PATH)."""
     prefix = tmp_path / "prefix"
@@ -212,15 +212,16 @@ def test_installed_module_builds_pio_programs(ours_on_tapio, tmp_path):
     env = dict(os.environ, PKG_CONFIG_PATH=str(prefix / "lib" / "pkgconfig"))
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "tapio_pio_fortran"], env=env,
                            check=True, capture_output=True, text=True).stdout.split()
-    program = compile_fortran(tmp_path / "pio_frames_f",
-                              [ROOT / "tests" / "pio_fortran" / "pio_frames_f.f90"],
+    program = compile_fortran(tmp_path / "pio_strict_f",
+                              [ROOT / "tests" / "pio_fortran" / "pio_strict_f.f90"],
                               [], [*flags, f"-Wl,-rpath,{prefix / 'lib'}"])
     clean = {k: v for k, v in MPI_ENV.items()
              if k in ("PATH", "HOME") or k.startswith("OMPI_") or k.endswith("SAN_OPTIONS")}
-    out = mpirun(2, program, tmp_path / "frames.nc", "cdf2", "netcdf", "box", env=clean,
-                 timeout=180)
-    assert "pio_frames_f ok on 2 ranks" in out, out
-    check_frames_file(tmp_path / "frames.nc", "cdf2")
+    out = mpirun(2, program, tmp_path / "strict.nc", env=clean, timeout=180)
+    assert "pio_strict_f ok" in out, out
+    with netCDF4.Dataset(tmp_path / "strict.nc") as ds:
+        assert list(ds["depth"][:]) == [1.0, 2.0, 3.0]
+        assert netCDF4.chartostring(ds["title"][:]) == "abc"
 
 
 def test_frames_formats_on_tapio(ours_on_tapio, tmp_path):
