@@ -219,9 +219,7 @@ def test_installed_module_builds_pio_programs_on_tapio(ours_on_tapio, tmp_path):
              if k in ("PATH", "HOME") or k.startswith("OMPI_") or k.endswith("SAN_OPTIONS")}
     out = mpirun(2, program, tmp_path / "strict.nc", env=clean, timeout=180)
     assert "pio_strict_f ok" in out, out
-    with netCDF4.Dataset(tmp_path / "strict.nc") as ds:
-        assert list(ds["depth"][:]) == [1.0, 2.0, 3.0]
-        assert netCDF4.chartostring(ds["title"][:]) == "abc"
+    check_strict_file(tmp_path / "strict.nc")
 
 
 def test_frames_formats_on_tapio(ours_on_tapio, tmp_path):
@@ -231,15 +229,27 @@ def test_frames_formats_on_tapio(ours_on_tapio, tmp_path):
         check_frames_file(path, fmt)
 
 
-def test_short_arrays_get_errors_on_real_libpioc(ours_on_libpioc, tmp_path):
+def check_strict_file(path):
+    """pio_strict_f's file (2 ranks): depth, the NUL-padded title, and a and b written by one
+    darray call, each rank's 3 cells."""
+    with netCDF4.Dataset(path) as ds:
+        assert list(ds["depth"][:]) == [1.0, 2.0, 3.0]
+        assert netCDF4.chartostring(ds["title"][:]) == "abc"
+        assert list(ds["a"][:]) == [101.0 + i for i in range(6)]
+        assert list(ds["b"][:]) == [201.0 + i for i in range(6)]
+
+
+def test_short_arrays_and_two_variable_darrays_on_real_libpioc(ours_on_libpioc, tmp_path):
     """PIO hands C the caller's array unchecked; ours returns PIO_EINVAL or PIO_ESTS."""
     program = program_of("pio_strict_f", ours_on_libpioc, tmp_path)
     assert "pio_strict_f ok" in mpirun(2, program, tmp_path / "strict.nc", timeout=120)
+    check_strict_file(tmp_path / "strict.nc")
 
 
-def test_short_arrays_get_errors_on_tapio(ours_on_tapio, tmp_path):
+def test_short_arrays_and_two_variable_darrays_on_tapio(ours_on_tapio, tmp_path):
     program = program_of("pio_strict_f", "tapio", tmp_path)
     assert "pio_strict_f ok" in mpirun(2, program, tmp_path / "strict.nc", timeout=120)
+    check_strict_file(tmp_path / "strict.nc")
 
 
 PIOPERF_NL = """&pioperf
