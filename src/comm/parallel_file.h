@@ -43,6 +43,10 @@ class ParallelFile {
   // Local: the started write completed (MPI_Wait), with its status and the start's; OK when
   // none was started. How much of it progressed before is the MPI library's business.
   Status finish_write();
+  // Whether a failed or short write fails transfer / finish_write: not under Open MPI's
+  // default MPI-IO, OMPIO, which prints the error and reports success. A caller that must not
+  // lose data reserves the storage first (the mpiio engine, docs/reliability.md).
+  bool reports_failed_writes() const;
   Status sync();   // collective
   Status close();  // collective; idempotent
 
