@@ -292,11 +292,11 @@ namespace {
 // and invokes no handler; it leaves the error out of the status, but OMPIO's count there holds
 // the bytes written, which finish() compares with the bytes started.
 int wait_for_write(MPI_Request* request, MPI_Status* status) {
-  for (int done = 0; !done;) {
-    const int rc = MPI_Request_get_status(*request, &done, status);
-    if (rc != MPI_SUCCESS) return rc;
-  }
-  return MPI_Request_free(request);  // complete: this only frees it
+  int done = 0, rc = MPI_SUCCESS;
+  while (!done && rc == MPI_SUCCESS) rc = MPI_Request_get_status(*request, &done, status);
+  if (!done) return rc;
+  const int freed = MPI_Request_free(request);  // complete: this only frees it
+  return rc != MPI_SUCCESS ? rc : freed;
 }
 
 }  // namespace
