@@ -275,7 +275,8 @@ Status PosixFile::allocate(uint64_t offset, uint64_t length) {
     return error(TAPIO_ERR_ARG, "{} failed: beyond the largest file offset {}", what(), kMaxOffset);
   for (;;) {
     const Clock::time_point start = Clock::now();
-    const int rc = syscalls().fallocate(fd_, static_cast<off_t>(offset), static_cast<off_t>(length));
+    const int rc =
+        syscalls().fallocate(fd_, static_cast<off_t>(offset), static_cast<off_t>(length));
     const int err = errno;
     add_meta_time(seconds_since(start));
     if (rc == 0) return ok_status();
