@@ -176,23 +176,25 @@ TEST(Storage, FullFileSystemFailsEverywhereAndKeepsWhatWasCommitted) {
 // reports no failed or short write: a step written once the disk is full fails on every rank
 // with TAPIO_ERR_IO naming the file, the variable and the rank, nothing crashes (with async,
 // OMPIO's MPI_Wait used to segfault), and the two steps committed before read back exactly.
+// With fill rank 0 reserves the steps' storage, without it every rank its own blocks.
 TEST(Storage, MpiioFullDiskUnderOmpio) {
-  for (const char* async : {"false", "true"}) {
-    SmallFs fs(64u << 20);
-    if (!fs.mounted()) GTEST_SKIP() << fs.why_not();
-    const std::string path = fs.file("mpiio.out");
-    const std::string what = std::string("mpiio, async = ") + async;
-    const Written w = write_steps("mpiio", path, TAPIO_MODE_WRITE, 0, 6, [&](uint64_t s) {
-      if (s == 2) fs.fill_leaving(16u << 10);
-    }, {{"async", async}});
-    expect_same_everywhere(w.failure.code);
-    EXPECT_EQ(w.failure.code, TAPIO_ERR_IO) << what << ": " << w.failure.message;
-    for (const std::string& part : {path, std::string("'x'"), std::string("rank "),
-                                    std::string("No space left on device")})
-      EXPECT_TRUE(contains(w.failure.message, part)) << what << ": " << w.failure.message;
-    fs.free_filler();
-    expect_block_steps("mpiio", path, kPerRank, 2, what);
-  }
+  for (const char* async : {"false", "true"})
+    for (const char* fill : {"true", "false"}) {
+      SmallFs fs(64u << 20);
+      if (!fs.mounted()) GTEST_SKIP() << fs.why_not();
+      const std::string path = fs.file("mpiio.out");
+      const std::string what = std::string("mpiio, async = ") + async + ", fill = " + fill;
+      const Written w = write_steps("mpiio", path, TAPIO_MODE_WRITE, 0, 6, [&](uint64_t s) {
+        if (s == 2) fs.fill_leaving(16u << 10);
+      }, {{"async", async}, {"fill", fill}});
+      expect_same_everywhere(w.failure.code);
+      EXPECT_EQ(w.failure.code, TAPIO_ERR_IO) << what << ": " << w.failure.message;
+      for (const std::string& part : {path, std::string("'x'"), std::string("rank "),
+                                      std::string("No space left on device")})
+        EXPECT_TRUE(contains(w.failure.message, part)) << what << ": " << w.failure.message;
+      fs.free_filler();
+      expect_block_steps("mpiio", path, kPerRank, 2, what);
+    }
 }
 
 // The size of `path` as rank 0 sees it, on every rank.

@@ -121,31 +121,36 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
     PhaseTimer t(&profile(), Phase::kSwap);
     extents = stage(pieces, &staging);
   }
+  if (!spec_.file.fill && local.ok()) local = reserve_extents(extents, step);
+  const uint64_t bytes = local.ok() ? staging.size() : 0;
+  if (!local.ok()) extents.clear();
   PhaseTimer t(&profile(), Phase::kWrite);
   if (nc_.async()) {
     started_step_ = step;
     started_variables_ = batch_variables();
-    const Status started = fh_->start_write(extents, staging.data(), staging.size());
+    const Status started = fh_->start_write(extents, staging.data(), bytes);
     return local.ok() ? started : local;
   }
-  const Status moved = fh_->transfer(true, extents, staging.data(), staging.size());
+  const Status moved = fh_->transfer(true, extents, staging.data(), bytes);
   return local.ok() ? moved.with_context(fmt::format("step {}, {}", step, batch_variables()))
                     : local;
 }
 
 // Before the collective, rank 0 prepares the file on its POSIX handle, and a barrier orders
 // that before the data:
-// - The storage the batch writes is reserved (fallocate), up to the end of a new record whole
-//   (exactly to where commit would extend the file, so it stays the serial engine's). A full
-//   disk then fails here, on rank 0's handle, with the errno: OMPIO (Open MPI's default MPI-IO)
-//   reports no failed write, and its collective write_all returns success for data a full disk
-//   never took (docs/reliability.md). Where the file system cannot reserve, the file is only
-//   extended (ftruncate) under an MPI-IO that reports failed writes (ROMIO), and the step
-//   fails, naming why, under OMPIO. Either way the new record is part of the file before the data:
-//   collective buffering reads the holes of an aggregator's span (variable padding, variables
-//   not in this batch) before writing it back; past the end of the file OMPIO's read comes
-//   back short and the aggregator writes back stale buffer bytes where the serial engine
-//   leaves zeros (seen with Open MPI 4.1).
+// - The storage the batch writes is reserved (fallocate), so that a full disk fails here, with
+//   the errno: OMPIO (Open MPI's default MPI-IO) reports no failed write, and its write_all
+//   returns success for data a full disk never took (docs/reliability.md). With fill, the
+//   batch's variables and a new record are written whole (data, then fill values): rank 0
+//   reserves all of it. Without fill a file may be sparse by design (a 2^40-element variable
+//   of small blocks): every rank reserves its own extents (reserve_extents), and rank 0 only
+//   extends the file.
+// - Either way a new record becomes part of the file before its data, exactly to where commit
+//   would extend it (so the file stays the serial engine's): collective buffering reads the
+//   holes of an aggregator's span (variable padding, variables not in this batch) before
+//   writing it back; past the end of the file OMPIO's read comes back short and the
+//   aggregator writes back stale buffer bytes where the serial engine leaves zeros (seen with
+//   Open MPI 4.1).
 // - Variables that this batch leaves partly unwritten get their fill value first, like the
 //   serial engine.
 Status MpiioEngine::prepare_file(uint64_t step, const std::vector<uint64_t>& elements,
@@ -199,17 +204,49 @@ Status MpiioEngine::reserve_to(uint64_t end, uint64_t step) {
   auto size = file.size();
   Status st = size.status();
   if (st.ok() && *size < end) {
-    st = file.allocate(*size, end - *size);
-    // Without a reservation only an MPI-IO that reports failed writes is safe.
-    if (st.code() == TAPIO_ERR_UNSUPPORTED && fh_->reports_failed_writes())
-      st = file.truncate(end);
-    else if (st.code() == TAPIO_ERR_UNSUPPORTED)
-      st = Status(st.code(), st.message() +
-                                 "; Open MPI's OMPIO reports no failed write, so the mpiio "
-                                 "engine writes only into reserved storage: run it with ROMIO "
-                                 "(OMPI_MCA_io=romio321) or use the collective engine");
+    st = spec_.file.fill ? file.allocate(*size, end - *size) : file.truncate(end);
+    if (st.code() == TAPIO_ERR_UNSUPPORTED) {
+      st = without_reservation(st);
+      if (st.ok()) st = file.truncate(end);
+    }
   }
   return st.with_context(fmt::format("{}, step {}, {}", where(), step, batch_variables()));
+}
+
+Status MpiioEngine::reserve_extents(const comm::Extents& extents, uint64_t step) {
+  // Extents nearer than this are reserved as one range, the gap included: fewer calls for an
+  // interleaved pattern, and fewer unreserved holes for an aggregator to write back.
+  constexpr uint64_t kGap = uint64_t{1} << 20;
+  if (extents.empty()) return ok_status();
+  PhaseTimer t(&profile(), Phase::kMetadata);
+  io::File* file = nc_.root_file();  // rank 0's; the others open their own once
+  if (!file && !own_file_) {
+    auto opened = io::open_posix(path(), io::OpenMode::kReadWrite, &profile().io);
+    if (!opened.ok()) return opened.status();
+    own_file_ = std::move(opened).value();
+  }
+  if (!file) file = own_file_.get();
+  Status st;
+  uint64_t lo = extents.front().first, hi = lo;
+  for (const auto& [offset, bytes] : extents) {
+    if (offset > hi + kGap) {
+      st = file->allocate(lo, hi - lo);
+      if (!st.ok()) break;
+      lo = offset;
+    }
+    hi = std::max(hi, offset + bytes);
+  }
+  if (st.ok()) st = file->allocate(lo, hi - lo);
+  if (st.code() == TAPIO_ERR_UNSUPPORTED) st = without_reservation(st);
+  return st.with_context(fmt::format("{}, step {}, {}", where(), step, batch_variables()));
+}
+
+Status MpiioEngine::without_reservation(const Status& refused) const {
+  if (fh_->reports_failed_writes()) return ok_status();
+  return Status(refused.code(), refused.message() +
+                                    "; Open MPI's OMPIO reports no failed write, so the mpiio "
+                                    "engine writes only into reserved storage: run it with "
+                                    "ROMIO (OMPI_MCA_io=romio321) or use the collective engine");
 }
 
 std::string MpiioEngine::batch_variables() const {

@@ -90,6 +90,7 @@ Status MpiioEngine::close_files() {
     keep(&local, fh_->close());
     fh_.reset();
   }
+  if (own_file_) keep(&local, own_file_->close());
   const Status base = nc_.close(std::exchange(deferred_, Status()));
   if (!finished.ok()) return finished;
   return local.ok() ? base : local;

@@ -54,8 +54,13 @@ class MpiioEngine final : public Engine {
   // Where the data the batch of `step` writes ends: its fixed variables' ends, and the end of
   // record `step` when it touches a record variable.
   uint64_t batch_end(uint64_t step) const;
-  // Rank 0: storage reserved for the file up to `end` (see prepare_file).
+  // Rank 0: the file reaches `end`, its storage reserved with fill (see prepare_file).
   Status reserve_to(uint64_t end, uint64_t step);
+  // Without fill, every rank: the storage of its own extents reserved (see prepare_file).
+  Status reserve_extents(const comm::Extents& extents, uint64_t step);
+  // Where the file system can reserve nothing (`refused`): OK under an MPI-IO that reports
+  // failed writes, else `refused` saying why the step cannot be written and the way out.
+  Status without_reservation(const Status& refused) const;
   // The batch's variables, for messages: "variable 'x'", "variables 'x', 'y' and 3 more".
   std::string batch_variables() const;
   // Async: the started write completed (timed as a write wait); its failure, or one an
@@ -66,6 +71,7 @@ class MpiioEngine final : public Engine {
   NetcdfDataset nc_;
   Status deferred_;
   std::unique_ptr<comm::ParallelFile> fh_;  // every rank's MPI-IO handle
+  std::unique_ptr<io::File> own_file_;      // without fill, ranks but 0: to reserve storage
   // Every rank: the file's storage is reserved up to here (0 again after a failed step).
   uint64_t reserved_end_ = 0;
   RepeatedPuts repeated_;          // this rank's previous batch (overlap checks)
