@@ -40,9 +40,15 @@ class ParallelFile {
   // Where the MPI-IO lacks a working MPI_File_iwrite_all (Open MPI's ROMIO) the write is made
   // at once, blocking, and finish_write reports its status.
   Status start_write(const Extents& extents, const uint8_t* buffer, uint64_t bytes);
-  // Local: the started write completed (MPI_Wait), with its status and the start's; OK when
-  // none was started. How much of it progressed before is the MPI library's business.
+  // Local: the started write completed (MPI_Request_get_status until done: MPI_Wait crashes on
+  // a failed OMPIO request), with its status and the start's, and TAPIO_ERR_IO when it wrote
+  // fewer bytes than it started; OK when none was started. How much of it progressed before is
+  // the MPI library's business.
   Status finish_write();
+  // Whether a failed or short write fails transfer / finish_write: not under Open MPI's
+  // default MPI-IO, OMPIO, which prints the error and reports success. A caller that must not
+  // lose data reserves the storage first (the mpiio engine, docs/reliability.md).
+  bool reports_failed_writes() const;
   Status sync();   // collective
   Status close();  // collective; idempotent
 

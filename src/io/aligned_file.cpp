@@ -92,6 +92,11 @@ Status AlignedFile::truncate(uint64_t size) {
   return inner_->truncate(size);
 }
 
+Status AlignedFile::allocate(uint64_t offset, uint64_t length) {
+  TAPIO_RETURN_IF_ERROR(flush_pending());
+  return inner_->allocate(offset, length);
+}
+
 Result<uint64_t> AlignedFile::size() {
   TAPIO_RETURN_IF_ERROR(flush_pending());
   return inner_->size();

@@ -23,6 +23,7 @@ class AlignedFile final : public File {
   Status sync() override;
   Status flush() override;
   Status truncate(uint64_t size) override;
+  Status allocate(uint64_t offset, uint64_t length) override;
   Result<uint64_t> size() override;
   Status close() override;
   const std::string& path() const override { return inner_->path(); }

@@ -113,6 +113,11 @@ Status BufferedFile::truncate(uint64_t size) {
   return keep(inner_->truncate(size));
 }
 
+Status BufferedFile::allocate(uint64_t offset, uint64_t length) {
+  TAPIO_RETURN_IF_ERROR(settle());
+  return keep(inner_->allocate(offset, length));
+}
+
 Result<uint64_t> BufferedFile::size() {
   TAPIO_RETURN_IF_ERROR(settle());
   return inner_->size();

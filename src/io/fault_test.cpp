@@ -26,7 +26,7 @@ using testing::TempDir;
 // State shared with the fake system calls below (plain function pointers cannot capture).
 struct FaultState {
   int open_calls = 0, pread_calls = 0, pwrite_calls = 0, fsync_calls = 0, ftruncate_calls = 0,
-      fstat_calls = 0, close_calls = 0;
+      fstat_calls = 0, close_calls = 0, fallocate_calls = 0;
   int fail_on_call = 0;  // 1-based call number that fails (0: none)
   int fail_errno = 0;
   int open_flags = -1;
@@ -74,6 +74,13 @@ int ftruncate_fail_nth(int fd, off_t length) {
     return -1;
   }
   return real().ftruncate(fd, length);
+}
+int fallocate_fail_nth(int fd, off_t offset, off_t length) {
+  if (++g.fallocate_calls == g.fail_on_call) {
+    errno = g.fail_errno;
+    return -1;
+  }
+  return real().fallocate(fd, offset, length);
 }
 int fstat_fail_nth(int fd, struct stat* st) {
   if (++g.fstat_calls == g.fail_on_call) {
@@ -418,6 +425,32 @@ TEST_F(FaultTest, TruncateAndStatFailures) {
   EXPECT_EQ(size.status().message(), "stat of " + quoted() + " failed: Input/output error");
 }
 
+// allocate reserves a range and grows the file over it; a full disk is an I/O error naming
+// the range and the file (the size unchanged), EINTR is retried, and a file system that can
+// reserve nothing answers TAPIO_ERR_UNSUPPORTED.
+TEST_F(FaultTest, AllocateReservesAndReportsAFullDisk) {
+  syscalls().fallocate = fallocate_fail_nth;
+  auto file = create();
+  ASSERT_TRUE(file);
+  ASSERT_TRUE(file->allocate(0, 8192).ok());
+  EXPECT_EQ(*file->size(), 8192u);
+  g.fail_on_call = 2;
+  g.fail_errno = ENOSPC;
+  Status s = file->allocate(8192, 4096);
+  EXPECT_EQ(s.code(), TAPIO_ERR_IO);
+  EXPECT_EQ(s.message(), "reserving bytes 8192 to 12288 of " + quoted() +
+                             " failed: No space left on device");
+  EXPECT_EQ(*file->size(), 8192u);
+  g.fail_on_call = 3;
+  g.fail_errno = EINTR;
+  EXPECT_TRUE(file->allocate(8192, 4096).ok());
+  EXPECT_EQ(g.fallocate_calls, 4) << "EINTR is retried once";
+  EXPECT_EQ(*file->size(), 12288u);
+  g.fail_on_call = 5;
+  g.fail_errno = EOPNOTSUPP;
+  EXPECT_EQ(file->allocate(12288, 1).code(), TAPIO_ERR_UNSUPPORTED);
+}
+
 TEST_F(FaultTest, OpenErrorOtherThanMissingIsIoError) {
   syscalls().open = open_fail_nth;
   g.fail_on_call = 1;
@@ -526,6 +559,7 @@ TEST(ScopedSyscalls, RestoresTheTable) {
   EXPECT_EQ(after.ftruncate, real_table.ftruncate);
   EXPECT_EQ(after.fstat, real_table.fstat);
   EXPECT_EQ(after.close, real_table.close);
+  EXPECT_EQ(after.fallocate, real_table.fallocate);
   EXPECT_NE(&after, &real_table) << "tests patch a copy, never the real table";
 }
 

@@ -26,4 +26,9 @@ Status File::write_gathered_at(uint64_t offset, const ConstBytes* pieces, size_t
   return ok_status();
 }
 
+Status File::allocate(uint64_t offset, uint64_t length) {
+  return error(TAPIO_ERR_UNSUPPORTED, "reserving bytes {} to {} of '{}': not supported here",
+               offset, offset + length, path());
+}
+
 }  // namespace tapio::io

@@ -47,6 +47,10 @@ class File {
   // later sync has less left to do. Failures show at that sync; this never fails.
   virtual void start_writeback(uint64_t offset, uint64_t length) { (void)offset, (void)length; }
   virtual Status truncate(uint64_t size) = 0;
+  // Reserve storage for [offset, offset + length), growing the file to cover it, so that later
+  // writes there cannot meet a full disk (TAPIO_ERR_IO naming the path when it is full).
+  // TAPIO_ERR_UNSUPPORTED, changing nothing, where the transport or file system cannot.
+  virtual Status allocate(uint64_t offset, uint64_t length);
   virtual Result<uint64_t> size() = 0;
   // Idempotent. The destructor closes too, but cannot report an error.
   virtual Status close() = 0;

@@ -76,6 +76,7 @@ class PosixFile final : public File {
       (void)syscalls().start_writeback(fd_, static_cast<off_t>(offset), static_cast<off_t>(length));
   }
   Status truncate(uint64_t size) override;
+  Status allocate(uint64_t offset, uint64_t length) override;
   Result<uint64_t> size() override;
   Status close() override;
   const std::string& path() const override { return path_; }
@@ -262,6 +263,28 @@ Status PosixFile::truncate(uint64_t size) {
     if (rc == 0) return ok_status();
     if (err == EINTR) continue;
     return error(TAPIO_ERR_IO, "{} failed: {}", what(), errno_string(err));
+  }
+}
+
+Status PosixFile::allocate(uint64_t offset, uint64_t length) {
+  auto what = [&] {
+    return fmt::format("reserving bytes {} to {} of '{}'", offset, offset + length, path_);
+  };
+  if (fd_ < 0) return closed_error(what());
+  if (!fits_off_t(offset, length))
+    return error(TAPIO_ERR_ARG, "{} failed: beyond the largest file offset {}", what(), kMaxOffset);
+  for (;;) {
+    const Clock::time_point start = Clock::now();
+    const int rc =
+        syscalls().fallocate(fd_, static_cast<off_t>(offset), static_cast<off_t>(length));
+    const int err = errno;
+    add_meta_time(seconds_since(start));
+    if (rc == 0) return ok_status();
+    if (err == EINTR) continue;
+    // posix_fallocate's answers for a file system that can do neither fallocate nor its emulation.
+    const bool unsupported = err == EOPNOTSUPP || err == ENOSYS || err == EINVAL;
+    const Code code = unsupported ? TAPIO_ERR_UNSUPPORTED : TAPIO_ERR_IO;
+    return error(code, "{} failed: {}", what(), errno_string(err));
   }
 }
 

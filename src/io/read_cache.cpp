@@ -106,6 +106,12 @@ Status ReadCache::write_gathered_at(uint64_t offset, const ConstBytes* pieces, s
   return inner_->write_gathered_at(offset, pieces, count);
 }
 
+Status ReadCache::allocate(uint64_t offset, uint64_t length) {
+  pages_.clear();  // the last page may have been cached short
+  uses_.clear();
+  return inner_->allocate(offset, length);
+}
+
 Status ReadCache::truncate(uint64_t size) {
   pages_.clear();
   uses_.clear();

@@ -29,6 +29,7 @@ class ReadCache final : public File {
     inner_->start_writeback(offset, length);
   }
   Status truncate(uint64_t size) override;
+  Status allocate(uint64_t offset, uint64_t length) override;
   Result<uint64_t> size() override { return inner_->size(); }
   Status close() override { return inner_->close(); }
   const std::string& path() const override { return inner_->path(); }

@@ -7,6 +7,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 namespace tapio::io {
 namespace {
 
@@ -42,6 +44,12 @@ int real_fsetxattr(int fd, const char* name, const void* value, size_t size, int
   return ::fsetxattr(fd, name, value, size, flags);
 }
 int real_lock(int fd, int command, struct flock* range) { return ::fcntl(fd, command, range); }
+int real_fallocate(int fd, off_t offset, off_t length) {
+  const int err = ::posix_fallocate(fd, offset, length);  // returns the error, errno untouched
+  if (err == 0) return 0;
+  errno = err;
+  return -1;
+}
 
 }  // namespace
 
@@ -49,7 +57,7 @@ const Syscalls& default_syscalls() {
   static const Syscalls table = {real_open,   real_pread,     real_pwrite,   real_pwritev,
                                  real_fsync,  real_ftruncate, real_fstat,    real_close,
                                  real_start_writeback,        real_statfs,   real_getxattr,
-                                 real_fsetxattr, real_lock};
+                                 real_fsetxattr, real_lock,     real_fallocate};
   return table;
 }
 

@@ -29,6 +29,10 @@ struct Syscalls {
   // A writer's lock (io/write_lock.h): fcntl(2) with a lock command (F_OFD_SETLK, F_OFD_GETLK),
   // so tests can make a file system answer ENOLCK.
   int (*lock)(int fd, int command, struct flock* range);
+  // Reserve storage for a range, growing the file to cover it: posix_fallocate(3) (fallocate(2)
+  // where the file system has it, else glibc writes a zero byte into every block), as -1 with
+  // errno on failure. The mpiio engine's records (io/file.h, allocate).
+  int (*fallocate)(int fd, off_t offset, off_t length);
 };
 
 // The table in use. Tests may overwrite entries and must restore them (see ScopedSyscalls).

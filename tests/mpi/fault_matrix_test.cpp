@@ -28,13 +28,14 @@ namespace tapio::test {
 namespace {
 
 enum class Phase { kOpen, kData, kCommit, kClose, kRead };
-enum class Fault { kEio, kEnospc, kShort, kEintr, kSlow };
+// kUnsupported: a file system that cannot reserve storage (EOPNOTSUPP; aimed at fallocate).
+enum class Fault { kEio, kEnospc, kShort, kEintr, kSlow, kUnsupported };
 const char* name(Phase p) {
   const char* n[] = {"open", "data", "commit", "close", "read"};
   return n[static_cast<int>(p)];
 }
 const char* name(Fault f) {
-  const char* n[] = {"EIO", "ENOSPC", "short", "EINTR", "slow"};
+  const char* n[] = {"EIO", "ENOSPC", "short", "EINTR", "slow", "EOPNOTSUPP"};
   return n[static_cast<int>(f)];
 }
 bool fails(Fault f) { return f == Fault::kEio || f == Fault::kEnospc; }
@@ -67,6 +68,7 @@ ssize_t act(size_t n) {
     case Fault::kEintr: g.interrupted = true; errno = EINTR; return -1;
     case Fault::kShort: return static_cast<ssize_t>(n > 1 ? n / 2 : n);
     case Fault::kSlow: std::this_thread::sleep_for(std::chrono::milliseconds(5)); return n;
+    case Fault::kUnsupported: errno = EOPNOTSUPP; return -1;
   }
   return -1;
 }
@@ -99,6 +101,11 @@ ssize_t inj_pread(int fd, void* buf, size_t n, off_t off) {
   if (!hit(n)) return io::default_syscalls().pread(fd, buf, n, off);
   const ssize_t pass = act(n);
   return pass < 0 ? pass : io::default_syscalls().pread(fd, buf, pass, off);
+}
+int inj_fallocate(int fd, off_t off, off_t n) {
+  if (!hit(static_cast<size_t>(n))) return io::default_syscalls().fallocate(fd, off, n);
+  const ssize_t pass = act(static_cast<size_t>(n));
+  return pass < 0 ? -1 : io::default_syscalls().fallocate(fd, off, n);
 }
 int inj_fsync(int fd) {
   if (!hit(1)) return io::default_syscalls().fsync(fd);
@@ -143,6 +150,7 @@ Outcome injected(const Cell& c, bool now, F&& call) {
       t.pwritev = inj_pwritev;
       t.pread = inj_pread;
       t.fsync = inj_fsync;
+      t.fallocate = inj_fallocate;
     }
   }
   t_libc_armed = g.armed && c.via == Via::kLibc;
@@ -273,9 +281,11 @@ std::vector<int> victims(Fault fault) {
   return {0, size() - 1};
 }
 
-// The mpiio engine's data and reads, which the table never sees, are MpiioDataAndReadsOnRomio's.
+// The mpiio engine's reads, which the table never sees, are MpiioDataAndReadsOnRomio's. Of its
+// data the table sees rank 0's reservation of the step's record (fallocate), made before the
+// collective write because OMPIO, the MPI-IO this process runs, reports no failed write.
 bool through_mpiio(const char* engine, Phase phase) {
-  return std::strcmp(engine, "mpiio") == 0 && (phase == Phase::kData || phase == Phase::kRead);
+  return std::strcmp(engine, "mpiio") == 0 && phase == Phase::kRead;
 }
 
 TEST(FaultMatrix, EveryEnginePhaseAndFault) {
@@ -294,6 +304,38 @@ TEST(FaultMatrix, MpiioDataAndReadsOnRomio) {
   for (Phase phase : {Phase::kData, Phase::kRead})
     for (Fault fault : kFaults)
       for (int victim : victims(fault)) check({"mpiio", phase, fault, victim, Via::kLibc});
+}
+
+// A file system that cannot reserve storage (fallocate fails with EOPNOTSUPP on rank 0) at the
+// second step: the mpiio engine's reservation is gone.
+Result without_reservation(const std::string& path) {
+  const Result r = run({"mpiio", Phase::kData, Fault::kUnsupported, 0, Via::kTable}, path);
+  expect_same_everywhere(r.outcome.code);
+  EXPECT_TRUE(r.fired) << "the data phase made no reservation";
+  return r;
+}
+
+// Under OMPIO (this process's MPI-IO) a write into unreserved storage could fail unseen: the
+// step is refused on every rank, naming why and the way out, and the step before reads back.
+TEST(FaultMatrix, MpiioWithoutReservationIsRefusedOnOmpio) {
+  TempDir dir;
+  const std::string path = dir.file("mpiio.out");
+  const Result r = without_reservation(path);
+  EXPECT_EQ(r.outcome.code, TAPIO_ERR_UNSUPPORTED) << r.outcome.message;
+  for (const std::string& part : {path, std::string("'x'"), std::string("rank 0"),
+                                  std::string("OMPIO"), std::string("OMPI_MCA_io=romio321")})
+    EXPECT_TRUE(contains(r.outcome.message, part)) << part << ": " << r.outcome.message;
+  EXPECT_EQ(r.committed, 1u);
+  expect_readable("mpiio", path, 1, "without a reservation, OMPIO");
+}
+
+// ROMIO reports a failed write itself: the engine writes without a reservation.
+TEST(FaultMatrix, MpiioWithoutReservationWritesOnRomio) {
+  TempDir dir;
+  const std::string path = dir.file("mpiio.out");
+  const Result r = without_reservation(path);
+  EXPECT_EQ(r.outcome.code, TAPIO_OK) << r.outcome.message;
+  expect_readable("mpiio", path, 2, "without a reservation, ROMIO");
 }
 
 }  // namespace

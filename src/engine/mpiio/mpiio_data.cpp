@@ -12,6 +12,9 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <string>
+
+#include <fmt/ranges.h>
 
 #include "core/out_of_memory.h"
 #include "engine/mpiio/mpiio_engine.h"
@@ -118,34 +121,47 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
     PhaseTimer t(&profile(), Phase::kSwap);
     extents = stage(pieces, &staging);
   }
+  if (!spec_.file.fill && local.ok()) local = reserve_extents(extents, step);
+  const uint64_t bytes = local.ok() ? staging.size() : 0;
+  if (!local.ok()) extents.clear();
   PhaseTimer t(&profile(), Phase::kWrite);
-  started_step_ = step;
-  const Status moved = nc_.async()
-                           ? fh_->start_write(extents, staging.data(), staging.size())
-                           : fh_->transfer(true, extents, staging.data(), staging.size());
-  return local.ok() ? moved : local;
+  if (nc_.async()) {
+    started_step_ = step;
+    started_variables_ = batch_variables();
+    const Status started = fh_->start_write(extents, staging.data(), bytes);
+    return local.ok() ? started : local;
+  }
+  const Status moved = fh_->transfer(true, extents, staging.data(), bytes);
+  return local.ok() ? moved.with_context(fmt::format("step {}, {}", step, batch_variables()))
+                    : local;
 }
 
 // Before the collective, rank 0 prepares the file on its POSIX handle, and a barrier orders
 // that before the data:
-// - A new record is first made part of the file (exactly to where commit would extend it, so
-//   the file stays the serial engine's). Collective buffering reads the holes of an
-//   aggregator's span (variable padding, variables not in this batch) before writing it
-//   back; past the end of the file OMPIO's read comes back short and the aggregator writes
-//   back stale buffer bytes where the serial engine leaves zeros (seen with Open MPI 4.1).
+// - The storage the batch writes is reserved (fallocate), so that a full disk fails here, with
+//   the errno: OMPIO (Open MPI's default MPI-IO) reports no failed write, and its write_all
+//   returns success for data a full disk never took (docs/reliability.md). With fill, the
+//   batch's variables and a new record are written whole (data, then fill values): rank 0
+//   reserves all of it. Without fill a file may be sparse by design (a 2^40-element variable
+//   of small blocks): every rank reserves its own extents (reserve_extents), and rank 0 only
+//   extends the file.
+// - Either way a new record becomes part of the file before its data, exactly to where commit
+//   would extend it (so the file stays the serial engine's): collective buffering reads the
+//   holes of an aggregator's span (variable padding, variables not in this batch) before
+//   writing it back; past the end of the file OMPIO's read comes back short and the
+//   aggregator writes back stale buffer bytes where the serial engine leaves zeros (seen with
+//   Open MPI 4.1).
 // - Variables that this batch leaves partly unwritten get their fill value first, like the
 //   serial engine.
 Status MpiioEngine::prepare_file(uint64_t step, const std::vector<uint64_t>& elements,
                                  Status* local) {
   const netcdf::Header& h = nc_.header();
   const std::vector<uint8_t>& touched = nc_.touched();
-  bool prepare = false;
-  if (extended_records_ <= step)
-    for (size_t v = 0; v < touched.size() && !prepare; ++v)
-      prepare = touched[v] && h.is_record(h.vars[v]);
-  if (prepare) {
-    extended_records_ = step + 1;
-    if (comm().rank() == 0 && local->ok()) *local = extend_to_record(step);
+  const uint64_t end = batch_end(step);
+  const bool reserve = end > reserved_end_;
+  if (reserve) {
+    reserved_end_ = end;
+    if (comm().rank() == 0 && local->ok()) *local = reserve_to(end, step);
   }
   bool filled = false;
   for (size_t v = 0; v < touched.size(); ++v) {
@@ -154,24 +170,95 @@ Status MpiioEngine::prepare_file(uint64_t step, const std::vector<uint64_t>& ele
     if (comm().rank() == 0 && local->ok())
       *local = nc_.write_fill(static_cast<int>(v), h.is_record(h.vars[v]) ? step : 0);
   }
-  if (!filled && !prepare) return ok_status();
+  if (!filled && !reserve) return ok_status();
   PhaseTimer t(&profile(), Phase::kAgree);
   return comm().barrier();
 }
 
-Status MpiioEngine::extend_to_record(uint64_t step) {
+uint64_t MpiioEngine::batch_end(uint64_t step) const {
   const netcdf::Header& h = nc_.header();
+  const std::vector<uint8_t>& touched = nc_.touched();
   const uint64_t record = h.record_size();
+  auto end_of = [&](const netcdf::Var& v) {
+    return h.data_offset(v, h.is_record(v) ? step : 0, record) +
+           h.elements(v) * netcdf::nc_type_size(v.type);
+  };
   uint64_t end = 0;
-  for (const netcdf::Var& v : h.vars)
-    if (h.is_record(v))
-      end = std::max(end, h.data_offset(v, step, record) +
-                              h.elements(v) * netcdf::nc_type_size(v.type));
+  bool new_record = false;
+  for (size_t v = 0; v < touched.size(); ++v) {
+    if (!touched[v]) continue;
+    if (h.is_record(h.vars[v]))
+      new_record = true;
+    else
+      end = std::max(end, end_of(h.vars[v]));
+  }
+  if (new_record)
+    for (const netcdf::Var& v : h.vars)
+      if (h.is_record(v)) end = std::max(end, end_of(v));
+  return end;
+}
+
+Status MpiioEngine::reserve_to(uint64_t end, uint64_t step) {
   PhaseTimer t(&profile(), Phase::kMetadata);
-  auto size = nc_.root_file()->size();
-  TAPIO_RETURN_IF_ERROR(size.status().with_context(where()));
-  if (*size >= end) return ok_status();
-  return nc_.root_file()->truncate(end).with_context(where());
+  io::File& file = *nc_.root_file();
+  auto size = file.size();
+  Status st = size.status();
+  if (st.ok() && *size < end) {
+    st = spec_.file.fill ? file.allocate(*size, end - *size) : file.truncate(end);
+    if (st.code() == TAPIO_ERR_UNSUPPORTED) {
+      st = without_reservation(st);
+      if (st.ok()) st = file.truncate(end);
+    }
+  }
+  return st.with_context(fmt::format("{}, step {}, {}", where(), step, batch_variables()));
+}
+
+Status MpiioEngine::reserve_extents(const comm::Extents& extents, uint64_t step) {
+  // Extents nearer than this are reserved as one range, the gap included: fewer calls for an
+  // interleaved pattern, and fewer unreserved holes for an aggregator to write back.
+  constexpr uint64_t kGap = uint64_t{1} << 20;
+  if (extents.empty()) return ok_status();
+  PhaseTimer t(&profile(), Phase::kMetadata);
+  io::File* file = nc_.root_file();  // rank 0's; the others open their own once
+  if (!file && !own_file_) {
+    auto opened = io::open_posix(path(), io::OpenMode::kReadWrite, &profile().io);
+    if (!opened.ok()) return opened.status();
+    own_file_ = std::move(opened).value();
+  }
+  if (!file) file = own_file_.get();
+  Status st;
+  uint64_t lo = extents.front().first, hi = lo;
+  for (const auto& [offset, bytes] : extents) {
+    if (offset > hi + kGap) {
+      st = file->allocate(lo, hi - lo);
+      if (!st.ok()) break;
+      lo = offset;
+    }
+    hi = std::max(hi, offset + bytes);
+  }
+  if (st.ok()) st = file->allocate(lo, hi - lo);
+  if (st.code() == TAPIO_ERR_UNSUPPORTED) st = without_reservation(st);
+  return st.with_context(fmt::format("{}, step {}, {}", where(), step, batch_variables()));
+}
+
+Status MpiioEngine::without_reservation(const Status& refused) const {
+  if (fh_->reports_failed_writes()) return ok_status();
+  return Status(refused.code(), refused.message() +
+                                    "; Open MPI's OMPIO reports no failed write, so the mpiio "
+                                    "engine writes only into reserved storage: run it with "
+                                    "ROMIO (OMPI_MCA_io=romio321) or use the collective engine");
+}
+
+std::string MpiioEngine::batch_variables() const {
+  constexpr size_t kNamed = 3;
+  const std::vector<uint8_t>& touched = nc_.touched();
+  std::vector<std::string> names;
+  size_t count = 0;
+  for (size_t v = 0; v < touched.size(); ++v)
+    if (touched[v] && count++ < kNamed) names.push_back(fmt::format("'{}'", io().vars[v].name));
+  std::string text = fmt::format("variable{} {}", count == 1 ? "" : "s", fmt::join(names, ", "));
+  if (count > kNamed) text += fmt::format(" and {} more", count - kNamed);
+  return text;
 }
 
 Status MpiioEngine::read_gets(const std::vector<GetOp>& gets) {

@@ -56,6 +56,8 @@ Status MpiioEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
   const Status st =
       nc_.write_step(step, local, [&] { return write_puts(puts, step); }, &deferred_, &redo);
   if (redo < step) rewind_to(redo);
+  // Agreed: a failed step may have left its reservation short, the next one makes it again.
+  if (!st.ok()) reserved_end_ = 0;
   return st;
 }
 
@@ -64,7 +66,8 @@ Status MpiioEngine::finish_write() {
   PhaseTimer t(&profile(), Phase::kWrite);
   if (fh_)
     keep(&st, fh_->finish_write().with_context(
-                  fmt::format("step {} (a background write)", started_step_)));
+                  fmt::format("step {} (a background write), {}", started_step_,
+                              started_variables_)));
   return st;
 }
 
@@ -87,6 +90,7 @@ Status MpiioEngine::close_files() {
     keep(&local, fh_->close());
     fh_.reset();
   }
+  if (own_file_) keep(&local, own_file_->close());
   const Status base = nc_.close(std::exchange(deferred_, Status()));
   if (!finished.ok()) return finished;
   return local.ok() ? base : local;

@@ -47,12 +47,22 @@ class MpiioEngine final : public Engine {
   }
   Status background_failure() override { return nc_.background_failure(); }
 
-  // Before the collective write: rank 0 extends the file to a new record and fills variables
-  // the batch leaves partly unwritten; a barrier orders that before the data (mpiio_data.cpp).
+  // Before the collective write: rank 0 reserves the storage the batch writes and fills
+  // variables the batch leaves partly unwritten; a barrier orders that before the data
+  // (mpiio_data.cpp).
   Status prepare_file(uint64_t step, const std::vector<uint64_t>& elements, Status* local);
-  // Rank 0: make the file reach the end of record `step` before the data of a new record is
-  // written (see prepare_file).
-  Status extend_to_record(uint64_t step);
+  // Where the data the batch of `step` writes ends: its fixed variables' ends, and the end of
+  // record `step` when it touches a record variable.
+  uint64_t batch_end(uint64_t step) const;
+  // Rank 0: the file reaches `end`, its storage reserved with fill (see prepare_file).
+  Status reserve_to(uint64_t end, uint64_t step);
+  // Without fill, every rank: the storage of its own extents reserved (see prepare_file).
+  Status reserve_extents(const comm::Extents& extents, uint64_t step);
+  // Where the file system can reserve nothing (`refused`): OK under an MPI-IO that reports
+  // failed writes, else `refused` saying why the step cannot be written and the way out.
+  Status without_reservation(const Status& refused) const;
+  // The batch's variables, for messages: "variable 'x'", "variables 'x', 'y' and 3 more".
+  std::string batch_variables() const;
   // Async: the started write completed (timed as a write wait); its failure, or one an
   // earlier batch's wait met (kept for the commit it belongs to).
   Status finish_write();
@@ -61,12 +71,15 @@ class MpiioEngine final : public Engine {
   NetcdfDataset nc_;
   Status deferred_;
   std::unique_ptr<comm::ParallelFile> fh_;  // every rank's MPI-IO handle
-  uint64_t extended_records_ = 0;  // every rank: the file reaches the end of this many records
+  std::unique_ptr<io::File> own_file_;      // without fill, ranks but 0: to reserve storage
+  // Every rank: the file's storage is reserved up to here (0 again after a failed step).
+  uint64_t reserved_end_ = 0;
   RepeatedPuts repeated_;          // this rank's previous batch (overlap checks)
   // Async: the staging buffer of the write started last (it must outlive the write), and a
   // failure met by a batch that finished the write before it (perform_puts).
   ByteBuffer started_staging_;
   uint64_t started_step_ = 0;
+  std::string started_variables_;
   Status failed_;
 };
 
