@@ -1,0 +1,44 @@
+#include "pio/pio_comm.h"
+
+namespace tapio_pio::comm {
+
+bool duplicate(MPI_Comm comm, MPI_Comm* dup, int* rank, int* size) {
+  if (comm == MPI_COMM_NULL || MPI_Comm_dup(comm, dup) != MPI_SUCCESS) return false;
+  return MPI_Comm_rank(*dup, rank) == MPI_SUCCESS && MPI_Comm_size(*dup, size) == MPI_SUCCESS;
+}
+
+void release(MPI_Comm* comm) {
+  if (*comm != MPI_COMM_NULL && mpi_live()) MPI_Comm_free(comm);
+  *comm = MPI_COMM_NULL;
+}
+
+MPI_Comm from_fortran(int f90_comm) { return MPI_Comm_f2c(f90_comm); }
+
+int min_all(MPI_Comm comm, int value, int fallback) {
+  int out = fallback;
+  if (MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return fallback;
+  return out;
+}
+
+int64_t max_all(MPI_Comm comm, int64_t value) {
+  int64_t out = -1;
+  if (MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS) return -1;
+  return out;
+}
+
+int world_rank() {
+  int rank = 0;
+  if (mpi_live()) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+bool mpi_live() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+
+void abort_all(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+
+}  // namespace tapio_pio::comm

@@ -1,0 +1,161 @@
+// Distributed arrays: frames, write_darray (held until the file's next flush, docs/pio.md)
+// and read_darray, each through a decomposition's offsets.
+#include <cstring>
+
+#include "pio/pio_state.h"
+
+namespace tapio_pio {
+namespace {
+
+std::string on(const File& f, const Var& v, const Decomp& d) {
+  return where(f, v) + ", decomposition " + std::to_string(d.id);
+}
+
+// The checks write_darray and read_darray share, in PIO's order: file, access, decomposition,
+// length, variable, shape.
+int darray_args(int ncid, int varid, int ioid, PIO_Offset arraylen, bool write, File** f,
+                Var** v, Decomp** d, const char* call) {
+  if (int st = lookup(ncid, f, call)) return st;
+  if (write && !(*f)->writable)
+    return fail((*f)->ios, PIO_EPERM, std::string(call) + ": " + where(**f) + " is read-only");
+  *d = find_decomp(ioid);
+  if (!*d || (*d)->iosysid != (*f)->ios->id)
+    return fail((*f)->ios, PIO_EBADID, std::string(call) + ": " + where(**f) +
+                ": no decomposition " + std::to_string(ioid));
+  if (arraylen < (*d)->maplen)
+    return fail((*f)->ios, PIO_EINVAL, std::string(call) + ": " + where(**f) + ", decomposition " +
+                std::to_string(ioid) + ": the array holds " + std::to_string(arraylen) +
+                " elements but the decomposition maps " + std::to_string((*d)->maplen));
+  if (int st = lookup_var(ncid, varid, f, v, call)) return st;
+  const size_t first = (*v)->record ? 1 : 0;
+  bool same = (*v)->dimids.size() - first == (*d)->gdims.size();
+  for (size_t i = 0; same && i < (*d)->gdims.size(); ++i)
+    same = (*f)->dims[(*v)->dimids[first + i]].len == static_cast<uint64_t>((*d)->gdims[i]);
+  if (!same)
+    return fail((*f)->ios, PIO_EINVAL, std::string(call) + ": " + on(**f, **v, **d) +
+                ": the decomposition's global shape is not the variable's (without its record "
+                "dimension)");
+  return PIO_NOERR;
+}
+
+uint64_t frame_of(const Var& v) { return v.record && v.frame > 0 ? v.frame : 0; }
+
+// Holds one variable's darray (the decomposition's type in memory) for the next flush.
+void hold(File& f, int varid, const Decomp& d, const void* array, int64_t frame) {
+  Held h;
+  h.var = varid;
+  h.frame = frame >= 0 ? static_cast<uint64_t>(frame) : frame_of(f.vars[varid]);
+  h.offsets = d.offsets;
+  h.memtype = to_tapio(d.type);
+  const size_t size = type_size(d.type);
+  h.data.resize(d.offsets->size() * size);
+  const auto* in = static_cast<const unsigned char*>(array);
+  if (d.held_at.empty()) {
+    if (!h.data.empty()) std::memcpy(h.data.data(), in, h.data.size());
+  } else {
+    for (size_t i = 0; i < d.held_at.size(); ++i)  // leave the holes out
+      std::memcpy(h.data.data() + i * size, in + d.held_at[i] * size, size);
+  }
+  f.held.push_back(std::move(h));
+}
+
+int tapio_error(const File& f, const Var& v, const Decomp& d, int st, const char* call) {
+  return fail(f.ios, from_tapio(st), std::string(call) + ": " + on(f, v, d) + ": " +
+              tapio_last_error());
+}
+
+}  // namespace
+}  // namespace tapio_pio
+
+using namespace tapio_pio;
+
+extern "C" {
+
+int PIOc_setframe(int ncid, int varid, int frame) {
+  File* f = nullptr;
+  Var* v = nullptr;
+  if (int st = lookup_var(ncid, varid, &f, &v, "PIOc_setframe")) return st;
+  if (frame < 0)
+    return fail(f->ios, PIO_EINVAL, "PIOc_setframe: " + where(*f, *v) + ": frame " +
+                std::to_string(frame) + " < 0");
+  v->frame = frame;
+  return PIO_NOERR;
+}
+
+int PIOc_advanceframe(int ncid, int varid) {
+  File* f = nullptr;
+  Var* v = nullptr;
+  if (int st = lookup_var(ncid, varid, &f, &v, "PIOc_advanceframe")) return st;
+  v->frame = v->frame < 0 ? 1 : v->frame + 1;  // an unset frame counts as 0
+  return PIO_NOERR;
+}
+
+int PIOc_write_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* array,
+                      void* /*fillvalue: holes read as the variable's fill value*/) {
+  File* f = nullptr;
+  Var* v = nullptr;
+  Decomp* d = nullptr;
+  if (int st = darray_args(ncid, varid, ioid, arraylen, true, &f, &v, &d, "PIOc_write_darray"))
+    return st;
+  if (!array && d->maplen > 0)
+    return fail(f->ios, PIO_EINVAL, "PIOc_write_darray: " + where(*f, *v) + ": NULL array");
+  hold(*f, varid, *d, array, -1);
+  return PIO_NOERR;
+}
+
+int PIOc_write_darray_multi(int ncid, const int* varids, int ioid, int nvars,
+                            PIO_Offset arraylen, void* array, const int* frame,
+                            void** /*fillvalue*/, bool flushtodisk) {
+  File* f = nullptr;
+  if (int st = lookup(ncid, &f, "PIOc_write_darray_multi")) return st;
+  if (!varids || nvars < 1)
+    return fail(f->ios, PIO_EINVAL, "PIOc_write_darray_multi: " + where(*f) +
+                ": nvars >= 1 and varids are needed");
+  for (int i = 0; i < nvars; ++i) {  // all checked before any is held
+    Var* v = nullptr;
+    Decomp* d = nullptr;
+    if (int st = darray_args(ncid, varids[i], ioid, arraylen, true, &f, &v, &d,
+                             "PIOc_write_darray_multi"))
+      return st;
+  }
+  const Decomp& d = *find_decomp(ioid);
+  const auto* bytes = static_cast<const unsigned char*>(array);
+  for (int i = 0; i < nvars; ++i)
+    hold(*f, varids[i], d, bytes + i * arraylen * type_size(d.type), frame ? frame[i] : -1);
+  return flushtodisk ? flush(*f, "PIOc_write_darray_multi") : PIO_NOERR;
+}
+
+int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* array) {
+  File* f = nullptr;
+  Var* v = nullptr;
+  Decomp* d = nullptr;
+  if (int st = darray_args(ncid, varid, ioid, arraylen, false, &f, &v, &d, "PIOc_read_darray"))
+    return st;
+  if (f->writable)
+    return fail(f->ios, PIO_EINVAL, "PIOc_read_darray: " + on(*f, *v, *d) +
+                ": tapio reads files opened with PIO_NOWRITE only");
+  const size_t size = type_size(d->type);
+  std::vector<unsigned char> packed;
+  void* into = array;
+  if (!d->held_at.empty()) {
+    packed.resize(d->offsets->size() * size);
+    into = packed.data();
+  }
+  int st = tapio_var_set_offsets(v->handle, d->offsets->size(), d->offsets->data());
+  if (st == TAPIO_OK && v->record) st = tapio_var_set_step_selection(v->handle, frame_of(*v), 1);
+  if (st == TAPIO_OK) st = tapio_get(f->engine, v->handle, to_tapio(d->type), into);
+  // A local error still enters perform_gets (collective), which then fails on every task.
+  if (st != TAPIO_OK) {
+    tapio_error(*f, *v, *d, st, "PIOc_read_darray");
+    tapio_perform_gets(f->engine);
+    return from_tapio(st);
+  }
+  st = tapio_perform_gets(f->engine);
+  if (st != TAPIO_OK) return tapio_error(*f, *v, *d, st, "PIOc_read_darray");
+  auto* out = static_cast<unsigned char*>(array);
+  for (size_t i = 0; i < d->held_at.size(); ++i)
+    std::memcpy(out + d->held_at[i] * size, packed.data() + i * size, size);
+  return PIO_NOERR;
+}
+
+}  // extern "C"

@@ -1,0 +1,138 @@
+// The PIO layer's objects: iosystems, decompositions and files, each found by the integer id
+// PIO programs hold, and the error path every PIOc_* call returns through (pio_errors.cpp).
+#pragma once
+#include <tapio/tapio.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tapio_pio/pio.h"
+
+namespace tapio_pio {
+
+struct IoSystem {
+  int id = 0;
+  MPI_Comm comm = MPI_COMM_NULL;  // the program's, duplicated (pio_comm.cpp)
+  int rank = 0, size = 1;
+  tapio_context* ctx = nullptr;
+  int error_mode = PIO_INTERNAL_ERROR;
+  int num_iotasks = 1, stride = 1, base = 0, rearranger = PIO_REARR_BOX;
+};
+
+// A decomposition: which elements of a global array this task holds, in its memory order.
+struct Decomp {
+  int id = 0;
+  int iosysid = 0;
+  nc_type type = NC_INT;         // the memory type of write_darray/read_darray buffers
+  std::vector<int> gdims;        // global shape (C order), without the record dimension
+  int64_t maplen = 0;            // elements of the task's buffer, holes included
+  // 0-based global offsets of the held (non-hole) elements; shared with the data held for a
+  // flush, so that freeing the decomposition before closing a file is safe.
+  std::shared_ptr<const std::vector<uint64_t>> offsets;
+  std::vector<int64_t> held_at;  // buffer positions of those elements; empty: no holes
+};
+
+struct Attr {
+  std::string name;
+  nc_type type = NC_CHAR;
+  std::vector<unsigned char> bytes;  // host order
+};
+
+struct Dim {
+  std::string name;
+  uint64_t len = 0;  // 0: unlimited (its current length is the file's frames)
+};
+
+struct Var {
+  std::string name;
+  nc_type type = NC_INT;
+  std::vector<int> dimids;
+  std::vector<Attr> atts;
+  int64_t frame = -1;          // setframe's record; -1: not set (0 is used)
+  bool record = false;         // its first dimension is the unlimited one
+  tapio_var* handle = nullptr;  // in the tapio IO once defined there
+};
+
+// Data of one put, held until the file's next flush (write_darray, put_vara, ...).
+struct Held {
+  int var = 0;
+  uint64_t frame = 0;               // record variables; 0 for the others
+  std::shared_ptr<const std::vector<uint64_t>> offsets;  // a darray's; null: a box
+  std::vector<uint64_t> start, count;  // the box without the record dimension
+  tapio_type memtype = TAPIO_INT32;
+  std::vector<unsigned char> data;
+};
+
+struct File {
+  int ncid = 0;
+  IoSystem* ios = nullptr;
+  std::string path;
+  int iotype = PIO_IOTYPE_PNETCDF;
+  int mode = 0;
+  bool writable = false;
+  bool define_mode = false;
+  int fill_mode = NC_FILL;
+  std::vector<Dim> dims;
+  std::vector<Var> vars;
+  std::vector<Attr> atts;
+  tapio_io* io = nullptr;
+  tapio_engine* engine = nullptr;  // opened at the first flush (write) or at open (read)
+  uint64_t frames = 0;             // record count: written (write) or in the file (read)
+  std::vector<Held> held;
+  bool defined_in_tapio = false;   // the tapio IO holds the definitions
+  int unlimited() const;           // dim id or -1
+};
+
+// Object tables (ids as PIO numbers them: iosysids, ioids from 512, ncids from 16).
+IoSystem* find_iosystem(int iosysid);
+Decomp* find_decomp(int ioid);
+File* find_file(int ncid);
+IoSystem& add_iosystem(std::unique_ptr<IoSystem> ios);
+Decomp& add_decomp(std::unique_ptr<Decomp> d);
+File& add_file(std::unique_ptr<File> f);
+void remove_iosystem(int iosysid);
+void remove_decomp(int ioid);
+void remove_file(int ncid);
+int default_error_mode();
+void set_default_error_mode(int mode);
+
+// The error path: records `message` (what, file, variable, rank) and applies the iosystem's
+// error mode to `code`: aborts (PIO_INTERNAL_ERROR) or returns it. ios may be null.
+int fail(const IoSystem* ios, int code, const std::string& message);
+// A collective call's outcome: every task returns the worst code any task saw (with its
+// message), in every mode but PIO_INTERNAL_ERROR, which aborts.
+int agree(const IoSystem& ios, int code, const std::string& message);
+// A tapio status as a PIO code, the last tapio message kept.
+int from_tapio(int status);
+// PIO's error text for a code (netCDF's for NC_E*), then the last message if it is this code's.
+std::string error_text(int code);
+
+// The file-level calls other files share. flush: write the held data (collective; opens the
+// tapio engine the first time). ncid_of: the file or PIO_EBADID through fail().
+int flush(File& f, const char* call);
+int lookup(int ncid, File** f, const char* call);
+// Read and append: open the tapio engine and take the file's dimensions, variables and
+// attributes (collective).
+int open_existing(File& f, const char* call);
+int lookup_var(int ncid, int varid, File** f, Var** v, const char* call);
+// "file 'x.nc'" and "file 'x.nc', variable 'v'" for messages.
+std::string where(const File& f);
+std::string where(const File& f, const Var& v);
+
+// Element types.
+bool valid_type(nc_type t);
+tapio_type to_tapio(nc_type t);
+nc_type from_tapio(tapio_type t);
+size_t type_size(nc_type t);
+// netCDF's default fill value of `t` into out (type_size(t) bytes).
+void default_fill(nc_type t, void* out);
+// n values of type `from` into `to`, as netCDF converts them: PIO_ERANGE when one does not fit
+// (the others are still converted), PIO_ECHAR between text and numbers. Element by element:
+// for attributes and other small arrays; bulk data goes to tapio's own conversions.
+int convert_values(const void* in, nc_type from, void* out, nc_type to, size_t n);
+Attr* find_attr(std::vector<Attr>& atts, const std::string& name);
+
+}  // namespace tapio_pio
