@@ -122,7 +122,7 @@ int PIOc_write_darray_multi(int ncid, const int* varids, int ioid, int nvars,
   const auto* bytes = static_cast<const unsigned char*>(array);
   for (int i = 0; i < nvars; ++i)
     hold(*f, varids[i], d, bytes + i * arraylen * type_size(d.type), frame ? frame[i] : -1);
-  return flushtodisk ? flush(*f, "PIOc_write_darray_multi") : PIO_NOERR;
+  return flushtodisk ? flush(*f, "PIOc_write_darray_multi", false) : PIO_NOERR;
 }
 
 int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* array) {

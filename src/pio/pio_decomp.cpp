@@ -31,25 +31,19 @@ int make_decomp(int iosysid, int pio_type, int ndims, const int* gdimlen, int ma
     d->gdims.push_back(gdimlen[i]);
     global *= static_cast<uint64_t>(gdimlen[i]);
   }
-  bool holes = false;
+  // An entry beyond the global size wraps around it, as PIO 2.7 places it (its own
+  // test_darray maps offset 16 of a 16-element array, and reads it back from offset 0).
   auto offsets = std::make_shared<std::vector<uint64_t>>();
   offsets->reserve(maplen);
   for (int i = 0; i < maplen; ++i) {
     const int64_t offset = compmap[i] - base;
-    if (offset < 0) {
-      holes = true;
-      continue;
+    if (offset >= 0) {
+      offsets->push_back(static_cast<uint64_t>(offset) % global);
+      d->held_at.push_back(i);
     }
-    if (static_cast<uint64_t>(offset) >= global)
-      return fail(ios, PIO_EINVAL, what + "map entry " + std::to_string(i) + " (" +
-                  std::to_string(compmap[i]) + ") is beyond the global size " +
-                  std::to_string(global));
-    offsets->push_back(static_cast<uint64_t>(offset));
   }
+  if (offsets->size() == static_cast<size_t>(maplen)) d->held_at.clear();  // no holes
   d->offsets = std::move(offsets);
-  if (holes)
-    for (int i = 0; i < maplen; ++i)
-      if (compmap[i] - base >= 0) d->held_at.push_back(i);
   *ioidp = add_decomp(std::move(d)).id;
   return PIO_NOERR;
 }

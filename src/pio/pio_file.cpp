@@ -134,7 +134,7 @@ int PIOc_open(int iosysid, const char* path, int mode, int* ncidp) {
 int PIOc_closefile(int ncid) {
   File* f = nullptr;
   if (int st = lookup(ncid, &f, "PIOc_closefile")) return st;
-  int code = f->writable ? flush(*f, "PIOc_closefile") : PIO_NOERR;
+  int code = f->writable ? flush(*f, "PIOc_closefile", true) : PIO_NOERR;
   if (f->engine) {
     const int st = tapio_close(f->engine);  // collective: the same status on every task
     if (st != TAPIO_OK && code == PIO_NOERR)
@@ -148,7 +148,7 @@ int PIOc_closefile(int ncid) {
 int PIOc_sync(int ncid) {
   File* f = nullptr;
   if (int st = lookup(ncid, &f, "PIOc_sync")) return st;
-  return f->writable ? flush(*f, "PIOc_sync") : PIO_NOERR;
+  return f->writable ? flush(*f, "PIOc_sync", false) : PIO_NOERR;
 }
 
 int PIOc_redef(int ncid) {

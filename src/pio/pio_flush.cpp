@@ -79,53 +79,71 @@ int write_step(File& f, uint64_t frame, bool fixed) {
   return tapio_end_step(f.engine);  // collective: every task's outcome
 }
 
-// The frames this flush writes: from the file's record count to the last held one.
-uint64_t last_frame(const File& f, bool* any_record, bool* any_fixed) {
-  uint64_t last = 0;
+// Every task's held frames and fixed data, agreed: the last frame held (-1: none) and
+// whether any task holds fixed data.
+void agree_held(const File& f, int64_t* last, bool* fixed) {
+  int64_t local = -1;
+  bool any_fixed = false;
   for (const Held& h : f.held) {
-    if (f.vars[h.var].record) {
-      *any_record = true;
-      last = std::max(last, h.frame);
-    } else {
-      *any_fixed = true;
-    }
+    if (f.vars[h.var].record)
+      local = std::max(local, static_cast<int64_t>(h.frame));
+    else
+      any_fixed = true;
   }
-  return last;
+  *last = comm::max_all(f.ios->comm, local);
+  *fixed = comm::max_all(f.ios->comm, any_fixed ? 1 : 0) > 0;
+}
+
+// Drops what the steps up to `last` wrote.
+void drop_written(File& f, int64_t last, bool fixed_written) {
+  auto written = [&](const Held& h) {
+    return f.vars[h.var].record ? static_cast<int64_t>(h.frame) <= last : fixed_written;
+  };
+  f.held.erase(std::remove_if(f.held.begin(), f.held.end(), written), f.held.end());
+}
+
+int check_rewrites(File& f, const char* call) {
+  int code = PIO_NOERR;
+  std::string var;
+  for (const Held& h : f.held)
+    if (f.vars[h.var].record && h.frame < f.frames && code == PIO_NOERR) {
+      code = PIO_EINVAL;
+      var = f.vars[h.var].name;
+    }
+  code = agree(*f.ios, code, std::string(call) + ": " + where(f) + ", variable '" + var +
+               "': a frame already written (frames before the newest are written at a sync) "
+               "is written again; tapio writes each frame once (docs/pio.md)");
+  if (code != PIO_NOERR) drop_written(f, static_cast<int64_t>(f.frames) - 1, false);
+  return code;
 }
 
 }  // namespace
 
-int flush(File& f, const char* call) {
-  if (!f.engine)
+int flush(File& f, const char* call, bool closing) {
+  if (int st = check_rewrites(f, call)) return st;
+  int64_t last = -1;
+  bool fixed = false;
+  agree_held(f, &last, &fixed);
+  // A sync writes the frames before the newest one held: the program may still write other
+  // variables of the newest frame. A close writes everything, fixed data at least in a step.
+  if (!closing) --last;
+  if (closing && fixed) last = std::max(last, static_cast<int64_t>(f.frames));
+  if (!f.engine && (closing || last >= static_cast<int64_t>(f.frames)))
     if (int st = open_for_writing(f, call)) return st;
-  int code = PIO_NOERR;
-  for (const Held& h : f.held)
-    if (f.vars[h.var].record && h.frame < f.frames && code == PIO_NOERR)
-      code = PIO_EINVAL;
-  code = agree(*f.ios, code, std::string(call) + ": " + where(f) +
-               ": a frame written before the last sync is written again; tapio writes each "
-               "frame once (docs/pio.md)");
-  if (code != PIO_NOERR) {
-    f.held.clear();
-    return code;
-  }
-  bool any_record = false, any_fixed = false;
-  const uint64_t last = last_frame(f, &any_record, &any_fixed);
-  // Every task writes the same steps: up to the last frame any task holds, or one step for
-  // fixed variables alone (a file with record variables then gains a frame: docs/pio.md).
-  int64_t wanted = any_record ? static_cast<int64_t>(last) : -1;
-  if (any_fixed) wanted = std::max(wanted, static_cast<int64_t>(f.frames));
-  const int64_t agreed = comm::max_all(f.ios->comm, wanted);
   int st = TAPIO_OK;
-  bool fixed = true;
-  for (int64_t frame = static_cast<int64_t>(f.frames); st == TAPIO_OK && frame <= agreed;
-       ++frame) {
-    st = write_step(f, static_cast<uint64_t>(frame), fixed);
-    fixed = false;
+  bool fixed_now = fixed;
+  int64_t frame = static_cast<int64_t>(f.frames);
+  for (; st == TAPIO_OK && frame <= last; ++frame) {
+    st = write_step(f, static_cast<uint64_t>(frame), fixed_now);
+    fixed_now = false;
     if (st == TAPIO_OK) f.frames = static_cast<uint64_t>(frame) + 1;
   }
-  f.held.clear();
-  return st == TAPIO_OK ? PIO_NOERR : tapio_fail(f, st, call);
+  if (st != TAPIO_OK) {
+    f.held.clear();  // the failed step is not committed; earlier frames stay
+    return tapio_fail(f, st, call);
+  }
+  drop_written(f, last, fixed && !fixed_now);
+  return PIO_NOERR;
 }
 
 }  // namespace tapio_pio

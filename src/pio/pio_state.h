@@ -110,9 +110,10 @@ int from_tapio(int status);
 // PIO's error text for a code (netCDF's for NC_E*), then the last message if it is this code's.
 std::string error_text(int code);
 
-// The file-level calls other files share. flush: write the held data (collective; opens the
-// tapio engine the first time). ncid_of: the file or PIO_EBADID through fail().
-int flush(File& f, const char* call);
+// The file-level calls other files share. flush (collective): write the held frames before
+// the newest (all of them when closing) as tapio steps, opening the engine the first time.
+// lookup: the file, or PIO_EBADID through fail().
+int flush(File& f, const char* call, bool closing);
 int lookup(int ncid, File** f, const char* call);
 // Read and append: open the tapio engine and take the file's dimensions, variables and
 // attributes (collective).
