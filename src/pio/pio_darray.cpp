@@ -7,6 +7,13 @@
 namespace tapio_pio {
 namespace {
 
+// Whether v has one dimension more than d: the first, which frames index (the record
+// dimension, or a fixed one: PIO's frames work on both).
+bool framed(const Var& v, const Decomp& d) { return v.dimids.size() == d.gdims.size() + 1; }
+
+// setframe's frame (0 if never set).
+uint64_t frame_of(const Var& v) { return v.frame > 0 ? static_cast<uint64_t>(v.frame) : 0; }
+
 std::string on(const File& f, const Var& v, const Decomp& d) {
   return where(f, v) + ", decomposition " + std::to_string(d.id);
 }
@@ -27,25 +34,41 @@ int darray_args(int ncid, int varid, int ioid, PIO_Offset arraylen, bool write, 
                 std::to_string(ioid) + ": the array holds " + std::to_string(arraylen) +
                 " elements but the decomposition maps " + std::to_string((*d)->maplen));
   if (int st = lookup_var(ncid, varid, f, v, call)) return st;
-  const size_t first = (*v)->record ? 1 : 0;
-  bool same = (*v)->dimids.size() - first == (*d)->gdims.size();
+  const size_t first = framed(**v, **d) ? 1 : 0;
+  bool same = (*v)->dimids.size() - first == (*d)->gdims.size() && (first || !(*v)->record);
   for (size_t i = 0; same && i < (*d)->gdims.size(); ++i)
     same = (*f)->dims[(*v)->dimids[first + i]].len == static_cast<uint64_t>((*d)->gdims[i]);
   if (!same)
     return fail((*f)->ios, PIO_EINVAL, std::string(call) + ": " + on(**f, **v, **d) +
-                ": the decomposition's global shape is not the variable's (without its record "
-                "dimension)");
+                ": the decomposition's global shape is not the variable's (without its first, "
+                "frame dimension)");
+  if (first && !(*v)->record && frame_of(**v) >= (*f)->dims[(*v)->dimids[0]].len)
+    return fail((*f)->ios, PIO_EINVAL, std::string(call) + ": " + on(**f, **v, **d) +
+                ": frame " + std::to_string(frame_of(**v)) + " is beyond dimension '" +
+                (*f)->dims[(*v)->dimids[0]].name + "'");
   return PIO_NOERR;
 }
 
-uint64_t frame_of(const Var& v) { return v.record && v.frame > 0 ? v.frame : 0; }
+// The offsets a darray of v goes to: the decomposition's, in frame's slice of a fixed
+// variable whose first dimension the frames index.
+std::shared_ptr<const std::vector<uint64_t>> offsets_in(const Var& v, const Decomp& d,
+                                                        uint64_t frame) {
+  if (v.record || !framed(v, d) || frame == 0) return d.offsets;
+  uint64_t slice = 1;
+  for (int n : d.gdims) slice *= static_cast<uint64_t>(n);
+  auto shifted = std::make_shared<std::vector<uint64_t>>(*d.offsets);
+  for (uint64_t& o : *shifted) o += frame * slice;
+  return shifted;
+}
 
 // Holds one variable's darray (the decomposition's type in memory) for the next flush.
 void hold(File& f, int varid, const Decomp& d, const void* array, int64_t frame) {
+  const Var& v = f.vars[varid];
+  const uint64_t at = frame >= 0 ? static_cast<uint64_t>(frame) : frame_of(v);
   Held h;
   h.var = varid;
-  h.frame = frame >= 0 ? static_cast<uint64_t>(frame) : frame_of(f.vars[varid]);
-  h.offsets = d.offsets;
+  h.frame = v.record ? at : 0;
+  h.offsets = offsets_in(v, d, at);
   h.memtype = to_tapio(d.type);
   const size_t size = type_size(d.type);
   h.data.resize(d.offsets->size() * size);
@@ -117,6 +140,10 @@ int PIOc_write_darray_multi(int ncid, const int* varids, int ioid, int nvars,
     if (int st = darray_args(ncid, varids[i], ioid, arraylen, true, &f, &v, &d,
                              "PIOc_write_darray_multi"))
       return st;
+    const Var& v0 = f->vars[varids[0]];
+    if (v->record != v0.record || v->dimids != v0.dimids)
+      return fail(f->ios, PIO_EVARDIMMISMATCH, "PIOc_write_darray_multi: " + where(*f, *v) +
+                  ": its dimensions are not those of variable '" + v0.name + "'");
   }
   const Decomp& d = *find_decomp(ioid);
   const auto* bytes = static_cast<const unsigned char*>(array);
@@ -141,7 +168,8 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
     packed.resize(d->offsets->size() * size);
     into = packed.data();
   }
-  int st = tapio_var_set_offsets(v->handle, d->offsets->size(), d->offsets->data());
+  const auto offsets = offsets_in(*v, *d, frame_of(*v));
+  int st = tapio_var_set_offsets(v->handle, offsets->size(), offsets->data());
   if (st == TAPIO_OK && v->record) st = tapio_var_set_step_selection(v->handle, frame_of(*v), 1);
   if (st == TAPIO_OK) st = tapio_get(f->engine, v->handle, to_tapio(d->type), into);
   // A local error still enters perform_gets (collective), which then fails on every task.

@@ -16,9 +16,9 @@ int make_decomp(int iosysid, int pio_type, int ndims, const int* gdimlen, int ma
   if (!ioidp || !gdimlen || ndims < 1 || maplen < 0 || (maplen > 0 && !compmap))
     return fail(ios, PIO_EINVAL, what + "bad argument (ndims >= 1, maplen >= 0, gdimlen, "
                 "compmap and ioidp not NULL)");
-  if (!valid_type(pio_type) || pio_type == NC_CHAR)
+  if (!valid_type(pio_type))
     return fail(ios, PIO_EBADTYPE, what + "type " + std::to_string(pio_type) +
-                " is not a numeric netCDF type");
+                " is not a classic netCDF type");
   auto d = std::make_unique<Decomp>();
   d->iosysid = iosysid;
   d->type = pio_type;

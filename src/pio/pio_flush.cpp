@@ -38,12 +38,23 @@ int define_var(File& f, Var& v) {
   return st == TAPIO_OK ? define_attrs(f, v.name.c_str(), v.atts) : st;
 }
 
+// The file's unlimited dimension, or without one a name none of its dimensions has (a fixed
+// dimension may then be called `time`, tapio's default).
+std::string record_dim_name(const File& f) {
+  if (f.unlimited() >= 0) return f.dims[f.unlimited()].name;
+  std::string name = "time";
+  for (size_t d = 0; d < f.dims.size(); ++d)
+    if (f.dims[d].name == name) {
+      name += "_";
+      d = static_cast<size_t>(-1);  // look again from the first
+    }
+  return name;
+}
+
 // The definitions go to tapio once, at the first flush: the header is laid out then.
 int open_for_writing(File& f, const char* call) {
   int st = TAPIO_OK;
-  const int unlim = f.unlimited();
-  if (unlim >= 0)
-    st = tapio_io_set_parameter(f.io, "record_dimension", f.dims[unlim].name.c_str());
+  st = tapio_io_set_parameter(f.io, "record_dimension", record_dim_name(f).c_str());
   if (st == TAPIO_OK && f.fill_mode == NC_NOFILL)
     st = tapio_io_set_parameter(f.io, "fill", "false");
   for (size_t i = 0; st == TAPIO_OK && i < f.vars.size(); ++i) st = define_var(f, f.vars[i]);

@@ -43,7 +43,7 @@ Result<Header> header_from_io(const IoDef& io, int version, const std::string& r
     h.attrs.push_back(to_nc_attr(a));
   }
   for (const auto& v : io.vars) {
-    TAPIO_RETURN_IF_ERROR(validate_variable(v));
+    TAPIO_RETURN_IF_ERROR(validate_variable(v, record_dim));
     if (v.joined)  // docs/design.md, "Joined arrays in NetCDF files"
       return error(TAPIO_ERR_UNSUPPORTED,
                    "variable '{}' is a joined array, which this engine does not write: use "
@@ -56,9 +56,6 @@ Result<Header> header_from_io(const IoDef& io, int version, const std::string& r
     nv.type = to_nc_type(v.type);
     if (v.record) nv.dimids.push_back(0);
     for (size_t d = 0; d < v.shape.size(); ++d) {
-      if (v.dim_names[d] == record_dim)
-        return error(TAPIO_ERR_ARG, "variable '{}': dimension name '{}' is reserved for steps",
-                     v.name, record_dim);
       TAPIO_ASSIGN_OR_RETURN(int32_t id, dim_id(h, v.dim_names[d], v.shape[d], v.name));
       nv.dimids.push_back(id);
     }
