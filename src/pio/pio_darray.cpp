@@ -158,9 +158,9 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
   Decomp* d = nullptr;
   if (int st = darray_args(ncid, varid, ioid, arraylen, false, &f, &v, &d, "PIOc_read_darray"))
     return st;
-  if (f->writable)
-    return fail(f->ios, PIO_EINVAL, "PIOc_read_darray: " + on(*f, *v, *d) +
-                ": tapio reads files opened with PIO_NOWRITE only");
+  tapio_engine* engine = nullptr;
+  tapio_var* handle = nullptr;
+  if (int st = reading(*f, *v, &engine, &handle, "PIOc_read_darray")) return st;
   const size_t size = type_size(d->type);
   std::vector<unsigned char> packed;
   void* into = array;
@@ -169,16 +169,16 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
     into = packed.data();
   }
   const auto offsets = offsets_in(*v, *d, frame_of(*v));
-  int st = tapio_var_set_offsets(v->handle, offsets->size(), offsets->data());
-  if (st == TAPIO_OK && v->record) st = tapio_var_set_step_selection(v->handle, frame_of(*v), 1);
-  if (st == TAPIO_OK) st = tapio_get(f->engine, v->handle, to_tapio(d->type), into);
+  int st = tapio_var_set_offsets(handle, offsets->size(), offsets->data());
+  if (st == TAPIO_OK && v->record) st = tapio_var_set_step_selection(handle, frame_of(*v), 1);
+  if (st == TAPIO_OK) st = tapio_get(engine, handle, to_tapio(d->type), into);
   // A local error still enters perform_gets (collective), which then fails on every task.
   if (st != TAPIO_OK) {
     tapio_error(*f, *v, *d, st, "PIOc_read_darray");
-    tapio_perform_gets(f->engine);
+    tapio_perform_gets(engine);
     return from_tapio(st);
   }
-  st = tapio_perform_gets(f->engine);
+  st = tapio_perform_gets(engine);
   if (st != TAPIO_OK) return tapio_error(*f, *v, *d, st, "PIOc_read_darray");
   auto* out = static_cast<unsigned char*>(array);
   for (size_t i = 0; i < d->held_at.size(); ++i)

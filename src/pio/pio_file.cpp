@@ -31,22 +31,6 @@ const char* netcdf_version(int mode) {
   return "1";
 }
 
-// A new tapio IO for one file (IOs are never reused: each file's definitions are its own).
-int new_io(IoSystem& ios, File& f, const char* engine, const char* call) {
-  static int count = 0;
-  const std::string name = "pio." + std::to_string(count++);
-  int st = tapio_declare_io(ios.ctx, name.c_str(), &f.io);
-  if (st == TAPIO_OK) st = tapio_io_set_engine(f.io, engine);
-  if (st == TAPIO_OK && f.writable)
-    st = tapio_io_set_parameter(f.io, "aggregators", std::to_string(ios.num_iotasks).c_str());
-  if (st == TAPIO_OK && f.writable)
-    st = tapio_io_set_parameter(f.io, "netcdf_version", netcdf_version(f.mode));
-  if (st != TAPIO_OK)
-    return fail(&ios, from_tapio(st), std::string(call) + ": " + where(f) + ": " +
-                tapio_last_error());
-  return PIO_NOERR;
-}
-
 int start_file(int iosysid, int* ncidp, const int* iotype, const char* fname, int mode,
                bool create, const char* call) {
   IoSystem* ios = find_iosystem(iosysid);
@@ -65,10 +49,11 @@ int start_file(int iosysid, int* ncidp, const int* iotype, const char* fname, in
   f->ios = ios;
   f->path = fname;
   f->iotype = *iotype;
+  f->engine_name = engine;
   f->mode = mode;
   f->writable = create || (mode & NC_WRITE);
   f->define_mode = create;
-  if (int st = new_io(*ios, *f, engine, call)) return st;
+  if (int st = new_io(*f, f->writable, &f->io, call)) return st;
   File& kept = add_file(std::move(f));
   *ncidp = kept.ncid;
   if (create) return PIO_NOERR;
@@ -80,6 +65,22 @@ int start_file(int iosysid, int* ncidp, const int* iotype, const char* fname, in
 }
 
 }  // namespace
+
+// IOs are never reused: each file's definitions are its own.
+int new_io(File& f, bool writing, tapio_io** io, const char* call) {
+  static int count = 0;
+  const std::string name = "pio." + std::to_string(count++);
+  int st = tapio_declare_io(f.ios->ctx, name.c_str(), io);
+  if (st == TAPIO_OK) st = tapio_io_set_engine(*io, f.engine_name.c_str());
+  if (st == TAPIO_OK && writing)
+    st = tapio_io_set_parameter(*io, "aggregators", std::to_string(f.ios->num_iotasks).c_str());
+  if (st == TAPIO_OK && writing)
+    st = tapio_io_set_parameter(*io, "netcdf_version", netcdf_version(f.mode));
+  if (st != TAPIO_OK)
+    return fail(f.ios, from_tapio(st), std::string(call) + ": " + where(f) + ": " +
+                tapio_last_error());
+  return PIO_NOERR;
+}
 
 int lookup(int ncid, File** f, const char* call) {
   *f = find_file(ncid);
@@ -134,7 +135,11 @@ int PIOc_open(int iosysid, const char* path, int mode, int* ncidp) {
 int PIOc_closefile(int ncid) {
   File* f = nullptr;
   if (int st = lookup(ncid, &f, "PIOc_closefile")) return st;
-  int code = f->writable ? flush(*f, "PIOc_closefile", true) : PIO_NOERR;
+  int code = close_reader(*f, "PIOc_closefile");
+  if (f->writable) {
+    const int flushed = flush(*f, "PIOc_closefile", true);
+    if (code == PIO_NOERR) code = flushed;
+  }
   if (f->engine) {
     const int st = tapio_close(f->engine);  // collective: the same status on every task
     if (st != TAPIO_OK && code == PIO_NOERR)

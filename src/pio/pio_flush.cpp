@@ -141,6 +141,8 @@ int flush(File& f, const char* call, bool closing) {
   if (closing && fixed) last = std::max(last, static_cast<int64_t>(f.frames));
   if (!f.engine && (closing || last >= static_cast<int64_t>(f.frames)))
     if (int st = open_for_writing(f, call)) return st;
+  if (last >= static_cast<int64_t>(f.frames))
+    if (int st = close_reader(f, call)) return st;  // it would not see the new frames
   int st = TAPIO_OK;
   bool fixed_now = fixed;
   int64_t frame = static_cast<int64_t>(f.frames);

@@ -54,6 +54,7 @@ struct Var {
   int64_t frame = -1;          // setframe's record; -1: not set (0 is used)
   bool record = false;         // its first dimension is the unlimited one
   tapio_var* handle = nullptr;  // in the tapio IO once defined there
+  tapio_var* read_handle = nullptr;  // write mode: in the reader's IO (File::reader)
 };
 
 // Data of one put, held until the file's next flush (write_darray, put_vara, ...).
@@ -71,6 +72,7 @@ struct File {
   IoSystem* ios = nullptr;
   std::string path;
   int iotype = PIO_IOTYPE_PNETCDF;
+  std::string engine_name;  // the tapio engine the iotype maps to
   int mode = 0;
   bool writable = false;
   bool define_mode = false;
@@ -82,6 +84,9 @@ struct File {
   tapio_engine* engine = nullptr;  // opened at the first flush (write) or at open (read)
   uint64_t frames = 0;             // record count: written (write) or in the file (read)
   std::vector<Held> held;
+  // Write mode: an engine reading what the file wrote (pio_reader.cpp), until the next flush.
+  tapio_io* reader_io = nullptr;
+  tapio_engine* reader = nullptr;
   bool defined_in_tapio = false;   // the tapio IO holds the definitions
   int unlimited() const;           // dim id or -1
 };
@@ -119,6 +124,14 @@ int lookup(int ncid, File** f, const char* call);
 // attributes (collective).
 int open_existing(File& f, const char* call);
 int lookup_var(int ncid, int varid, File** f, Var** v, const char* call);
+// Reads of a file (collective): the engine and v's handle to read with. A file open for
+// writing writes all it holds first, then reads it back through a reader engine.
+int reading(File& f, Var& v, tapio_engine** engine, tapio_var** handle, const char* call);
+// Closes the reader of a file open for writing, if any (collective).
+int close_reader(File& f, const char* call);
+// A new tapio IO for the file (the iotype's engine; a writer's parameters when `writing`).
+int new_io(File& f, bool writing, tapio_io** io, const char* call);
+
 // "file 'x.nc'" and "file 'x.nc', variable 'v'" for messages.
 std::string where(const File& f);
 std::string where(const File& f, const Var& v);

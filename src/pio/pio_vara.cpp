@@ -63,14 +63,17 @@ void hold_box(File& f, int varid, const Box& box, nc_type memtype, const void* b
 }
 
 int get_box(File& f, Var& v, const Box& box, nc_type memtype, void* buf, const char* call) {
+  tapio_engine* engine = nullptr;
+  tapio_var* handle = nullptr;
+  if (int st = reading(f, v, &engine, &handle, call)) return st;
   const size_t first = v.record ? 1 : 0;
   int st = TAPIO_OK;
-  if (v.record) st = tapio_var_set_step_selection(v.handle, box.start[0], box.count[0]);
+  if (v.record) st = tapio_var_set_step_selection(handle, box.start[0], box.count[0]);
   if (st == TAPIO_OK)
-    st = tapio_get_sel(f.engine, v.handle, box.start.data() + first, box.count.data() + first,
+    st = tapio_get_sel(engine, handle, box.start.data() + first, box.count.data() + first,
                        to_tapio(memtype), buf);
   std::string why = st == TAPIO_OK ? "" : tapio_last_error();
-  const int performed = tapio_perform_gets(f.engine);  // collective, whatever this task saw
+  const int performed = tapio_perform_gets(engine);  // collective, whatever this task saw
   if (st == TAPIO_OK && performed != TAPIO_OK) {
     st = performed;
     why = tapio_last_error();
@@ -97,9 +100,6 @@ int access(int ncid, int varid, const PIO_Offset* start, const PIO_Offset* count
   if (in && f->define_mode)
     return fail(f->ios, PIO_EINDEFINE, std::string(call) + ": " + where(*f) +
                 " is in define mode");
-  if (out && f->writable)
-    return fail(f->ios, PIO_EINVAL, std::string(call) + ": " + where(*f, *v) +
-                ": tapio reads files opened with PIO_NOWRITE only");
   Box box;
   if (int st = make_box(*f, *v, start, count, stride, whole, &box, call)) return st;
   if (in) {
