@@ -12,6 +12,19 @@ void release(MPI_Comm* comm) {
   *comm = MPI_COMM_NULL;
 }
 
+bool split(MPI_Comm comm, bool member, MPI_Comm* out) {
+  *out = MPI_COMM_NULL;
+  int rank = 0;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return false;
+  return MPI_Comm_split(comm, member ? 0 : MPI_UNDEFINED, rank, out) == MPI_SUCCESS;
+}
+
+int rank_in(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
 MPI_Comm from_fortran(int f90_comm) { return MPI_Comm_f2c(f90_comm); }
 
 int min_all(MPI_Comm comm, int value, int fallback) {

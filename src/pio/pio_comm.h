@@ -11,6 +11,10 @@ namespace tapio_pio::comm {
 // Duplicates `comm` into *dup and gives this task's rank and the size; false if MPI failed.
 bool duplicate(MPI_Comm comm, MPI_Comm* dup, int* rank, int* size);
 void release(MPI_Comm* comm);
+// Collective over `comm`: the communicator of the tasks that pass member = true, in rank
+// order (MPI_COMM_NULL on the others); false if MPI failed.
+bool split(MPI_Comm comm, bool member, MPI_Comm* out);
+int rank_in(MPI_Comm comm);
 MPI_Comm from_fortran(int f90_comm);
 // The smallest of every task's `value` (PIO's error codes are negative: the worst); on a
 // failed MPI call, `fallback`.

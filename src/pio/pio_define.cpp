@@ -108,8 +108,8 @@ int PIOc_def_var_fill(int ncid, int varid, int no_fill, const void* fill_value) 
   Var* v = nullptr;
   if (int st = lookup_var(ncid, varid, &f, &v, "PIOc_def_var_fill")) return st;
   if (int st = definable(ncid, &f, "PIOc_def_var_fill")) return st;
-  if (no_fill) return PIO_NOERR;  // classic files fill per file (PIOc_set_fill), not per var
-  if (!fill_value) return PIO_NOERR;
+  v->no_fill = no_fill ? 1 : 0;
+  if (no_fill || !fill_value) return PIO_NOERR;
   Attr a{"_FillValue", v->type, {}};
   const auto* bytes = static_cast<const unsigned char*>(fill_value);
   a.bytes.assign(bytes, bytes + type_size(v->type));
@@ -124,7 +124,7 @@ int PIOc_inq_var_fill(int ncid, int varid, int* no_fill, void* fill_valuep) {
   File* f = nullptr;
   Var* v = nullptr;
   if (int st = lookup_var(ncid, varid, &f, &v, "PIOc_inq_var_fill")) return st;
-  if (no_fill) *no_fill = f->fill_mode == NC_NOFILL;
+  if (no_fill) *no_fill = v->no_fill >= 0 ? v->no_fill : f->fill_mode == NC_NOFILL;
   if (!fill_valuep) return PIO_NOERR;
   if (const Attr* a = find_attr(v->atts, "_FillValue")) {
     std::memcpy(fill_valuep, a->bytes.data(), type_size(v->type));

@@ -53,6 +53,7 @@ int start_file(int iosysid, int* ncidp, const int* iotype, const char* fname, in
   f->mode = mode;
   f->writable = create || (mode & NC_WRITE);
   f->define_mode = create;
+  f->fill_mode = create ? NC_NOFILL : NC_FILL;
   if (int st = new_io(*f, f->writable, &f->io, call)) return st;
   File& kept = add_file(std::move(f));
   *ncidp = kept.ncid;

@@ -55,8 +55,6 @@ std::string record_dim_name(const File& f) {
 int open_for_writing(File& f, const char* call) {
   int st = TAPIO_OK;
   st = tapio_io_set_parameter(f.io, "record_dimension", record_dim_name(f).c_str());
-  if (st == TAPIO_OK && f.fill_mode == NC_NOFILL)
-    st = tapio_io_set_parameter(f.io, "fill", "false");
   for (size_t i = 0; st == TAPIO_OK && i < f.vars.size(); ++i) st = define_var(f, f.vars[i]);
   if (st == TAPIO_OK) st = define_attrs(f, nullptr, f.atts);
   // A local definition error still enters tapio_open's collectives: that open fails

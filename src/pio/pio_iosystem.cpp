@@ -156,15 +156,49 @@ PIO_Offset PIOc_set_buffer_size_limit(PIO_Offset limit) {
 int PIOc_set_log_level(int) { return PIO_NOERR; }
 int PIOc_set_global_log_level(int, int) { return PIO_NOERR; }
 
-int PIOc_init_async(MPI_Comm, int, int*, int, int*, int**, MPI_Comm*, MPI_Comm*, int,
-                    int*) {
-  return fail(nullptr, PIO_EINVAL, "PIOc_init_async: tapio has no asynchronous I/O servers; "
-              "use PIOc_Init_Intracomm (tapio's own async parameter overlaps writes)");
+// PIO's I/O servers: tapio has none, and needs none (its aggregators are compute tasks).
+// The tasks PIO would make servers return at once, with their io_comm, and have nothing to
+// do; each component's tasks get an iosystem on their own communicator and write through it.
+int PIOc_init_async(MPI_Comm world, int num_io_procs, int* io_proc_list, int component_count,
+                    int* num_procs_per_comp, int** proc_list, MPI_Comm* io_comm,
+                    MPI_Comm* comp_comm, int rearranger, int* iosysidp) {
+  if (num_io_procs < 1 || component_count < 1 || !num_procs_per_comp || !iosysidp ||
+      !comp_comm)
+    return fail(nullptr, PIO_EINVAL, "PIOc_init_async: bad argument (num_io_procs >= 1, "
+                "component_count >= 1, num_procs_per_comp, comp_comm and iosysidp given)");
+  const int me = comm::rank_in(world);
+  bool io = false;
+  for (int i = 0; i < num_io_procs; ++i) io = io || (io_proc_list ? io_proc_list[i] : i) == me;
+  MPI_Comm io_group = MPI_COMM_NULL;
+  if (!comm::split(world, io, &io_group))
+    return fail(nullptr, PIO_EIO, "PIOc_init_async: MPI_Comm_split failed");
+  if (io_comm) *io_comm = io_group;
+  int next = num_io_procs;  // without proc_list, components follow the I/O tasks
+  int code = PIO_NOERR;
+  for (int c = 0; c < component_count; ++c) {
+    bool member = false;
+    for (int i = 0; i < num_procs_per_comp[c]; ++i)
+      member = member || (proc_list && proc_list[c] ? proc_list[c][i] : next + i) == me;
+    next += num_procs_per_comp[c];
+    if (!comm::split(world, member, &comp_comm[c]))
+      return fail(nullptr, PIO_EIO, "PIOc_init_async: MPI_Comm_split failed");
+    if (member && code == PIO_NOERR)
+      code = init(comp_comm[c], num_io_procs, 1, 0,
+                  rearranger ? rearranger : PIO_REARR_BOX, &iosysidp[c]);
+  }
+  return code;
 }
 
-int PIOc_init_async_from_comms(MPI_Comm, int, MPI_Comm*, MPI_Comm, int, int*) {
-  return fail(nullptr, PIO_EINVAL, "PIOc_init_async_from_comms: tapio has no asynchronous "
-              "I/O servers; use PIOc_Init_Intracomm");
+int PIOc_init_async_from_comms(MPI_Comm /*world*/, int component_count, MPI_Comm* comp_comm,
+                               MPI_Comm /*io_comm*/, int rearranger, int* iosysidp) {
+  if (component_count < 1 || !comp_comm || !iosysidp)
+    return fail(nullptr, PIO_EINVAL, "PIOc_init_async_from_comms: bad argument");
+  for (int c = 0; c < component_count; ++c)
+    if (comp_comm[c] != MPI_COMM_NULL)
+      if (int st = init(comp_comm[c], 1, 1, 0, rearranger ? rearranger : PIO_REARR_BOX,
+                        &iosysidp[c]))
+        return st;
+  return PIO_NOERR;
 }
 
 }  // extern "C"

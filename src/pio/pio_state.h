@@ -52,6 +52,7 @@ struct Var {
   std::vector<int> dimids;
   std::vector<Attr> atts;
   int64_t frame = -1;          // setframe's record; -1: not set (0 is used)
+  int no_fill = -1;            // def_var_fill's setting; -1: the file's fill mode
   bool record = false;         // its first dimension is the unlimited one
   tapio_var* handle = nullptr;  // in the tapio IO once defined there
   tapio_var* read_handle = nullptr;  // write mode: in the reader's IO (File::reader)
@@ -76,7 +77,9 @@ struct File {
   int mode = 0;
   bool writable = false;
   bool define_mode = false;
-  int fill_mode = NC_FILL;
+  // PIOc_set_fill's mode: NC_NOFILL at create, NC_FILL at open, as in PIO. Reported only: tapio fills what no
+  // task writes, so that holes of decompositions read as fill values (docs/pio.md).
+  int fill_mode = NC_NOFILL;
   std::vector<Dim> dims;
   std::vector<Var> vars;
   std::vector<Attr> atts;
