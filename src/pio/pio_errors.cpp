@@ -40,7 +40,6 @@ std::string with_task(const std::string& message, int rank) {
 int fail(const IoSystem* ios, int code, const std::string& message) {
   const int rank = ios ? ios->rank : comm::world_rank();
   last() = {code, with_task(message, rank)};
-  if (getenv("PIO_DBG")) std::fprintf(stderr, "DBG %s\n", last().message.c_str());
   const int mode = ios ? ios->error_mode : default_error_mode();
   if (mode == PIO_INTERNAL_ERROR) {
     std::fprintf(stderr, "tapio PIO: %s (error %d)\n", last().message.c_str(), code);

@@ -83,9 +83,10 @@ int get_box(File& f, Var& v, const Box& box, nc_type memtype, void* buf, const c
                                                           ": " + why);
 }
 
+// A put (in) or a get (out) of a box.
 int access(int ncid, int varid, const PIO_Offset* start, const PIO_Offset* count,
            const PIO_Offset* stride, bool whole, nc_type memtype, const void* in, void* out,
-           const char* call) {
+           bool put, const char* call) {
   File* f = nullptr;
   Var* v = nullptr;
   if (int st = lookup_var(ncid, varid, &f, &v, call)) return st;
@@ -95,14 +96,16 @@ int access(int ncid, int varid, const PIO_Offset* start, const PIO_Offset* count
   if ((memtype == NC_CHAR) != (v->type == NC_CHAR))
     return fail(f->ios, PIO_ECHAR, std::string(call) + ": " + where(*f, *v) +
                 ": text and numbers do not convert");
-  if (in && !f->writable)
+  if (put ? !in : !out)
+    return fail(f->ios, PIO_EINVAL, std::string(call) + ": " + where(*f, *v) + ": NULL buffer");
+  if (put && !f->writable)
     return fail(f->ios, PIO_EPERM, std::string(call) + ": " + where(*f) + " is read-only");
-  if (in && f->define_mode)
+  if (put && f->define_mode)
     return fail(f->ios, PIO_EINDEFINE, std::string(call) + ": " + where(*f) +
                 " is in define mode");
   Box box;
   if (int st = make_box(*f, *v, start, count, stride, whole, &box, call)) return st;
-  if (in) {
+  if (put) {
     hold_box(*f, varid, box, memtype, in);
     return PIO_NOERR;
   }
@@ -117,87 +120,87 @@ using namespace tapio_pio;
 extern "C" {
 
 int PIOc_put_var(int ncid, int varid, const void* buf) {
-  return access(ncid, varid, nullptr, nullptr, nullptr, true, NC_NAT, buf, nullptr,
+  return access(ncid, varid, nullptr, nullptr, nullptr, true, NC_NAT, buf, nullptr, true,
                 "PIOc_put_var");
 }
 int PIOc_get_var(int ncid, int varid, void* buf) {
-  return access(ncid, varid, nullptr, nullptr, nullptr, true, NC_NAT, nullptr, buf,
+  return access(ncid, varid, nullptr, nullptr, nullptr, true, NC_NAT, nullptr, buf, false,
                 "PIOc_get_var");
 }
 int PIOc_put_var1(int ncid, int varid, const PIO_Offset* index, const void* buf) {
-  return access(ncid, varid, index, nullptr, nullptr, false, NC_NAT, buf, nullptr,
+  return access(ncid, varid, index, nullptr, nullptr, false, NC_NAT, buf, nullptr, true,
                 "PIOc_put_var1");
 }
 int PIOc_get_var1(int ncid, int varid, const PIO_Offset* index, void* buf) {
-  return access(ncid, varid, index, nullptr, nullptr, false, NC_NAT, nullptr, buf,
+  return access(ncid, varid, index, nullptr, nullptr, false, NC_NAT, nullptr, buf, false,
                 "PIOc_get_var1");
 }
 int PIOc_put_vara(int ncid, int varid, const PIO_Offset* start, const PIO_Offset* count,
                   const void* buf) {
-  return access(ncid, varid, start, count, nullptr, false, NC_NAT, buf, nullptr,
+  return access(ncid, varid, start, count, nullptr, false, NC_NAT, buf, nullptr, true,
                 "PIOc_put_vara");
 }
 int PIOc_get_vara(int ncid, int varid, const PIO_Offset* start, const PIO_Offset* count,
                   void* buf) {
-  return access(ncid, varid, start, count, nullptr, false, NC_NAT, nullptr, buf,
+  return access(ncid, varid, start, count, nullptr, false, NC_NAT, nullptr, buf, false,
                 "PIOc_get_vara");
 }
 int PIOc_put_vars(int ncid, int varid, const PIO_Offset* start, const PIO_Offset* count,
                   const PIO_Offset* stride, const void* buf) {
-  return access(ncid, varid, start, count, stride, false, NC_NAT, buf, nullptr,
+  return access(ncid, varid, start, count, stride, false, NC_NAT, buf, nullptr, true,
                 "PIOc_put_vars");
 }
 int PIOc_get_vars(int ncid, int varid, const PIO_Offset* start, const PIO_Offset* count,
                   const PIO_Offset* stride, void* buf) {
-  return access(ncid, varid, start, count, stride, false, NC_NAT, nullptr, buf,
+  return access(ncid, varid, start, count, stride, false, NC_NAT, nullptr, buf, false,
                 "PIOc_get_vars");
 }
 int PIOc_put_vars_tc(int ncid, int varid, const PIO_Offset* start, const PIO_Offset* count,
                      const PIO_Offset* stride, nc_type xtype, const void* buf) {
-  return access(ncid, varid, start, count, stride, !start && !count, xtype, buf, nullptr,
+  return access(ncid, varid, start, count, stride, !start && !count, xtype, buf, nullptr, true,
                 "PIOc_put_vars_tc");
 }
 int PIOc_get_vars_tc(int ncid, int varid, const PIO_Offset* start, const PIO_Offset* count,
                      const PIO_Offset* stride, nc_type xtype, void* buf) {
-  return access(ncid, varid, start, count, stride, !start && !count, xtype, nullptr, buf,
+  return access(ncid, varid, start, count, stride, !start && !count, xtype, nullptr, buf, false,
                 "PIOc_get_vars_tc");
 }
 
 #define TAPIO_PIO_ACCESS(S, T, NC)                                                           \
   int PIOc_put_var_##S(int ncid, int varid, const T* op) {                                  \
-    return access(ncid, varid, nullptr, nullptr, nullptr, true, NC, op, nullptr,            \
+    return access(ncid, varid, nullptr, nullptr, nullptr, true, NC, op, nullptr, true,            \
                   "PIOc_put_var_" #S);                                                      \
   }                                                                                         \
   int PIOc_get_var_##S(int ncid, int varid, T* buf) {                                       \
-    return access(ncid, varid, nullptr, nullptr, nullptr, true, NC, nullptr, buf,           \
+    return access(ncid, varid, nullptr, nullptr, nullptr, true, NC, nullptr, buf, false,           \
                   "PIOc_get_var_" #S);                                                      \
   }                                                                                         \
   int PIOc_put_var1_##S(int ncid, int varid, const PIO_Offset* index, const T* op) {        \
-    return access(ncid, varid, index, nullptr, nullptr, false, NC, op, nullptr,             \
+    return access(ncid, varid, index, nullptr, nullptr, false, NC, op, nullptr, true,             \
                   "PIOc_put_var1_" #S);                                                     \
   }                                                                                         \
   int PIOc_get_var1_##S(int ncid, int varid, const PIO_Offset* index, T* buf) {             \
-    return access(ncid, varid, index, nullptr, nullptr, false, NC, nullptr, buf,            \
+    return access(ncid, varid, index, nullptr, nullptr, false, NC, nullptr, buf, false,            \
                   "PIOc_get_var1_" #S);                                                     \
   }                                                                                         \
   int PIOc_put_vara_##S(int ncid, int varid, const PIO_Offset* start,                       \
                         const PIO_Offset* count, const T* op) {                             \
-    return access(ncid, varid, start, count, nullptr, false, NC, op, nullptr,               \
+    return access(ncid, varid, start, count, nullptr, false, NC, op, nullptr, true,               \
                   "PIOc_put_vara_" #S);                                                     \
   }                                                                                         \
   int PIOc_get_vara_##S(int ncid, int varid, const PIO_Offset* start,                       \
                         const PIO_Offset* count, T* buf) {                                  \
-    return access(ncid, varid, start, count, nullptr, false, NC, nullptr, buf,              \
+    return access(ncid, varid, start, count, nullptr, false, NC, nullptr, buf, false,              \
                   "PIOc_get_vara_" #S);                                                     \
   }                                                                                         \
   int PIOc_put_vars_##S(int ncid, int varid, const PIO_Offset* start,                       \
                         const PIO_Offset* count, const PIO_Offset* stride, const T* op) {   \
-    return access(ncid, varid, start, count, stride, false, NC, op, nullptr,                \
+    return access(ncid, varid, start, count, stride, false, NC, op, nullptr, true,                \
                   "PIOc_put_vars_" #S);                                                     \
   }                                                                                         \
   int PIOc_get_vars_##S(int ncid, int varid, const PIO_Offset* start,                       \
                         const PIO_Offset* count, const PIO_Offset* stride, T* buf) {        \
-    return access(ncid, varid, start, count, stride, false, NC, nullptr, buf,               \
+    return access(ncid, varid, start, count, stride, false, NC, nullptr, buf, false,               \
                   "PIOc_get_vars_" #S);                                                     \
   }
 TAPIO_PIO_ACCESS(text, char, NC_CHAR)
