@@ -42,24 +42,30 @@ uint64_t elements(const std::vector<uint64_t>& count, size_t from) {
   return n;
 }
 
-// Write mode: task 0 holds the box, one Held per record of a record variable.
-void hold_box(File& f, int varid, const Box& box, nc_type memtype, const void* buf) {
-  if (f.ios->rank != 0) return;
+// Write mode: task 0 holds the box, in the variable's type, one Held per record of a record
+// variable. A value the type cannot hold is PIO_ERANGE now, as netCDF reports it (the others
+// are still written); boxes are small, so they are converted here, element by element.
+int hold_box(File& f, int varid, const Box& box, nc_type memtype, const void* buf) {
   const Var& v = f.vars[varid];
   const size_t first = v.record ? 1 : 0;
   const uint64_t records = v.record ? box.count[0] : 1;
-  const size_t bytes = elements(box.count, first) * type_size(memtype);
-  for (uint64_t r = 0; r < records; ++r) {
+  const uint64_t n = elements(box.count, first);
+  const size_t in_bytes = n * type_size(memtype);
+  int code = PIO_NOERR;
+  for (uint64_t r = 0; f.ios->rank == 0 && n > 0 && r < records; ++r) {
     Held h;
     h.var = varid;
     h.frame = v.record ? box.start[0] + r : 0;
     h.start.assign(box.start.begin() + first, box.start.end());
     h.count.assign(box.count.begin() + first, box.count.end());
-    h.memtype = to_tapio(memtype);
-    const auto* in = static_cast<const unsigned char*>(buf) + r * bytes;
-    h.data.assign(in, in + bytes);
-    if (bytes) f.held.push_back(std::move(h));
+    h.memtype = to_tapio(v.type);
+    h.data.resize(n * type_size(v.type));
+    const int st = convert_values(static_cast<const unsigned char*>(buf) + r * in_bytes,
+                                  memtype, h.data.data(), v.type, n);
+    if (code == PIO_NOERR) code = st;
+    f.held.push_back(std::move(h));
   }
+  return code;
 }
 
 int get_box(File& f, Var& v, const Box& box, nc_type memtype, void* buf, const char* call) {
@@ -106,8 +112,11 @@ int access(int ncid, int varid, const PIO_Offset* start, const PIO_Offset* count
   Box box;
   if (int st = make_box(*f, *v, start, count, stride, whole, &box, call)) return st;
   if (put) {
-    hold_box(*f, varid, box, memtype, in);
-    return PIO_NOERR;
+    // Task 0's data is written (PIO's rule): its range error is every task's.
+    const int st = agree(*f->ios, hold_box(*f, varid, box, memtype, in),
+                         std::string(call) + ": " + where(*f, *v) +
+                         ": a value does not fit the variable's type");
+    return st;
   }
   return get_box(*f, *v, box, memtype, out, call);
 }

@@ -1,0 +1,120 @@
+/* Bad input through tapio's PIO layer: PIO's error codes on every task, a message naming the
+ * file, variable and decomposition, no hang, and the frames written before stay readable.
+ * Run at 1, 2 and 4 tasks; prints "pio_errors OK" on success. */
+#include <pio.h>
+
+static int failures = 0;
+
+#define EXPECT(call, code)                                                                \
+  do {                                                                                    \
+    int got_ = (call);                                                                    \
+    if (got_ != (code)) {                                                                 \
+      fprintf(stderr, "%s:%d: %s gave %d, expected %d\n", __FILE__, __LINE__, #call, got_, \
+              (code));                                                                    \
+      failures++;                                                                         \
+    }                                                                                     \
+  } while (0)
+
+/* The last error's text names `what`. */
+static void expect_message(int code, const char* what) {
+  char text[PIO_MAX_NAME + 1];
+  PIOc_strerror(code, text);
+  if (!strstr(text, what)) {
+    fprintf(stderr, "error %d: '%s' does not name '%s'\n", code, text, what);
+    failures++;
+  }
+}
+
+/* One frame of 4 ints per task, written and closed: the file the error cases write into. */
+static void make_file(int iosysid, int ioid, int ntasks, const char* path, int* ncid,
+                      int* varid) {
+  int iotype = PIO_IOTYPE_PNETCDF, dims[2];
+  EXPECT(PIOc_createfile(iosysid, ncid, &iotype, path, PIO_CLOBBER | PIO_64BIT_DATA), 0);
+  EXPECT(PIOc_def_dim(*ncid, "step", PIO_UNLIMITED, &dims[0]), 0);
+  EXPECT(PIOc_def_dim(*ncid, "cell", 4 * ntasks, &dims[1]), 0);
+  EXPECT(PIOc_def_var(*ncid, "heat", PIO_INT, 2, dims, varid), 0);
+  EXPECT(PIOc_enddef(*ncid), 0);
+}
+
+int main(int argc, char** argv) {
+  int rank, ntasks, iosysid, ioid, ncid, varid, data[4], in[4], gdim;
+  PIO_Offset map[4];
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ntasks);
+  EXPECT(PIOc_set_iosystem_error_handling(PIO_DEFAULT, PIO_RETURN_ERROR, NULL), 0);
+  EXPECT(PIOc_Init_Intracomm(MPI_COMM_WORLD, ntasks, 1, 0, PIO_REARR_SUBSET, &iosysid), 0);
+  gdim = 4 * ntasks;
+  for (int i = 0; i < 4; i++) {
+    map[i] = rank * 4 + i + 1;
+    data[i] = rank * 10 + i;
+  }
+  EXPECT(PIOc_InitDecomp(iosysid, PIO_INT, 1, &gdim, 4, map, &ioid, NULL, NULL, NULL), 0);
+
+  /* Iotypes: unknown, NetCDF-4 (not written by tapio). */
+  int bad = 99, nc4 = PIO_IOTYPE_NETCDF4P;
+  EXPECT(PIOc_createfile(iosysid, &ncid, &bad, "pio_errors_bad.nc", PIO_CLOBBER), PIO_EBADIOTYPE);
+  EXPECT(PIOc_createfile(iosysid, &ncid, &nc4, "pio_errors_nc4.nc", PIO_CLOBBER), PIO_EBADIOTYPE);
+  expect_message(PIO_EBADIOTYPE, "pio_errors_nc4.nc");
+
+  make_file(iosysid, ioid, ntasks, "pio_errors.nc", &ncid, &varid);
+  EXPECT(PIOc_setframe(ncid, varid, 0), 0);
+  EXPECT(PIOc_write_darray(ncid, varid, ioid, 4, data, NULL), 0);
+  /* A darray shorter than the decomposition. */
+  EXPECT(PIOc_write_darray(ncid, varid, ioid, 3, data, NULL), PIO_EINVAL);
+  expect_message(PIO_EINVAL, "pio_errors.nc");
+  expect_message(PIO_EINVAL, "decomposition");
+  /* Stale or wrong ids. */
+  EXPECT(PIOc_write_darray(ncid + 1000, varid, ioid, 4, data, NULL), PIO_EBADID);
+  EXPECT(PIOc_write_darray(ncid, varid, ioid + 1000, 4, data, NULL), PIO_EBADID);
+  EXPECT(PIOc_write_darray(ncid, varid + 7, ioid, 4, data, NULL), PIO_ENOTVAR);
+  /* A value that does not fit the variable's type (netCDF's NC_ERANGE). */
+  int byte_var, dim_one;
+  EXPECT(PIOc_redef(ncid), 0);
+  EXPECT(PIOc_def_dim(ncid, "one", 1, &dim_one), 0);
+  EXPECT(PIOc_def_var(ncid, "small", PIO_BYTE, 1, &dim_one, &byte_var), 0);
+  EXPECT(PIOc_enddef(ncid), 0);
+  PIO_Offset index = 0;
+  int too_big = 300;
+  EXPECT(PIOc_put_var1_int(ncid, byte_var, &index, &too_big), PIO_ERANGE);
+  /* Frame 0 is written at the sync that follows frame 1; frame 0 again is refused. */
+  EXPECT(PIOc_setframe(ncid, varid, 1), 0);
+  EXPECT(PIOc_write_darray(ncid, varid, ioid, 4, data, NULL), 0);
+  EXPECT(PIOc_sync(ncid), 0);
+  EXPECT(PIOc_setframe(ncid, varid, 0), 0);
+  EXPECT(PIOc_write_darray(ncid, varid, ioid, 4, data, NULL), 0);
+  EXPECT(PIOc_sync(ncid), PIO_EINVAL);
+  expect_message(PIO_EINVAL, "heat");
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_closefile(ncid), PIO_EBADID); /* stale ncid */
+
+  /* The frames written stay readable; a read-only file refuses writes. */
+  int iotype = PIO_IOTYPE_PNETCDF;
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors.nc", PIO_NOWRITE), 0);
+  PIO_Offset frames = 0;
+  EXPECT(PIOc_inq_dimlen(ncid, 0, &frames), 0);
+  if (frames != 2) {
+    fprintf(stderr, "pio_errors.nc has %lld frames, expected 2\n", (long long)frames);
+    failures++;
+  }
+  for (int frame = 0; frame < 2; frame++) {
+    EXPECT(PIOc_setframe(ncid, varid, frame), 0);
+    EXPECT(PIOc_read_darray(ncid, varid, ioid, 4, in), 0);
+    for (int i = 0; i < 4; i++)
+      if (in[i] != data[i]) {
+        fprintf(stderr, "frame %d element %d: %d, expected %d\n", frame, i, in[i], data[i]);
+        failures++;
+      }
+  }
+  EXPECT(PIOc_write_darray(ncid, varid, ioid, 4, data, NULL), PIO_EPERM);
+  EXPECT(PIOc_closefile(ncid), 0);
+
+  EXPECT(PIOc_freedecomp(iosysid, ioid), 0);
+  EXPECT(PIOc_freedecomp(iosysid, ioid), PIO_EBADID); /* stale ioid */
+  EXPECT(PIOc_finalize(iosysid), 0);
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf(all ? "pio_errors FAILED\n" : "pio_errors OK\n");
+  MPI_Finalize();
+  return all ? 1 : 0;
+}
