@@ -217,10 +217,6 @@ int PIOc_init_decomp(int iosysid, int pio_type, int ndims, const int* gdimlen, i
                      const PIO_Offset* iostart, const PIO_Offset* iocount);
 int PIOc_freedecomp(int iosysid, int ioid);
 int PIOc_get_local_array_size(int ioid);
-int PIOc_write_nc_decomp(int iosysid, const char* filename, int cmode, int ioid, char* title,
-                         char* history, int fortran_order);
-int PIOc_read_nc_decomp(int iosysid, const char* filename, int* ioid, MPI_Comm comm,
-                        int pio_type, char* title, char* history, int* fortran_order);
 
 /* ---- files ---------------------------------------------------------------------------- */
 int PIOc_createfile(int iosysid, int* ncidp, int* iotype, const char* fname, int mode);
@@ -355,7 +351,8 @@ TAPIO_PIO_ACCESS(longlong, long long)
 TAPIO_PIO_ACCESS(ulonglong, unsigned long long)
 #undef TAPIO_PIO_ACCESS
 
-/* ---- decomposition access (put_vard/get_vard: a record of a darray) ------------------- */
+/* ---- decomposition access (put_vard/get_vard: a record of a darray, as write_darray and
+ * read_darray with that frame) ----------------------------------------------------------- */
 int PIOc_put_vard(int ncid, int varid, int decompid, const PIO_Offset recnum, const void* buf);
 int PIOc_get_vard(int ncid, int varid, int decompid, const PIO_Offset recnum, void* buf);
 

@@ -152,6 +152,20 @@ int PIOc_write_darray_multi(int ncid, const int* varids, int ioid, int nvars,
   return flushtodisk ? flush(*f, "PIOc_write_darray_multi", false) : PIO_NOERR;
 }
 
+// A record of a darray: write_darray (held until the next flush) and read_darray at `recnum`.
+int PIOc_put_vard(int ncid, int varid, int decompid, const PIO_Offset recnum, const void* buf) {
+  if (int st = PIOc_setframe(ncid, varid, static_cast<int>(recnum))) return st;
+  Decomp* d = find_decomp(decompid);
+  return PIOc_write_darray(ncid, varid, decompid, d ? d->maplen : 0, const_cast<void*>(buf),
+                           nullptr);
+}
+
+int PIOc_get_vard(int ncid, int varid, int decompid, const PIO_Offset recnum, void* buf) {
+  if (int st = PIOc_setframe(ncid, varid, static_cast<int>(recnum))) return st;
+  Decomp* d = find_decomp(decompid);
+  return PIOc_read_darray(ncid, varid, decompid, d ? d->maplen : 0, buf);
+}
+
 int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* array) {
   File* f = nullptr;
   Var* v = nullptr;

@@ -75,6 +75,32 @@ int PIOc_init_decomp(int iosysid, int pio_type, int ndims, const int* gdimlen, i
                      "PIOc_init_decomp");
 }
 
+// A block decomposition: this task holds the box start/count (0-based, C order).
+int PIOc_InitDecomp_bc(int iosysid, int basetype, int ndims, const int* gdimlen,
+                       const long int* start, const long int* count, int* ioidp) {
+  if (ndims < 1 || !gdimlen || !start || !count)
+    return fail(find_iosystem(iosysid), PIO_EINVAL, "PIOc_InitDecomp_bc: bad argument");
+  int64_t n = 1;
+  for (int d = 0; d < ndims; ++d) {
+    if (start[d] < 0 || count[d] < 0 || start[d] + count[d] > gdimlen[d])
+      return fail(find_iosystem(iosysid), PIO_EINVAL, "PIOc_InitDecomp_bc: the box leaves "
+                  "dimension " + std::to_string(d));
+    n *= count[d];
+  }
+  std::vector<PIO_Offset> map(n);
+  for (int64_t i = 0; i < n; ++i) {  // element i of the box, C order, as a global offset
+    int64_t rest = i, offset = 0, stride = 1;
+    for (int d = ndims - 1; d >= 0; --d) {
+      offset += (start[d] + rest % count[d]) * stride;
+      rest /= count[d];
+      stride *= gdimlen[d];
+    }
+    map[i] = offset;
+  }
+  return make_decomp(iosysid, basetype, ndims, gdimlen, static_cast<int>(n), map.data(), 0,
+                     ioidp, "PIOc_InitDecomp_bc");
+}
+
 int PIOc_freedecomp(int iosysid, int ioid) {
   IoSystem* ios = find_iosystem(iosysid);
   if (!ios) return fail(nullptr, PIO_EBADID, "PIOc_freedecomp: no iosystem " +
