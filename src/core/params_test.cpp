@@ -39,6 +39,7 @@ const Expected kExpected[] = {
     {"data_align", ParamKind::kSize, "512", "all"},
     {"header_pad", ParamKind::kSize, "4096", "all"},
     {"netcdf_version", ParamKind::kEnum, "5", "all"},
+    {"record_dimension", ParamKind::kString, "time", "all"},
     {"fill", ParamKind::kBoolean, "true", "all"},
     {"aggregators", ParamKind::kCount, "auto", "collective,subfile"},
     {"aggregators_per_node", ParamKind::kInteger, "1", "collective,subfile"},
