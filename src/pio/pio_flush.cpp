@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "pio/pio_comm.h"
+#include "pio/pio_patch.h"
 #include "pio/pio_state.h"
 
 namespace tapio_pio {
@@ -111,25 +112,63 @@ void drop_written(File& f, int64_t last, bool fixed_written) {
   f.held.erase(std::remove_if(f.held.begin(), f.held.end(), written), f.held.end());
 }
 
-int check_rewrites(File& f, const char* call) {
-  int code = PIO_NOERR;
+// The element offsets of a held box in one record of its variable.
+std::vector<uint64_t> box_offsets(const File& f, const Held& h) {
+  const Var& v = f.vars[h.var];
+  std::vector<uint64_t> shape;
+  for (size_t d = v.record ? 1 : 0; d < v.dimids.size(); ++d) shape.push_back(f.dims[v.dimids[d]].len);
+  uint64_t n = 1;
+  for (uint64_t c : h.count) n *= c;
+  std::vector<uint64_t> out(n);
+  for (uint64_t i = 0; i < n; ++i) {  // element i of the box, C order
+    uint64_t rest = i, offset = 0, stride = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      offset += (h.start[d] + rest % h.count[d]) * stride;
+      rest /= h.count[d];
+      stride *= shape[d];
+    }
+    out[i] = offset;
+  }
+  return out;
+}
+
+// Frames written already and written again: in place in a NetCDF file (pio_patch.h), every
+// task its own data; a subfile dataset keeps each step as written (PIO_EINVAL).
+int rewrite_written(File& f, const char* call) {
+  std::vector<std::vector<uint64_t>> boxes;
+  std::vector<patch::Piece> pieces;
   std::string var;
   for (const Held& h : f.held)
-    if (f.vars[h.var].record && h.frame < f.frames && code == PIO_NOERR) {
-      code = PIO_EINVAL;
+    if (f.vars[h.var].record && h.frame < f.frames) {
       var = f.vars[h.var].name;
+      if (!h.offsets) boxes.push_back(box_offsets(f, h));
     }
-  code = agree(*f.ios, code, std::string(call) + ": " + where(f) + ", variable '" + var +
-               "': a frame already written (frames before the newest are written at a sync) "
-               "is written again; tapio writes each frame once (docs/pio.md)");
-  if (code != PIO_NOERR) drop_written(f, static_cast<int64_t>(f.frames) - 1, false);
+  size_t box = 0;
+  for (const Held& h : f.held)
+    if (f.vars[h.var].record && h.frame < f.frames)
+      pieces.push_back({f.vars[h.var].name, h.frame, h.offsets ? h.offsets.get() : &boxes[box++],
+                        h.memtype, h.data.data()});
+  if (comm::max_all(f.ios->comm, pieces.empty() ? 0 : 1) <= 0) return PIO_NOERR;
+  int code = close_reader(f, call);  // it may hold what is rewritten
+  std::string why;
+  if (code == PIO_NOERR && !pieces.empty()) {
+    if (f.engine_name != "collective") {
+      code = PIO_EINVAL;
+      why = "a frame already written is written again, which a subfile dataset does not take";
+    } else {
+      why = patch::write(f.path, pieces);
+      code = why.empty() ? PIO_NOERR : PIO_EIO;
+    }
+  }
+  code = agree(*f.ios, code, std::string(call) + ": " + where(f) + ", variable '" + var + "': " + why);
+  drop_written(f, static_cast<int64_t>(f.frames) - 1, false);
   return code;
 }
 
 }  // namespace
 
 int flush(File& f, const char* call, bool closing) {
-  if (int st = check_rewrites(f, call)) return st;
+  if (int st = rewrite_written(f, call)) return st;
   int64_t last = -1;
   bool fixed = false;
   agree_held(f, &last, &fixed);
