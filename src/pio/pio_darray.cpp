@@ -122,6 +122,9 @@ int PIOc_write_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* 
     return st;
   if (!array && d->maplen > 0)
     return fail(f->ios, PIO_EINVAL, "PIOc_write_darray: " + where(*f, *v) + ": NULL array");
+  if (d->duplicates)
+    return fail(f->ios, PIO_EINVAL, "PIOc_write_darray: " + on(*f, *v, *d) +
+                ": the decomposition maps an element twice (a decomposition for reading)");
   hold(*f, varid, *d, array, -1);
   return PIO_NOERR;
 }
@@ -140,6 +143,9 @@ int PIOc_write_darray_multi(int ncid, const int* varids, int ioid, int nvars,
     if (int st = darray_args(ncid, varids[i], ioid, arraylen, true, &f, &v, &d,
                              "PIOc_write_darray_multi"))
       return st;
+    if (d->duplicates)
+      return fail(f->ios, PIO_EINVAL, "PIOc_write_darray_multi: " + on(*f, *v, *d) +
+                  ": the decomposition maps an element twice (a decomposition for reading)");
     const Var& v0 = f->vars[varids[0]];
     if (v->record != v0.record || v->dimids != v0.dimids)
       return fail(f->ios, PIO_EVARDIMMISMATCH, "PIOc_write_darray_multi: " + where(*f, *v) +

@@ -1,5 +1,7 @@
 // Decompositions: a task's map of global offsets, defined once and used by every variable and
 // file written or read with it (tapio takes it as an offset selection, docs/pio.md).
+#include <algorithm>
+
 #include "pio/pio_comm.h"
 #include "pio/pio_state.h"
 
@@ -43,6 +45,9 @@ int make_decomp(int iosysid, int pio_type, int ndims, const int* gdimlen, int ma
     }
   }
   if (offsets->size() == static_cast<size_t>(maplen)) d->held_at.clear();  // no holes
+  std::vector<uint64_t> sorted(*offsets);
+  std::sort(sorted.begin(), sorted.end());
+  d->duplicates = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
   d->offsets = std::move(offsets);
   *ioidp = add_decomp(std::move(d)).id;
   return PIO_NOERR;

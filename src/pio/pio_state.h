@@ -33,6 +33,7 @@ struct Decomp {
   // flush, so that freeing the decomposition before closing a file is safe.
   std::shared_ptr<const std::vector<uint64_t>> offsets;
   std::vector<int64_t> held_at;  // buffer positions of those elements; empty: no holes
+  bool duplicates = false;       // an offset mapped twice: for reading only, as in PIO
 };
 
 struct Attr {
