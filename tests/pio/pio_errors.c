@@ -1,7 +1,10 @@
 /* Bad input through tapio's PIO layer: PIO's error codes on every task, a message naming the
  * file, variable and decomposition, no hang, and the frames written stay readable (one of
  * them written again after a sync).
- * Run at 1, 2 and 4 tasks; prints "pio_errors OK" on success. */
+ * Usage: pio_errors [return|bcast|abort]: the error-handling mode (return: PIO_RETURN_ERROR,
+ * the default; bcast: PIO_BCAST_ERROR, the same codes; abort: PIO_INTERNAL_ERROR, where the
+ * first bad call prints its message and aborts the job). Run at 1, 2 and 4 tasks; prints
+ * "pio_errors OK" on success. */
 #include <pio.h>
 
 static int failures = 0;
@@ -43,8 +46,12 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ntasks);
+  const char* mode = argc > 1 ? argv[1] : "return";
   EXPECT(PIOc_set_iosystem_error_handling(PIO_DEFAULT, PIO_RETURN_ERROR, NULL), 0);
   EXPECT(PIOc_Init_Intracomm(MPI_COMM_WORLD, ntasks, 1, 0, PIO_REARR_SUBSET, &iosysid), 0);
+  EXPECT(PIOc_set_iosystem_error_handling(
+             iosysid, !strcmp(mode, "abort") ? PIO_INTERNAL_ERROR
+                      : !strcmp(mode, "bcast") ? PIO_BCAST_ERROR : PIO_RETURN_ERROR, NULL), 0);
   gdim = 4 * ntasks;
   for (int i = 0; i < 4; i++) {
     map[i] = rank * 4 + i + 1;

@@ -11,7 +11,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import BUILD, MPI_ENV, mpirun
+from conftest import BUILD, MPI_ENV, mpiexec, mpirun
 
 netCDF4 = pytest.importorskip("netCDF4")
 
@@ -75,3 +75,13 @@ def test_scorpio_adios_iotype_writes_a_subfile_dataset(tmp_path):
     out = mpirun(2, HISTORY, path, 5, 5, timeout=120)
     assert "pio_history OK" in out
     assert (path / "tapio.idx").exists()
+
+
+def test_internal_error_mode_prints_the_message_and_aborts(tmp_path):
+    """PIO_INTERNAL_ERROR (PIO's default): the first bad call (an unknown iotype) prints what
+    failed, naming the file, and ends the job with a failure, rather than returning."""
+    proc = subprocess.run(mpiexec(2, BUILD / "tests" / "pio" / "pio_errors", "abort"),
+                          capture_output=True, text=True, timeout=60, env=MPI_ENV, cwd=tmp_path)
+    assert proc.returncode != 0
+    assert "tapio PIO: PIOc_createfile: file 'pio_errors_bad.nc': unknown iotype 99" in proc.stderr
+    assert "pio_errors OK" not in proc.stdout
