@@ -217,6 +217,16 @@ int PIOc_init_decomp(int iosysid, int pio_type, int ndims, const int* gdimlen, i
                      const PIO_Offset* iostart, const PIO_Offset* iocount);
 int PIOc_freedecomp(int iosysid, int ioid);
 int PIOc_get_local_array_size(int ioid);
+/* PIO's text decomposition files (E3SM's piodecomp*.dat): *gdims and *map are malloc'd, the
+ * caller frees them. */
+int PIOc_readmap(const char* file, int* ndims, int** gdims, PIO_Offset* fmaplen,
+                 PIO_Offset** map, MPI_Comm comm);
+int PIOc_readmap_from_f90(const char* file, int* ndims, int** gdims, PIO_Offset* maplen,
+                          PIO_Offset** map, int f90_comm);
+int PIOc_writemap(const char* file, int ndims, const int* gdims, PIO_Offset maplen,
+                  PIO_Offset* map, MPI_Comm comm);
+int PIOc_writemap_from_f90(const char* file, int ndims, const int* gdims, PIO_Offset maplen,
+                           const PIO_Offset* map, int f90_comm);
 
 /* ---- files ---------------------------------------------------------------------------- */
 int PIOc_createfile(int iosysid, int* ncidp, int* iotype, const char* fname, int mode);

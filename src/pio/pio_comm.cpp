@@ -39,6 +39,29 @@ int64_t max_all(MPI_Comm comm, int64_t value) {
   return out;
 }
 
+bool gather(MPI_Comm comm, const std::vector<int64_t>& mine,
+            std::vector<std::vector<int64_t>>* all) {
+  int rank = 0, size = 1;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+    return false;
+  const int n = static_cast<int>(mine.size());
+  std::vector<int> counts(rank == 0 ? size : 0), displs(counts.size());
+  if (MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm) != MPI_SUCCESS) return false;
+  int total = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    displs[i] = total;
+    total += counts[i];
+  }
+  std::vector<int64_t> flat(total);
+  if (MPI_Gatherv(mine.data(), n, MPI_INT64_T, flat.data(), counts.data(), displs.data(),
+                  MPI_INT64_T, 0, comm) != MPI_SUCCESS)
+    return false;
+  all->clear();
+  for (size_t i = 0; i < counts.size(); ++i)
+    all->emplace_back(flat.begin() + displs[i], flat.begin() + displs[i] + counts[i]);
+  return true;
+}
+
 int world_rank() {
   int rank = 0;
   if (mpi_live()) MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace tapio_pio::comm {
 
@@ -21,6 +22,9 @@ MPI_Comm from_fortran(int f90_comm);
 int min_all(MPI_Comm comm, int value, int fallback);
 // The largest of every task's `value`, or -1 if MPI failed.
 int64_t max_all(MPI_Comm comm, int64_t value);
+// Rank 0 gets every task's `mine`, in rank order (others: nothing); false if MPI failed.
+bool gather(MPI_Comm comm, const std::vector<int64_t>& mine,
+            std::vector<std::vector<int64_t>>* all);
 // This task's rank in MPI_COMM_WORLD, for messages before any iosystem exists.
 int world_rank();
 // Whether MPI is initialized and not yet finalized.

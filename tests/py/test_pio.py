@@ -11,7 +11,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import BUILD, MPI_ENV, mpiexec, mpirun
+from conftest import BUILD, MPI_ENV, SHARED, mpiexec, mpirun
 
 netCDF4 = pytest.importorskip("netCDF4")
 
@@ -85,3 +85,21 @@ def test_internal_error_mode_prints_the_message_and_aborts(tmp_path):
     assert proc.returncode != 0
     assert "tapio PIO: PIOc_createfile: file 'pio_errors_bad.nc': unknown iotype 99" in proc.stderr
     assert "pio_errors OK" not in proc.stdout
+
+
+def test_decomposition_text_files_in_pios_format(tmp_path):
+    """PIOc_writemap writes PIO's text format (checked here line by line), PIOc_readmap gives
+    every task its map back, and E3SM's 16-task piodecomp file is refused at 3 tasks."""
+    path = tmp_path / "map.dat"
+    e3sm = SHARED / "data" / "e3sm-io" / "piodecomp16tasks16io01dims_ioid_514.dat"
+    args = [path, e3sm] if e3sm.exists() else [path]
+    out = mpirun(3, BUILD / "tests" / "pio" / "pio_mapfile", *args, timeout=60)
+    assert "pio_mapfile OK" in out
+    lines = path.read_text().splitlines()
+    assert lines[0].split() == ["version", "2001", "npes", "3", "ndims", "2"]
+    assert lines[1].split() == ["3", "12"]
+    for rank in range(3):
+        maplen = 5 if rank % 2 else 3
+        assert lines[2 + 2 * rank].split() == [str(rank), str(maplen)]
+        want = [0 if i == 1 else rank * 5 + i + 1 for i in range(maplen)]
+        assert [int(v) for v in lines[3 + 2 * rank].split()] == want
