@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "pio/pio_comm.h"
-#include "pio/pio_patch.h"
+#include "pio/pio_netcdf_file.h"
 #include "pio/pio_state.h"
 
 namespace tapio_pio {
@@ -132,11 +132,11 @@ std::vector<uint64_t> box_offsets(const File& f, const Held& h) {
   return out;
 }
 
-// Frames written already and written again: in place in a NetCDF file (pio_patch.h), every
+// Frames written already and written again: in place in a NetCDF file (pio_netcdf_file.h), every
 // task its own data; a subfile dataset keeps each step as written (PIO_EINVAL).
 int rewrite_written(File& f, const char* call) {
   std::vector<std::vector<uint64_t>> boxes;
-  std::vector<patch::Piece> pieces;
+  std::vector<netcdf_file::Piece> pieces;
   std::string var;
   for (const Held& h : f.held)
     if (f.vars[h.var].record && h.frame < f.frames) {
@@ -156,7 +156,7 @@ int rewrite_written(File& f, const char* call) {
       code = PIO_EINVAL;
       why = "a frame already written is written again, which a subfile dataset does not take";
     } else {
-      why = patch::write(f.path, pieces);
+      why = netcdf_file::write(f.path, pieces);
       code = why.empty() ? PIO_NOERR : PIO_EIO;
     }
   }

@@ -1,6 +1,7 @@
 // Opening an existing file: tapio's engine reads the header; the PIO layer takes its
 // dimensions (the unlimited one first, then in the order variables use them), variables and
 // attributes, numbered as netCDF numbers them.
+#include "pio/pio_netcdf_file.h"
 #include "pio/pio_state.h"
 
 namespace tapio_pio {
@@ -29,6 +30,7 @@ int read_attrs(File& f, const char* var, std::vector<Attr>* out) {
 int dim_id(File& f, const std::string& name, uint64_t len) {
   for (size_t d = 0; d < f.dims.size(); ++d)
     if (f.dims[d].name == name && f.dims[d].len == len) return static_cast<int>(d);
+  // Not in the header (a subfile dataset): a dimension of its own.
   f.dims.push_back(Dim{name, len});
   return static_cast<int>(f.dims.size() - 1);
 }
@@ -49,7 +51,7 @@ int read_var(File& f, size_t index, bool has_record) {
   v.name = name;
   v.type = from_tapio(type);
   v.record = is_record != 0 && has_record;
-  if (v.record) v.dimids.push_back(0);
+  if (v.record) v.dimids.push_back(f.unlimited());
   for (int d = 0; d < ndims && st == TAPIO_OK; ++d) {
     const char* dim = nullptr;
     st = tapio_var_dim_name(v.handle, d, &dim);
@@ -87,9 +89,13 @@ int open_existing(File& f, const char* call) {
   if (st == TAPIO_OK) st = tapio_steps(f.engine, &f.frames);
   if (st == TAPIO_OK) st = tapio_io_variable_count(f.io, &nvars);
   if (st == TAPIO_OK) st = any_record(f, nvars, &has_record);
-  // netCDF does not tell tapio's readers the unlimited dimension's name; PIO programs look
-  // it up by id (docs/pio.md).
-  if (st == TAPIO_OK && has_record) f.dims.push_back(Dim{"time", 0});
+  // The header's dimensions, with their ids and the unlimited one's name, which tapio's
+  // readers do not give; a subfile dataset has no header: its record dimension is `time`.
+  std::vector<netcdf_file::Dim> dims;
+  if (netcdf_file::dimensions(f.path, &dims))
+    for (const auto& d : dims) f.dims.push_back(Dim{d.name, d.length});
+  else if (has_record)
+    f.dims.push_back(Dim{"time", 0});
   for (size_t i = 0; st == TAPIO_OK && i < nvars; ++i) st = read_var(f, i, has_record);
   if (st == TAPIO_OK) st = read_attrs(f, nullptr, &f.atts);
   f.defined_in_tapio = true;

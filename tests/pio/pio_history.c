@@ -98,6 +98,13 @@ int main(int argc, char** argv) {
   int unlim = -1;
   CHECK(PIOc_inq_unlimdim(ncid, &unlim));
   CHECK(PIOc_inq_dimlen(ncid, unlim, &frames));
+  char unlim_name[PIO_MAX_NAME + 1] = "";
+  CHECK(PIOc_inq_dimname(ncid, unlim, unlim_name));
+  const int dataset = !strstr(path, ".nc"); /* a subfile dataset's is called time */
+  if (strcmp(unlim_name, dataset ? "time" : "ocean_time")) {
+    fprintf(stderr, "the unlimited dimension is '%s', not ocean_time\n", unlim_name);
+    failures++;
+  }
   if (frames != FRAMES) {
     fprintf(stderr, "%lld frames, expected %d\n", (long long)frames, FRAMES);
     failures++;
