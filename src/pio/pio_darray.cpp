@@ -155,7 +155,7 @@ int PIOc_write_darray_multi(int ncid, const int* varids, int ioid, int nvars,
   const auto* bytes = static_cast<const unsigned char*>(array);
   for (int i = 0; i < nvars; ++i)
     hold(*f, varids[i], d, bytes + i * arraylen * type_size(d.type), frame ? frame[i] : -1);
-  return flushtodisk ? flush(*f, "PIOc_write_darray_multi", false) : PIO_NOERR;
+  return flushtodisk ? flush(*f, "PIOc_write_darray_multi", Flush::kSync) : PIO_NOERR;
 }
 
 // A record of a darray: write_darray (held until the next flush) and read_darray at `recnum`.

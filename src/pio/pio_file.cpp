@@ -99,6 +99,11 @@ int lookup_var(int ncid, int varid, File** f, Var** v, const char* call) {
   return PIO_NOERR;
 }
 
+void take_engine_name(File& f) {
+  const char* name = nullptr;
+  if (tapio_engine_name(f.engine, &name) == TAPIO_OK && name) f.engine_name = name;
+}
+
 std::string where(const File& f) { return "file '" + f.path + "'"; }
 std::string where(const File& f, const Var& v) {
   return where(f) + ", variable '" + v.name + "'";
@@ -138,7 +143,7 @@ int PIOc_closefile(int ncid) {
   if (int st = lookup(ncid, &f, "PIOc_closefile")) return st;
   int code = close_reader(*f, "PIOc_closefile");
   if (f->writable) {
-    const int flushed = flush(*f, "PIOc_closefile", true);
+    const int flushed = flush(*f, "PIOc_closefile", Flush::kClose);
     if (code == PIO_NOERR) code = flushed;
   }
   if (f->engine) {
@@ -147,6 +152,9 @@ int PIOc_closefile(int ncid) {
       code = fail(f->ios, from_tapio(st), "PIOc_closefile: " + where(*f) + ": " +
                   tapio_last_error());
   }
+  // Fixed data no step took (the close wrote no new frame): in place, over the fill.
+  auto fixed = [](const File& file, const Held& h) { return !file.vars[h.var].record; };
+  if (code == PIO_NOERR && f->writable) code = write_in_place(*f, fixed, "PIOc_closefile");
   remove_file(ncid);
   return code;
 }
@@ -154,7 +162,7 @@ int PIOc_closefile(int ncid) {
 int PIOc_sync(int ncid) {
   File* f = nullptr;
   if (int st = lookup(ncid, &f, "PIOc_sync")) return st;
-  return f->writable ? flush(*f, "PIOc_sync", false) : PIO_NOERR;
+  return f->writable ? flush(*f, "PIOc_sync", Flush::kSync) : PIO_NOERR;
 }
 
 int PIOc_redef(int ncid) {

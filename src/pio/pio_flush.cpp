@@ -63,6 +63,7 @@ int open_for_writing(File& f, const char* call) {
   if (st != TAPIO_OK) return tapio_fail(f, st, call);
   st = tapio_open(f.io, f.path.c_str(), TAPIO_MODE_WRITE, &f.engine);
   if (st != TAPIO_OK) return tapio_fail(f, st, call);
+  take_engine_name(f);
   f.defined_in_tapio = true;
   return PIO_NOERR;
 }
@@ -132,20 +133,27 @@ std::vector<uint64_t> box_offsets(const File& f, const Held& h) {
   return out;
 }
 
-// Frames written already and written again: in place in a NetCDF file (pio_netcdf_file.h), every
-// task its own data; a subfile dataset keeps each step as written (PIO_EINVAL).
-int rewrite_written(File& f, const char* call) {
+bool written_before(const File& f, const Held& h) {
+  return f.vars[h.var].record && h.frame < f.frames;
+}
+
+}  // namespace
+
+// Held data the file already has room for, written in place in a NetCDF file
+// (pio_netcdf_file.h), every task its own; a subfile dataset keeps each step as written
+// (PIO_EINVAL).
+int write_in_place(File& f, bool (*which)(const File&, const Held&), const char* call) {
   std::vector<std::vector<uint64_t>> boxes;
   std::vector<netcdf_file::Piece> pieces;
   std::string var;
   for (const Held& h : f.held)
-    if (f.vars[h.var].record && h.frame < f.frames) {
+    if (which(f, h)) {
       var = f.vars[h.var].name;
       if (!h.offsets) boxes.push_back(box_offsets(f, h));
     }
   size_t box = 0;
   for (const Held& h : f.held)
-    if (f.vars[h.var].record && h.frame < f.frames)
+    if (which(f, h))
       pieces.push_back({f.vars[h.var].name, h.frame, h.offsets ? h.offsets.get() : &boxes[box++],
                         h.memtype, h.data.data()});
   if (comm::max_all(f.ios->comm, pieces.empty() ? 0 : 1) <= 0) return PIO_NOERR;
@@ -161,23 +169,26 @@ int rewrite_written(File& f, const char* call) {
     }
   }
   code = agree(*f.ios, code, std::string(call) + ": " + where(f) + ", variable '" + var + "': " + why);
-  drop_written(f, static_cast<int64_t>(f.frames) - 1, false);
+  f.held.erase(std::remove_if(f.held.begin(), f.held.end(), [&](const Held& h) { return which(f, h); }),
+               f.held.end());
   return code;
 }
 
-}  // namespace
-
-int flush(File& f, const char* call, bool closing) {
-  if (int st = rewrite_written(f, call)) return st;
+int flush(File& f, const char* call, Flush how) {
+  if (int st = write_in_place(f, written_before, call)) return st;
   int64_t last = -1;
   bool fixed = false;
   agree_held(f, &last, &fixed);
   // A sync writes the frames before the newest one held: the program may still write other
-  // variables of the newest frame. A close writes everything, fixed data at least in a step.
+  // variables of the newest frame. A read and a close write everything; fixed data goes with
+  // the first step written, or, with none to write at a close, in place after it (a NetCDF
+  // file: no frame of fill values is added for it).
+  const bool closing = how != Flush::kSync;
   if (!closing) --last;
-  if (closing && fixed) last = std::max(last, static_cast<int64_t>(f.frames));
   if (!f.engine && (closing || last >= static_cast<int64_t>(f.frames)))
     if (int st = open_for_writing(f, call)) return st;
+  if (fixed && (how == Flush::kRead || (how == Flush::kClose && f.engine_name != "collective")))
+    last = std::max(last, static_cast<int64_t>(f.frames));
   if (last >= static_cast<int64_t>(f.frames))
     if (int st = close_reader(f, call)) return st;  // it would not see the new frames
   int st = TAPIO_OK;

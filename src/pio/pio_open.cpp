@@ -84,6 +84,7 @@ int any_record(File& f, size_t nvars, bool* out) {
 int open_existing(File& f, const char* call) {
   const tapio_mode mode = f.writable ? TAPIO_MODE_APPEND : TAPIO_MODE_READ;
   int st = tapio_open(f.io, f.path.c_str(), mode, &f.engine);
+  if (st == TAPIO_OK) take_engine_name(f);
   size_t nvars = 0;
   bool has_record = false;
   if (st == TAPIO_OK) st = tapio_steps(f.engine, &f.frames);

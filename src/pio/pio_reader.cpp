@@ -25,7 +25,7 @@ int reading(File& f, Var& v, tapio_engine** engine, tapio_var** handle, const ch
   }
   if (!f.held.empty() || !f.engine) {
     if (int st = close_reader(f, call)) return st;
-    if (int st = flush(f, call, true)) return st;
+    if (int st = flush(f, call, Flush::kRead)) return st;
   }
   if (!f.reader)
     if (int st = open_reader(f, call)) return st;

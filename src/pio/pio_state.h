@@ -74,7 +74,7 @@ struct File {
   IoSystem* ios = nullptr;
   std::string path;
   int iotype = PIO_IOTYPE_PNETCDF;
-  std::string engine_name;  // the tapio engine the iotype maps to
+  std::string engine_name;  // the iotype's tapio engine; once open, the one TAPIO_CONFIG chose
   int mode = 0;
   bool writable = false;
   bool define_mode = false;
@@ -119,14 +119,23 @@ int from_tapio(int status);
 // PIO's error text for a code (netCDF's for NC_E*), then the last message if it is this code's.
 std::string error_text(int code);
 
-// The file-level calls other files share. flush (collective): write the held frames before
-// the newest (all of them when closing) as tapio steps, opening the engine the first time.
-// lookup: the file, or PIO_EBADID through fail().
-int flush(File& f, const char* call, bool closing);
+// The file-level calls other files share. flush (collective): write held frames as tapio
+// steps, opening the engine the first time: at a sync the frames before the newest; for a
+// read everything, fixed data in a step; at close everything, fixed data in a step if one is
+// written (else in place after the close, PIOc_closefile). lookup: the file, or PIO_EBADID
+// through fail().
+enum class Flush { kSync, kRead, kClose };
+int flush(File& f, const char* call, Flush how);
+// Collective: the held data `which` selects, written in place in the NetCDF file (frames
+// already written, or fixed data after the close), then dropped.
+int write_in_place(File& f, bool (*which)(const File&, const Held&), const char* call);
 int lookup(int ncid, File** f, const char* call);
 // Read and append: open the tapio engine and take the file's dimensions, variables and
 // attributes (collective).
 int open_existing(File& f, const char* call);
+// Once f.engine is open: f.engine_name becomes the engine's (a TAPIO_CONFIG rule may have
+// chosen another than the iotype's).
+void take_engine_name(File& f);
 int lookup_var(int ncid, int varid, File** f, Var** v, const char* call);
 // Reads of a file (collective): the engine and v's handle to read with. A file open for
 // writing writes all it holds first, then reads it back through a reader engine.

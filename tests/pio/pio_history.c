@@ -1,8 +1,9 @@
 /* A history file written and read back through tapio's PIO layer, as CESM components write
  * them: a 2-D grid decomposed round-robin over the tasks, with land cells no task holds
  * (holes), three record variables (one converted from double memory to float), a fixed
- * coordinate written with put_vara, a sync per frame, then every frame read back with
- * read_darray. tests/py/test_pio.py reads the file with netCDF4-python and ncdump.
+ * coordinate written with put_vara, a sync per frame, a read of the file while it is open
+ * for writing, a fixed variable written after it (when every frame is on disk), then every
+ * frame read back with read_darray. tests/py/test_pio.py reads the file with netCDF4-python and ncdump.
  * Usage: pio_history PATH FORMAT(1|2|5) [IOTYPE]. Prints "pio_history OK" on success. */
 #include <pio.h>
 
@@ -31,7 +32,7 @@ static double value(int f, int c) { return 100.0 * f + c + 0.5; }
 
 int main(int argc, char** argv) {
   int rank, ntasks, iosysid, ioid_f, ioid_d, ioid_i, ncid, dims[3], var_temp, var_salt,
-      var_mask, var_lat;
+      var_mask, var_lat, var_area;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ntasks);
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
   CHECK(PIOc_def_var(ncid, "salt", PIO_FLOAT, 3, dims, &var_salt));
   CHECK(PIOc_def_var(ncid, "mask", PIO_INT, 3, dims, &var_mask));
   CHECK(PIOc_def_var(ncid, "lat", PIO_DOUBLE, 1, &dims[1], &var_lat));
+  CHECK(PIOc_def_var(ncid, "area", PIO_DOUBLE, 2, &dims[1], &var_area));
   float temp_fill = -1.0e30f;
   CHECK(PIOc_def_var_fill(ncid, var_temp, NC_FILL, &temp_fill));
   CHECK(PIOc_put_att_text(ncid, var_temp, "units", 4, "degC"));
@@ -90,6 +92,15 @@ int main(int argc, char** argv) {
     CHECK(PIOc_write_darray(ncid, var_mask, ioid_i, n, mask, NULL));
     CHECK(PIOc_sync(ncid));
   }
+  /* Read the last frame while writing (every frame is then written), then a fixed variable. */
+  float last_temp[NLAT * NLON];
+  CHECK(PIOc_read_darray(ncid, var_temp, ioid_f, n, last_temp));
+  for (int i = 0; i < n; i++)
+    if (!land(rank + i * ntasks) && last_temp[i] != temp[i]) failures++;
+  double area[NLAT * NLON];
+  for (int c = 0; c < NLAT * NLON; c++) area[c] = 1.0 + c / 4.0;
+  PIO_Offset astart[2] = {0, 0}, acount[2] = {NLAT, NLON};
+  CHECK(PIOc_put_vara_double(ncid, var_area, astart, acount, area));
   CHECK(PIOc_closefile(ncid));
 
   /* Read every frame back through the same decompositions. */
@@ -98,15 +109,16 @@ int main(int argc, char** argv) {
   int unlim = -1;
   CHECK(PIOc_inq_unlimdim(ncid, &unlim));
   CHECK(PIOc_inq_dimlen(ncid, unlim, &frames));
+  /* A subfile dataset takes the late fixed variable in a step of its own (docs/pio.md). */
+  const int dataset = !strstr(path, ".nc");
   char unlim_name[PIO_MAX_NAME + 1] = "";
   CHECK(PIOc_inq_dimname(ncid, unlim, unlim_name));
-  const int dataset = !strstr(path, ".nc"); /* a subfile dataset's is called time */
-  if (strcmp(unlim_name, dataset ? "time" : "ocean_time")) {
+  if (strcmp(unlim_name, dataset ? "time" : "ocean_time")) { /* a dataset's is `time` */
     fprintf(stderr, "the unlimited dimension is '%s', not ocean_time\n", unlim_name);
     failures++;
   }
-  if (frames != FRAMES) {
-    fprintf(stderr, "%lld frames, expected %d\n", (long long)frames, FRAMES);
+  if (frames != FRAMES + dataset) {
+    fprintf(stderr, "%lld frames, expected %d\n", (long long)frames, FRAMES + dataset);
     failures++;
   }
   for (int f = 0; f < FRAMES; f++) {

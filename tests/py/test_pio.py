@@ -2,8 +2,8 @@
 
 tests/pio/pio_history.c writes a CESM-style history file through <pio.h> (a round-robin
 decomposition with land cells as holes, a user-named unlimited dimension, a variable
-converted from double memory to float, a coordinate written with put_vara) and reads it back
-itself; here netCDF4-python compares every value with what the program wrote, computed anew,
+converted from double memory to float, a coordinate written with put_vara, a fixed variable written after a read made every frame
+go to disk) and reads it back itself; here netCDF4-python compares every value with what the program wrote, computed anew,
 and ncdump names the format the mode flags asked for.
 """
 import subprocess
@@ -41,6 +41,8 @@ def test_history_file_holds_what_the_pio_program_wrote(tmp_path, fmt):
         assert ds.title == "pio_history"
         assert ds["temp"].units == "degC"
         np.testing.assert_array_equal(ds["lat"][:], -75.0 + 30.0 * np.arange(NLAT))
+        # Written after every frame was on disk: in place, adding no frame.
+        np.testing.assert_array_equal(ds["area"][:].ravel(), 1.0 + np.arange(NLAT * NLON) / 4.0)
         for var in ("temp", "salt", "mask"):
             ds[var].set_auto_mask(False)
         for f in range(FRAMES):
