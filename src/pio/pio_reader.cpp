@@ -23,10 +23,9 @@ int reading(File& f, Var& v, tapio_engine** engine, tapio_var** handle, const ch
     *handle = v.handle;
     return PIO_NOERR;
   }
-  if (!f.held.empty() || !f.engine) {
-    if (int st = close_reader(f, call)) return st;
-    if (int st = flush(f, call, Flush::kRead)) return st;
-  }
+  // Every task flushes: only the first holds what box puts wrote, and flush agrees on what
+  // any task holds (it closes the reader when it writes anything).
+  if (int st = flush(f, call, Flush::kRead)) return st;
   if (!f.reader)
     if (int st = open_reader(f, call)) return st;
   if (!v.read_handle) {

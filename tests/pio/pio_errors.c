@@ -153,6 +153,26 @@ int main(int argc, char** argv) {
   EXPECT(PIOc_freedecomp(iosysid, dup_ioid), 0);
   EXPECT(PIOc_freedecomp(iosysid, shared_ioid), 0);
 
+  /* Extending an unlimited variable of a file opened for writing, then reading it while it is
+   * open (box puts are held by the first task only: every task must still flush). */
+  int unlim_var, unlim_dim, all_in[8], ext[8] = {1, 2, 3, 4, 5, 101, 102, 103};
+  PIO_Offset first = 0, five = 5, next = 5, three = 3, eight = 8;
+  EXPECT(PIOc_createfile(iosysid, &ncid, &iotype, "pio_errors_extend.nc", PIO_CLOBBER), 0);
+  EXPECT(PIOc_def_dim(ncid, "unlim_dim", PIO_UNLIMITED, &unlim_dim), 0);
+  EXPECT(PIOc_def_var(ncid, "unlim_var", PIO_INT, 1, &unlim_dim, &unlim_var), 0);
+  EXPECT(PIOc_enddef(ncid), 0);
+  EXPECT(PIOc_put_vara_int(ncid, unlim_var, &first, &five, ext), 0);
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_extend.nc", PIO_WRITE), 0);
+  EXPECT(PIOc_put_vara_int(ncid, unlim_var, &next, &three, ext + 5), 0);
+  EXPECT(PIOc_sync(ncid), 0);
+  EXPECT(PIOc_get_vara_int(ncid, unlim_var, &first, &eight, all_in), 0);
+  if (memcmp(all_in, ext, sizeof ext)) {
+    fprintf(stderr, "pio_errors_extend.nc does not hold the 8 values written\n");
+    failures++;
+  }
+  EXPECT(PIOc_closefile(ncid), 0);
+
   EXPECT(PIOc_freedecomp(iosysid, ioid), 0);
   EXPECT(PIOc_freedecomp(iosysid, ioid), PIO_EBADID); /* stale ioid */
   EXPECT(PIOc_finalize(iosysid), 0);
