@@ -30,9 +30,10 @@ int put_att(int ncid, int varid, const char* name, nc_type xtype, PIO_Offset len
   std::string what;
   if (int st = att_list(ncid, varid, &f, &atts, &what, call)) return st;
   if (!f->writable) return fail(f->ios, PIO_EPERM, std::string(call) + ": " + what + " is read-only");
-  if (!f->define_mode || f->defined_in_tapio)
+  if (!f->define_mode || (f->defined_in_tapio && !f->opened))
     return fail(f->ios, PIO_ENOTINDEFINE, std::string(call) + ": " + what +
                 ": attributes are added in define mode, before the file's first sync");
+  f->redefined = f->redefined || f->opened;
   if (!name || !*name || std::strlen(name) > NC_MAX_NAME)
     return fail(f->ios, PIO_EBADNAME, std::string(call) + ": " + what + ": bad attribute name");
   if (!valid_type(xtype))

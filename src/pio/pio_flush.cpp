@@ -175,6 +175,8 @@ int write_in_place(File& f, bool (*which)(const File&, const Held&), const char*
 }
 
 int flush(File& f, const char* call, Flush how) {
+  if (f.redefined)
+    if (int st = recreate(f, call)) return st;
   if (int st = write_in_place(f, written_before, call)) return st;
   int64_t last = -1;
   bool fixed = false;

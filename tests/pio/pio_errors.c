@@ -173,6 +173,29 @@ int main(int argc, char** argv) {
   }
   EXPECT(PIOc_closefile(ncid), 0);
 
+  /* A variable added to the opened file (redef, def_dim, def_var): it is made again, the old
+   * data kept, and a frame of the old variable written again on top. */
+  int x_dim, new_var, new_out[4] = {7, 8, 9, 10}, new_in[4], again_in[8];
+  int nine = 9;
+  PIO_Offset x_start = 0, x_count = 4, two = 2, one = 1;
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_extend.nc", PIO_WRITE), 0);
+  EXPECT(PIOc_redef(ncid), 0);
+  EXPECT(PIOc_def_dim(ncid, "x", 4, &x_dim), 0);
+  EXPECT(PIOc_def_var(ncid, "new", PIO_INT, 1, &x_dim, &new_var), 0);
+  EXPECT(PIOc_enddef(ncid), 0);
+  EXPECT(PIOc_put_vara_int(ncid, new_var, &x_start, &x_count, new_out), 0);
+  EXPECT(PIOc_put_vara_int(ncid, unlim_var, &two, &one, &nine), 0);
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_extend.nc", PIO_NOWRITE), 0);
+  EXPECT(PIOc_get_vara_int(ncid, new_var, &x_start, &x_count, new_in), 0);
+  EXPECT(PIOc_get_vara_int(ncid, unlim_var, &first, &eight, again_in), 0);
+  ext[2] = 9;
+  if (memcmp(new_in, new_out, sizeof new_in) || memcmp(again_in, ext, sizeof ext)) {
+    fprintf(stderr, "pio_errors_extend.nc made again does not hold what was written\n");
+    failures++;
+  }
+  EXPECT(PIOc_closefile(ncid), 0);
+
   EXPECT(PIOc_freedecomp(iosysid, ioid), 0);
   EXPECT(PIOc_freedecomp(iosysid, ioid), PIO_EBADID); /* stale ioid */
   EXPECT(PIOc_finalize(iosysid), 0);
