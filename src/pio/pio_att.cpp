@@ -30,10 +30,10 @@ int put_att(int ncid, int varid, const char* name, nc_type xtype, PIO_Offset len
   std::string what;
   if (int st = att_list(ncid, varid, &f, &atts, &what, call)) return st;
   if (!f->writable) return fail(f->ios, PIO_EPERM, std::string(call) + ": " + what + " is read-only");
-  if (!f->define_mode || (f->defined_in_tapio && !f->opened))
+  if (!f->define_mode)
     return fail(f->ios, PIO_ENOTINDEFINE, std::string(call) + ": " + what +
-                ": attributes are added in define mode, before the file's first sync");
-  f->redefined = f->redefined || f->opened;
+                ": attributes are added in define mode (PIOc_redef)");
+  f->redefined = f->redefined || f->defined_in_tapio;  // made again at the next flush
   if (!name || !*name || std::strlen(name) > NC_MAX_NAME)
     return fail(f->ios, PIO_EBADNAME, std::string(call) + ": " + what + ": bad attribute name");
   if (!valid_type(xtype))
@@ -174,8 +174,9 @@ int PIOc_del_att(int ncid, int varid, const char* name) {
   std::vector<Attr>* atts = nullptr;
   std::string what;
   if (int st = att_list(ncid, varid, &f, &atts, &what, "PIOc_del_att")) return st;
-  if (!f->define_mode || f->defined_in_tapio)
+  if (!f->define_mode)
     return fail(f->ios, PIO_ENOTINDEFINE, "PIOc_del_att: " + what + " is not in define mode");
+  f->redefined = f->redefined || f->defined_in_tapio;
   for (auto it = atts->begin(); name && it != atts->end(); ++it)
     if (it->name == name) {
       atts->erase(it);

@@ -15,11 +15,8 @@ int definable(int ncid, File** f, const char* call) {
   if (!(*f)->define_mode)
     return fail((*f)->ios, PIO_ENOTINDEFINE, std::string(call) + ": " + where(**f) +
                 " is not in define mode (call PIOc_redef)");
-  if ((*f)->defined_in_tapio && !(*f)->opened)
-    return fail((*f)->ios, PIO_EINVAL, std::string(call) + ": " + where(**f) +
-                ": tapio lays a file's header out at its first sync; definitions cannot "
-                "change after it (docs/pio.md)");
-  (*f)->redefined = (*f)->redefined || (*f)->opened;
+  // After tapio laid the header out, the file is made again at the next flush.
+  (*f)->redefined = (*f)->redefined || (*f)->defined_in_tapio;
   return PIO_NOERR;
 }
 

@@ -100,7 +100,6 @@ int open_existing(File& f, const char* call) {
   for (size_t i = 0; st == TAPIO_OK && i < nvars; ++i) st = read_var(f, i, has_record);
   if (st == TAPIO_OK) st = read_attrs(f, nullptr, &f.atts);
   f.defined_in_tapio = true;
-  f.opened = true;
   if (st == TAPIO_OK) return PIO_NOERR;
   const std::string why = tapio_last_error();
   if (f.engine) tapio_close(f.engine);

@@ -1,6 +1,6 @@
-// An opened file that gets new dimensions, variables or attributes (PIOc_redef on a file
-// opened with PIO_WRITE): a NetCDF header is laid out once, and tapio's append mode adds
-// steps, not variables. So the file is made again: the first task reads every variable of it
+// A file that gets new dimensions, variables or attributes after tapio laid its header out
+// (PIOc_redef on a file opened with PIO_WRITE, or on a new one after its first frames went to
+// disk): a NetCDF header is laid out once, and tapio's append mode adds steps, not variables. So the file is made again: the first task reads every variable of it
 // (every frame), the engine is closed, and the file is created again with every definition
 // and the old data; the new data then goes on top of it. The old contents pass
 // through the first task's memory: a slow path, for the small files it is used on.
@@ -72,7 +72,7 @@ int recreate(File& f, const char* call) {
   f.held = std::move(old);
   for (Var& v : f.vars) v.handle = nullptr;
   f.frames = 0;
-  f.redefined = f.opened = f.defined_in_tapio = false;
+  f.redefined = f.defined_in_tapio = false;
   code = new_io(f, true, &f.io, call);
   if (code == PIO_NOERR) code = flush(f, call, Flush::kRead);
   f.held = std::move(held);

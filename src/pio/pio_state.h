@@ -92,8 +92,7 @@ struct File {
   tapio_io* reader_io = nullptr;
   tapio_engine* reader = nullptr;
   bool defined_in_tapio = false;   // the tapio IO holds the definitions
-  bool opened = false;             // an existing file (PIOc_openfile), not a new one
-  bool redefined = false;          // an opened file got new definitions (pio_recreate.cpp)
+  bool redefined = false;          // definitions changed after that (pio_recreate.cpp)
   int unlimited() const;           // dim id or -1
 };
 
@@ -135,8 +134,8 @@ int lookup(int ncid, File** f, const char* call);
 // Read and append: open the tapio engine and take the file's dimensions, variables and
 // attributes (collective).
 int open_existing(File& f, const char* call);
-// Collective, an opened file that got new definitions: its contents are read (by the first
-// task), and the file is made again with every definition, the old data held to be written.
+// Collective, a file whose definitions changed after tapio laid its header out: its contents
+// are read (by the first task), and the file is made again with every definition and them.
 int recreate(File& f, const char* call);
 // Once f.engine is open: f.engine_name becomes the engine's (a TAPIO_CONFIG rule may have
 // chosen another than the iotype's).

@@ -2,8 +2,8 @@
  * them: a 2-D grid decomposed round-robin over the tasks, with land cells no task holds
  * (holes), three record variables (one converted from double memory to float), a fixed
  * coordinate written with put_vara, a sync per frame, a read of the file while it is open
- * for writing, a fixed variable written after it (when every frame is on disk), then every
- * frame read back with read_darray. tests/py/test_pio.py reads the file with netCDF4-python and ncdump.
+ * for writing, a fixed variable written after it (when every frame is on disk), a global
+ * attribute added then (PIOc_redef), then every frame read back with read_darray. tests/py/test_pio.py reads the file with netCDF4-python and ncdump.
  * Usage: pio_history PATH FORMAT(1|2|5) [IOTYPE]. Prints "pio_history OK" on success. */
 #include <pio.h>
 
@@ -101,6 +101,10 @@ int main(int argc, char** argv) {
   for (int c = 0; c < NLAT * NLON; c++) area[c] = 1.0 + c / 4.0;
   PIO_Offset astart[2] = {0, 0}, acount[2] = {NLAT, NLON};
   CHECK(PIOc_put_vara_double(ncid, var_area, astart, acount, area));
+  /* An attribute added after the frames went to disk: the file is made again. */
+  CHECK(PIOc_redef(ncid));
+  CHECK(PIOc_put_att_text(ncid, PIO_GLOBAL, "history", 4, "late"));
+  CHECK(PIOc_enddef(ncid));
   CHECK(PIOc_closefile(ncid));
 
   /* Read every frame back through the same decompositions. */

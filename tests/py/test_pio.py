@@ -39,6 +39,7 @@ def test_history_file_holds_what_the_pio_program_wrote(tmp_path, fmt):
         assert ds.dimensions["ocean_time"].isunlimited()
         assert len(ds.dimensions["ocean_time"]) == FRAMES
         assert ds.title == "pio_history"
+        assert ds.history == "late"  # added by PIOc_redef once every frame was on disk
         assert ds["temp"].units == "degC"
         np.testing.assert_array_equal(ds["lat"][:], -75.0 + 30.0 * np.arange(NLAT))
         # Written after every frame was on disk: in place, adding no frame.
