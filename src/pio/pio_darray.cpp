@@ -2,6 +2,7 @@
 // and read_darray, each through a decomposition's offsets.
 #include <cstring>
 
+#include "pio/pio_comm.h"
 #include "pio/pio_state.h"
 
 namespace tapio_pio {
@@ -82,6 +83,15 @@ void hold(File& f, int varid, const Decomp& d, const void* array, int64_t frame)
   f.held.push_back(std::move(h));
 }
 
+// write_darray is collective: when any task holds more than the buffer limit, every task
+// syncs (the frames before the newest go to disk).
+int flush_over_limit(File& f, const char* call) {
+  int64_t bytes = 0;
+  for (const Held& h : f.held) bytes += static_cast<int64_t>(h.data.size());
+  const bool over = comm::max_all(f.ios->comm, bytes > buffer_limit() ? 1 : 0) > 0;
+  return over ? flush(f, call, Flush::kSync) : PIO_NOERR;
+}
+
 int tapio_error(const File& f, const Var& v, const Decomp& d, int st, const char* call) {
   return fail(f.ios, from_tapio(st), std::string(call) + ": " + on(f, v, d) + ": " +
               tapio_last_error());
@@ -126,7 +136,7 @@ int PIOc_write_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* 
     return fail(f->ios, PIO_EINVAL, "PIOc_write_darray: " + on(*f, *v, *d) +
                 ": the decomposition maps an element twice (a decomposition for reading)");
   hold(*f, varid, *d, array, -1);
-  return PIO_NOERR;
+  return flush_over_limit(*f, "PIOc_write_darray");
 }
 
 int PIOc_write_darray_multi(int ncid, const int* varids, int ioid, int nvars,
@@ -155,7 +165,8 @@ int PIOc_write_darray_multi(int ncid, const int* varids, int ioid, int nvars,
   const auto* bytes = static_cast<const unsigned char*>(array);
   for (int i = 0; i < nvars; ++i)
     hold(*f, varids[i], d, bytes + i * arraylen * type_size(d.type), frame ? frame[i] : -1);
-  return flushtodisk ? flush(*f, "PIOc_write_darray_multi", Flush::kSync) : PIO_NOERR;
+  return flushtodisk ? flush(*f, "PIOc_write_darray_multi", Flush::kSync)
+                     : flush_over_limit(*f, "PIOc_write_darray_multi");
 }
 
 // A record of a darray: write_darray (held until the next flush) and read_darray at `recnum`.

@@ -147,9 +147,8 @@ int PIOc_set_blocksize(int newblocksize) {
 }
 
 PIO_Offset PIOc_set_buffer_size_limit(PIO_Offset limit) {
-  static PIO_Offset current = 10485760;  // PIO's default; tapio flushes at sync and close
-  const PIO_Offset old = current;
-  if (limit > 0) current = limit;
+  const PIO_Offset old = buffer_limit();
+  if (limit > 0) buffer_limit() = limit;
   return old;
 }
 

@@ -107,6 +107,8 @@ void remove_iosystem(int iosysid);
 void remove_decomp(int ioid);
 void remove_file(int ncid);
 int default_error_mode();
+// PIOc_set_buffer_size_limit's bytes: a task holding more makes write_darray sync the file.
+int64_t& buffer_limit();
 void set_default_error_mode(int mode);
 
 // The error path: records `message` (what, file, variable, rank) and applies the iosystem's

@@ -49,6 +49,10 @@ void remove_iosystem(int iosysid) { tables().iosystems.erase(iosysid); }
 void remove_decomp(int ioid) { tables().decomps.erase(ioid); }
 void remove_file(int ncid) { tables().files.erase(ncid); }
 int default_error_mode() { return tables().error_mode; }
+int64_t& buffer_limit() {
+  static int64_t limit = 128 << 20;  // PIO_BUFFER_SIZE of PIO 2.7's default build
+  return limit;
+}
 void set_default_error_mode(int mode) { tables().error_mode = mode; }
 
 int File::unlimited() const {

@@ -196,6 +196,25 @@ int main(int argc, char** argv) {
   }
   EXPECT(PIOc_closefile(ncid), 0);
 
+  /* Over the buffer limit, write_darray syncs: frames before the newest are on disk before
+   * any sync, seen by a reader of the path while the writer is open. */
+  const PIO_Offset old_limit = PIOc_set_buffer_size_limit(1);
+  make_file(iosysid, ioid, ntasks, "pio_errors_limit.nc", &ncid, &varid);
+  for (int frame = 0; frame < 3; frame++) {
+    EXPECT(PIOc_setframe(ncid, varid, frame), 0);
+    EXPECT(PIOc_write_darray(ncid, varid, ioid, 4, data, NULL), 0);
+  }
+  int reader;
+  EXPECT(PIOc_openfile(iosysid, &reader, &iotype, "pio_errors_limit.nc", PIO_NOWRITE), 0);
+  EXPECT(PIOc_inq_dimlen(reader, 0, &frames), 0);
+  if (frames != 2) {
+    fprintf(stderr, "over the buffer limit, %lld frames on disk, expected 2\n", (long long)frames);
+    failures++;
+  }
+  EXPECT(PIOc_closefile(reader), 0);
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_set_buffer_size_limit(old_limit), 1);
+
   EXPECT(PIOc_freedecomp(iosysid, ioid), 0);
   EXPECT(PIOc_freedecomp(iosysid, ioid), PIO_EBADID); /* stale ioid */
   EXPECT(PIOc_finalize(iosysid), 0);
