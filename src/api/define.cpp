@@ -101,7 +101,7 @@ Status define_variable(tapio_io* handle, const char* name, tapio_type type, int 
                                                      : default_dim_name(shape[d]);
     v.dim_names.push_back(dim_names && dim_names[d] ? dim_names[d] : fallback);
   }
-  TAPIO_RETURN_IF_ERROR(validate_variable(v));
+  TAPIO_RETURN_IF_ERROR(validate_variable(v, io->def.params.get("record_dimension")));
   TAPIO_RETURN_IF_ERROR(check_no_file_fixes_definitions(io, v.name));
   if (io->def.find_var(v.name) >= 0)
     return error(TAPIO_ERR_ARG, "variable '{}' is already defined in IO '{}'", v.name,

@@ -73,7 +73,7 @@ Status validate_name(const std::string& kind, const std::string& name) {
   return error(TAPIO_ERR_ARG, "{} name '{}' {}", kind, printable_name(name), why);
 }
 
-Status validate_variable(const VariableDef& v) {
+Status validate_variable(const VariableDef& v, const std::string& step_dim) {
   TAPIO_RETURN_IF_ERROR(validate_name("variable", v.name));
   if (!type_is_valid(v.type))
     return error(TAPIO_ERR_TYPE, "variable '{}': invalid element type {}", v.name,
@@ -92,10 +92,10 @@ Status validate_variable(const VariableDef& v) {
                    v.dim_names[d]);
     TAPIO_RETURN_IF_ERROR(validate_name("dimension", v.dim_names[d]).with_context(
         fmt::format("variable '{}'", v.name)));
-    if (v.dim_names[d] == kStepDimension)
+    if (v.dim_names[d] == step_dim)
       return error(TAPIO_ERR_ARG, "variable '{}': dimension name '{}' is reserved: NetCDF files "
                    "hold the steps along it (an unlimited dimension); name the dimension "
-                   "otherwise", v.name, kStepDimension);
+                   "otherwise", v.name, step_dim);
   }
   return ok_status();
 }

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/names.h"
 #include "core/params.h"
 #include "core/status.h"
 #include "core/types.h"
@@ -75,7 +76,9 @@ struct IoDef {
 
 // Checks shared by every definition path (API and file readers).
 Status validate_name(const std::string& kind, const std::string& name);
-Status validate_variable(const VariableDef& v);
+// step_dim: the name of the dimension steps go along (the record_dimension parameter), which
+// no variable may use for one of its own.
+Status validate_variable(const VariableDef& v, const std::string& step_dim = kStepDimension);
 // Adds or replaces attribute `a` in `attrs`.
 void set_attribute(std::vector<Attribute>& attrs, Attribute a);
 // The default name of dimension `d` of a variable when the program gives none: shared by all

@@ -48,6 +48,10 @@ const std::vector<ParamDef> kRegistry = {
     {"header_pad", K::kSize, "4096", "bytes", {}, "all",
      "Free space kept after the header so attributes can be added later without moving data.",
      0, false},
+    {"record_dimension", K::kString, "time", "", {}, "all",
+     "Name of the unlimited dimension a NetCDF file keeps its steps along (a valid NetCDF "
+     "name no variable uses for another dimension); the PIO layer sets the program's.",
+     kNoMin, false},
     {"netcdf_version", K::kEnum, "5", "", {"5", "2", "1"}, "all",
      "NetCDF variant written: 5 (CDF-5), 2 (CDF-2, 64-bit offsets) or 1 (classic).", kNoMin,
      false},

@@ -38,6 +38,7 @@ const Expected kExpected[] = {
     {"buffer_size", ParamKind::kSize, "16MiB", "all"},
     {"data_align", ParamKind::kSize, "512", "all"},
     {"header_pad", ParamKind::kSize, "4096", "all"},
+    {"record_dimension", ParamKind::kString, "time", "all"},
     {"netcdf_version", ParamKind::kEnum, "5", "all"},
     {"fill", ParamKind::kBoolean, "true", "all"},
     {"aggregators", ParamKind::kCount, "auto", "collective,subfile"},

@@ -91,7 +91,8 @@ Status NetcdfDataset::build_header() {
   const auto joined = std::find_if(env_.io->vars.begin(), env_.io->vars.end(),
                                    [](const VariableDef& v) { return v.joined; });
   if (joined == env_.io->vars.end() || env_.spec.joined_reserve == 0) {
-    TAPIO_ASSIGN_OR_RETURN(header_, netcdf::header_from_io(*env_.io, env_.spec.version));
+    TAPIO_ASSIGN_OR_RETURN(header_, netcdf::header_from_io(*env_.io, env_.spec.version,
+                                                                env_.spec.record_dim));
     return netcdf::compute_layout(header_, env_.spec.layout);
   }
   if (env_.spec.async)  // a step's commit rewrites the header: docs/design.md
@@ -380,7 +381,9 @@ Result<netcdf::Header> NetcdfDataset::appended_header(const IoDef& merged) const
     }
     return header;
   }
-  auto header = netcdf::header_from_io(merged, header_.version);
+  const int record = header_.record_dimid();  // appending keeps the file's name for it
+  auto header = netcdf::header_from_io(
+      merged, header_.version, record < 0 ? netcdf::kRecordDim : header_.dims[record].name);
   TAPIO_RETURN_IF_ERROR(header.status().with_context(where()));
   for (size_t i = 0; i < header->vars.size(); ++i) {  // layout stays the file's
     header->vars[i].begin = header_.vars[i].begin;

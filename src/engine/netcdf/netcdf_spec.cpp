@@ -10,6 +10,7 @@ Fsync parse_fsync(const Params& params) {
 NetcdfSpec NetcdfSpec::parse(const Params& params) {
   NetcdfSpec s;
   s.version = static_cast<int>(params.get_int("netcdf_version"));
+  s.record_dim = params.get("record_dimension");
   s.layout.data_align = params.get_size("data_align");
   s.layout.header_pad = params.get_size("header_pad");
   s.fill = params.get_bool("fill");

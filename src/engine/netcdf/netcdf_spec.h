@@ -13,6 +13,7 @@ Fsync parse_fsync(const Params& params);
 
 struct NetcdfSpec {
   int version = 5;                // netcdf_version: CDF-1, 2 or 5
+  std::string record_dim = "time";  // record_dimension: the unlimited dimension's name
   netcdf::LayoutOptions layout;   // data_align, header_pad
   bool fill = true;               // fill what no rank wrote with the fill value
   Fsync fsync = Fsync::kClose;

@@ -31,18 +31,19 @@ Attr to_nc_attr(const Attribute& a) { return Attr{a.name, to_nc_type(a.type), a.
 
 Attribute from_nc_attr(const Attr& a) { return Attribute{a.name, from_nc_type(a.type), a.values}; }
 
-Result<Header> header_from_io(const IoDef& io, int version) {
+Result<Header> header_from_io(const IoDef& io, int version, const std::string& record_dim) {
+  TAPIO_RETURN_IF_ERROR(validate_name("record dimension", record_dim));
   Header h;
   h.version = version;
   bool any_record = false;
   for (const auto& v : io.vars) any_record |= v.record;
-  if (any_record) h.dims.push_back(Dim{kRecordDim, 0});
+  if (any_record) h.dims.push_back(Dim{record_dim, 0});
   for (const auto& a : io.attrs) {
     TAPIO_RETURN_IF_ERROR(check_type_fits(a.type, version, fmt::format("attribute '{}'", a.name)));
     h.attrs.push_back(to_nc_attr(a));
   }
   for (const auto& v : io.vars) {
-    TAPIO_RETURN_IF_ERROR(validate_variable(v));
+    TAPIO_RETURN_IF_ERROR(validate_variable(v, record_dim));
     if (v.joined)  // docs/design.md, "Joined arrays in NetCDF files"
       return error(TAPIO_ERR_UNSUPPORTED,
                    "variable '{}' is a joined array, which this engine does not write: use "
@@ -55,9 +56,6 @@ Result<Header> header_from_io(const IoDef& io, int version) {
     nv.type = to_nc_type(v.type);
     if (v.record) nv.dimids.push_back(0);
     for (size_t d = 0; d < v.shape.size(); ++d) {
-      if (v.dim_names[d] == kRecordDim)
-        return error(TAPIO_ERR_ARG, "variable '{}': dimension name '{}' is reserved for steps",
-                     v.name, kRecordDim);
       TAPIO_ASSIGN_OR_RETURN(int32_t id, dim_id(h, v.dim_names[d], v.shape[d], v.name));
       nv.dimids.push_back(id);
     }
