@@ -17,13 +17,13 @@ def gtest(*cases):
     return f'<testsuites><testsuite name="S">{body}</testsuite></testsuites>'
 
 
-def skipped_list(tmp_path, gtests, pytest_skips=(), ctest=""):
+def skipped_list(tmp_path, gtests, pytest_skips=(), ctest="", kind="pytest.skip"):
     results = tmp_path / "test-results"
     (results / "gtest").mkdir(parents=True)
     for name, text in gtests.items():
         (results / "gtest" / f"{name}.xml").write_text(text)
     cases = "".join(f'<testcase classname="tests.py.test_x" name="{name}">'
-                    f'<skipped type="pytest.skip" message="{reason}"/></testcase>'
+                    f'<skipped type="{kind}" message="{reason}"/></testcase>'
                     for name, reason in pytest_skips)
     (results / "pytest.xml").write_text(f"<testsuites><testsuite>{cases}</testsuite></testsuites>")
     (results / "ctest.xml").write_text(f"<testsuite>{ctest}</testsuite>")
@@ -58,3 +58,10 @@ def test_any_other_skip_fails_with_its_reason(tmp_path):
     assert "tests.py.test_x::test_e3sm: E3SM-IO map not available" in proc.stderr
     assert "mpi.v.np8: ctest: notrun" in proc.stderr
     assert "3 skipped tests are not for a missing optional peer" in proc.stderr
+
+
+def test_a_strict_xfail_is_a_listed_known_defect(tmp_path):
+    proc = skipped_list(tmp_path, {}, [("test_dims", "dimension ids follow use (issue 25)")],
+                        kind="pytest.xfail")
+    assert proc.returncode == 0, proc.stderr
+    assert "known defect: dimension ids follow use (issue 25)" in proc.stdout
