@@ -83,7 +83,7 @@ def test_collective_ragged_file_survives_sigkill(seed, tmp_path, python_binding)
     # file grows it and moves its record section again and again. Killed with SIGKILL at a
     # seeded moment, it leaves every step printed as committed readable, exact, by
     # netCDF4-python (docs/design.md, "Joined arrays in NetCDF files").
-    from test_crash import SLACK, Writer
+    from test_crash import Writer
     out = tmp_path / "crash.nc"
     ranks = 2
     writer = Writer(ranks, sys.executable, Path(__file__).parent / "joined_writer.py", out, -1,
@@ -98,7 +98,10 @@ def test_collective_ragged_file_survives_sigkill(seed, tmp_path, python_binding)
     with netCDF4.Dataset(out) as nc:
         nc.set_auto_mask(False)
         steps = len(nc.dimensions["time"])
-        assert committed <= steps <= committed + SLACK
+        # No upper bound: every step the file holds is checked exactly below, and mpiexec
+        # may not have forwarded the last lines when it was killed (11 of them at a load
+        # average of 10, beyond test_crash's SLACK of 3).
+        assert committed <= steps
         electrons = [sum(count_of(0, r, s) for r in range(ranks)) for s in range(steps)]
         ions = [sum(count_of(2, r, s) for r in range(ranks)) for s in range(steps)]
         assert list(nc.variables["electron_count"][:]) == electrons
