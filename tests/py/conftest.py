@@ -28,6 +28,13 @@ def cmake_cache(name):
     return None
 
 
+def sanitizer_flags():
+    """A sanitized libtapio (make test-asan) needs its sanitizer's runtime in a program the
+    tests compile themselves, linked first."""
+    sanitize = cmake_cache("TAPIO_SANITIZE")
+    return [f"-fsanitize={sanitize}"] if sanitize else []
+
+
 def readme_programs():
     """{language: source} of the README's shortest programs (its section "Using it")."""
     text = (ROOT / "README.md").read_text()

@@ -12,7 +12,7 @@ import netCDF4
 import numpy as np
 import pytest
 
-from conftest import BUILD, MPI_ENV, ROOT, cmake_cache, mpirun, readme_programs
+from conftest import BUILD, MPI_ENV, ROOT, cmake_cache, mpirun, readme_programs, sanitizer_flags
 
 
 def run(cmd, **kw):
@@ -76,12 +76,6 @@ def cmake_consumer(prefix, src, languages, find, link):
          f"-DCMAKE_C_FLAGS={san}", f"-DCMAKE_Fortran_FLAGS={san}"])
     run(["cmake", "--build", str(build)])
     return build / "consumer"
-
-
-def sanitizer_flags():
-    """A sanitized libtapio (make test-asan) needs its sanitizer's runtime in the program too."""
-    sanitize = cmake_cache("TAPIO_SANITIZE")
-    return [f"-fsanitize={sanitize}"] if sanitize else []
 
 
 def test_installed_cli_runs_with_a_clean_environment(prefix, tmp_path):

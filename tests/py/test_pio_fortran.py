@@ -18,7 +18,8 @@ import netCDF4
 import numpy as np
 import pytest
 
-from conftest import BUILD, MPI_ENV, ROOT, SHARED, cmake_cache, mpirun, skip_optional_peer
+from conftest import (BUILD, MPI_ENV, ROOT, SHARED, cmake_cache, mpirun, sanitizer_flags,
+                      skip_optional_peer)
 
 NX, NY, NZ, NFRAMES = 7, 5, 3, 3
 TEMP_FILL = -1.0e30
@@ -95,7 +96,7 @@ def ours_on_tapio():
     pio_c = BUILD / "src" / "pio"
     return Against("tapio", ["-I", str(lib / "mod")], [],
                    [f"-L{lib}", "-ltapio_pio_fortran", f"-L{pio_c}", "-ltapio_pio",
-                    f"-Wl,-rpath,{lib}:{pio_c}:{BUILD / 'src' / 'api'}"])
+                    f"-Wl,-rpath,{lib}:{pio_c}:{BUILD / 'src' / 'api'}", *sanitizer_flags()])
 
 
 def program_of(name, against, tmp_path):
@@ -222,7 +223,7 @@ def test_installed_module_builds_pio_programs_on_tapio(ours_on_tapio, tmp_path):
                            check=True, capture_output=True, text=True).stdout.split()
     program = compile_fortran(tmp_path / "pio_strict_f",
                               [ROOT / "tests" / "pio_fortran" / "pio_strict_f.f90"],
-                              [], [*flags, f"-Wl,-rpath,{prefix / 'lib'}"])
+                              [], [*flags, f"-Wl,-rpath,{prefix / 'lib'}", *sanitizer_flags()])
     clean = {k: v for k, v in MPI_ENV.items()
              if k in ("PATH", "HOME") or k.startswith("OMPI_") or k.endswith("SAN_OPTIONS")}
     out = mpirun(2, program, tmp_path / "strict.nc", env=clean, timeout=180)

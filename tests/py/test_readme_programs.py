@@ -7,16 +7,14 @@ import netCDF4
 import numpy as np
 import pytest
 
-from conftest import BUILD, ROOT, cmake_cache, mpirun, readme_programs
+from conftest import BUILD, ROOT, cmake_cache, mpirun, readme_programs, sanitizer_flags
 
 FENCES = {"c": "hello.c", "c++": "hello.cpp", "fortran": "hello.f90", "python": "hello.py"}
 
 
 def compile_command(language, src, exe):
     include, api = ROOT / "include", BUILD / "src" / "api"
-    # A sanitized libtapio (make test-asan) needs its sanitizer's runtime in the program too.
-    sanitize = cmake_cache("TAPIO_SANITIZE")
-    link = [f"-L{api}", "-ltapio", f"-Wl,-rpath,{api}", *([f"-fsanitize={sanitize}"] if sanitize else [])]
+    link = [f"-L{api}", "-ltapio", f"-Wl,-rpath,{api}", *sanitizer_flags()]
     if language == "fortran":
         fortran = BUILD / "fortran"
         if not (fortran / "mod" / "tapio.mod").exists():
