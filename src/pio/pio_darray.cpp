@@ -19,10 +19,11 @@ std::string on(const File& f, const Var& v, const Decomp& d) {
   return where(f, v) + ", decomposition " + std::to_string(d.id);
 }
 
-// The checks write_darray and read_darray share, in PIO's order: file, access, decomposition,
-// length, variable, shape.
-int darray_args(int ncid, int varid, int ioid, PIO_Offset arraylen, bool write, File** f,
-                Var** v, Decomp** d, const char* call) {
+// The checks of a darray call's ids and shapes, which write_darray and read_darray share:
+// file, access, decomposition, variable, shape. The same answer on every task given the same
+// arguments.
+int darray_ids(int ncid, int varid, int ioid, bool write, File** f, Var** v, Decomp** d,
+               const char* call) {
   if (int st = lookup(ncid, f, call)) return st;
   if (write && !(*f)->writable)
     return fail((*f)->ios, PIO_EPERM, std::string(call) + ": " + where(**f) + " is read-only");
@@ -30,10 +31,6 @@ int darray_args(int ncid, int varid, int ioid, PIO_Offset arraylen, bool write, 
   if (!*d || (*d)->iosysid != (*f)->ios->id)
     return fail((*f)->ios, PIO_EBADID, std::string(call) + ": " + where(**f) +
                 ": no decomposition " + std::to_string(ioid));
-  if (arraylen < (*d)->maplen)
-    return fail((*f)->ios, PIO_EINVAL, std::string(call) + ": " + where(**f) + ", decomposition " +
-                std::to_string(ioid) + ": the array holds " + std::to_string(arraylen) +
-                " elements but the decomposition maps " + std::to_string((*d)->maplen));
   if (int st = lookup_var(ncid, varid, f, v, call)) return st;
   const size_t first = framed(**v, **d) ? 1 : 0;
   bool same = (*v)->dimids.size() - first == (*d)->gdims.size() && (first || !(*v)->record);
@@ -48,6 +45,21 @@ int darray_args(int ncid, int varid, int ioid, PIO_Offset arraylen, bool write, 
                 ": frame " + std::to_string(frame_of(**v)) + " is beyond dimension '" +
                 (*f)->dims[(*v)->dimids[0]].name + "'");
   return PIO_NOERR;
+}
+
+// A short array is one task's own mistake: each task's map has its own length.
+int short_array(const File& f, const Var& v, const Decomp& d, PIO_Offset arraylen,
+                const char* call) {
+  if (arraylen >= d.maplen) return PIO_NOERR;
+  return fail(f.ios, PIO_EINVAL, std::string(call) + ": " + on(f, v, d) + ": the array holds " +
+              std::to_string(arraylen) + " elements but the decomposition maps " +
+              std::to_string(d.maplen));
+}
+
+int darray_args(int ncid, int varid, int ioid, PIO_Offset arraylen, bool write, File** f,
+                Var** v, Decomp** d, const char* call) {
+  if (int st = darray_ids(ncid, varid, ioid, write, f, v, d, call)) return st;
+  return short_array(**f, **v, **d, arraylen, call);
 }
 
 // The offsets a darray of v goes to: the decomposition's, in frame's slice of a fixed
@@ -187,11 +199,16 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
   File* f = nullptr;
   Var* v = nullptr;
   Decomp* d = nullptr;
-  if (int st = darray_args(ncid, varid, ioid, arraylen, false, &f, &v, &d, "PIOc_read_darray"))
-    return st;
+  if (int st = darray_ids(ncid, varid, ioid, false, &f, &v, &d, "PIOc_read_darray")) return st;
   tapio_engine* engine = nullptr;
   tapio_var* handle = nullptr;
   if (int st = reading(*f, *v, &engine, &handle, "PIOc_read_darray")) return st;
+  // The read is collective: a task whose array is short still takes part, reading nothing,
+  // so that the others are not left waiting, then returns its error.
+  if (int st = short_array(*f, *v, *d, arraylen, "PIOc_read_darray")) {
+    tapio_perform_gets(engine);
+    return st;
+  }
   const size_t size = type_size(d->type);
   std::vector<unsigned char> packed;
   void* into = array;
