@@ -56,10 +56,18 @@ int short_array(const File& f, const Var& v, const Decomp& d, PIO_Offset arrayle
               std::to_string(d.maplen));
 }
 
-int darray_args(int ncid, int varid, int ioid, PIO_Offset arraylen, bool write, File** f,
-                Var** v, Decomp** d, const char* call) {
-  if (int st = darray_ids(ncid, varid, ioid, write, f, v, d, call)) return st;
-  return short_array(**f, **v, **d, arraylen, call);
+// What only this task can get wrong in a write: its array (length, NULL) and its map (an
+// element twice). A write is collective (the buffer limit is agreed), so the caller still
+// takes part, holding nothing, and returns this after.
+int this_tasks_array(const File& f, const Var& v, const Decomp& d, PIO_Offset arraylen,
+                     const void* array, const char* call) {
+  if (int st = short_array(f, v, d, arraylen, call)) return st;
+  if (!array && d.maplen > 0)
+    return fail(f.ios, PIO_EINVAL, std::string(call) + ": " + where(f, v) + ": NULL array");
+  if (d.duplicates)
+    return fail(f.ios, PIO_EINVAL, std::string(call) + ": " + on(f, v, d) +
+                ": the decomposition maps an element twice (a decomposition for reading)");
+  return PIO_NOERR;
 }
 
 // The offsets a darray of v goes to: the decomposition's, in frame's slice of a fixed
@@ -140,15 +148,11 @@ int PIOc_write_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* 
   File* f = nullptr;
   Var* v = nullptr;
   Decomp* d = nullptr;
-  if (int st = darray_args(ncid, varid, ioid, arraylen, true, &f, &v, &d, "PIOc_write_darray"))
-    return st;
-  if (!array && d->maplen > 0)
-    return fail(f->ios, PIO_EINVAL, "PIOc_write_darray: " + where(*f, *v) + ": NULL array");
-  if (d->duplicates)
-    return fail(f->ios, PIO_EINVAL, "PIOc_write_darray: " + on(*f, *v, *d) +
-                ": the decomposition maps an element twice (a decomposition for reading)");
-  hold(*f, varid, *d, array, -1);
-  return flush_over_limit(*f, "PIOc_write_darray");
+  if (int st = darray_ids(ncid, varid, ioid, true, &f, &v, &d, "PIOc_write_darray")) return st;
+  const int local = this_tasks_array(*f, *v, *d, arraylen, array, "PIOc_write_darray");
+  if (local == PIO_NOERR) hold(*f, varid, *d, array, -1);
+  const int flushed = flush_over_limit(*f, "PIOc_write_darray");
+  return local != PIO_NOERR ? local : flushed;
 }
 
 int PIOc_write_darray_multi(int ncid, const int* varids, int ioid, int nvars,
@@ -159,26 +163,26 @@ int PIOc_write_darray_multi(int ncid, const int* varids, int ioid, int nvars,
   if (!varids || nvars < 1)
     return fail(f->ios, PIO_EINVAL, "PIOc_write_darray_multi: " + where(*f) +
                 ": nvars >= 1 and varids are needed");
+  int local = PIO_NOERR;
   for (int i = 0; i < nvars; ++i) {  // all checked before any is held
     Var* v = nullptr;
     Decomp* d = nullptr;
-    if (int st = darray_args(ncid, varids[i], ioid, arraylen, true, &f, &v, &d,
-                             "PIOc_write_darray_multi"))
+    if (int st = darray_ids(ncid, varids[i], ioid, true, &f, &v, &d, "PIOc_write_darray_multi"))
       return st;
-    if (d->duplicates)
-      return fail(f->ios, PIO_EINVAL, "PIOc_write_darray_multi: " + on(*f, *v, *d) +
-                  ": the decomposition maps an element twice (a decomposition for reading)");
     const Var& v0 = f->vars[varids[0]];
     if (v->record != v0.record || v->dimids != v0.dimids)
       return fail(f->ios, PIO_EVARDIMMISMATCH, "PIOc_write_darray_multi: " + where(*f, *v) +
                   ": its dimensions are not those of variable '" + v0.name + "'");
+    if (local == PIO_NOERR)
+      local = this_tasks_array(*f, *v, *d, arraylen, array, "PIOc_write_darray_multi");
   }
   const Decomp& d = *find_decomp(ioid);
   const auto* bytes = static_cast<const unsigned char*>(array);
-  for (int i = 0; i < nvars; ++i)
+  for (int i = 0; local == PIO_NOERR && i < nvars; ++i)
     hold(*f, varids[i], d, bytes + i * arraylen * type_size(d.type), frame ? frame[i] : -1);
-  return flushtodisk ? flush(*f, "PIOc_write_darray_multi", Flush::kSync)
-                     : flush_over_limit(*f, "PIOc_write_darray_multi");
+  const int flushed = flushtodisk ? flush(*f, "PIOc_write_darray_multi", Flush::kSync)
+                                  : flush_over_limit(*f, "PIOc_write_darray_multi");
+  return local != PIO_NOERR ? local : flushed;
 }
 
 // A record of a darray: write_darray (held until the next flush) and read_darray at `recnum`.

@@ -160,6 +160,15 @@ int main(int argc, char** argv) {
   EXPECT(PIOc_freedecomp(iosysid, dup_ioid), 0);
   EXPECT(PIOc_freedecomp(iosysid, shared_ioid), 0);
 
+  /* A short array on the last task only, in a file of its own: that task gets PIO_EINVAL,
+   * and the others are not left waiting in the write's agreement on the buffer limit. */
+  int short_ncid, short_var;
+  make_file(iosysid, ioid, ntasks, "pio_errors_short.nc", &short_ncid, &short_var);
+  EXPECT(PIOc_setframe(short_ncid, short_var, 0), 0);
+  EXPECT(PIOc_write_darray(short_ncid, short_var, ioid, rank == ntasks - 1 ? 3 : 4, data, NULL),
+         rank == ntasks - 1 ? PIO_EINVAL : 0);
+  EXPECT(PIOc_closefile(short_ncid), 0);
+
   /* Extending an unlimited variable of a file opened for writing, then reading it while it is
    * open (box puts are held by the first task only: every task must still flush). */
   int unlim_var, unlim_dim, all_in[8], ext[8] = {1, 2, 3, 4, 5, 101, 102, 103};
