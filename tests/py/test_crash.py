@@ -47,9 +47,6 @@ TEMP_SHAPE = (8, 256, 256)
 IDS = 1 << 18
 GRID = 4096
 MANY_STEPS = 400        # more than any kill waits for
-SLACK = 3               # steps a reader may see beyond the last `committed` printed: one
-                        # committed but not printed, and lines mpiexec had not forwarded yet
-                        # (seen: 2 of them, with a fast 1-rank subfile writer)
 RUN_TIMEOUT = 60        # seconds, for any one subprocess
 # Per-engine parameters: the subfile engine gets two virtual nodes at 4 ranks, so two
 # aggregators write two subfiles, and the parallel `log` metadata backend.
@@ -246,10 +243,10 @@ def check_after_kill(writer, ranks, path, engine, printed):
     more: one committed but not yet printed, and a `committed` line still on its way through
     mpiexec when the kill landed."""
     committed = known_committed(engine, printed)
-    # An async writer's end_step returns before its writes, so it runs further ahead of the
-    # `committed` lines mpiexec still holds at the kill (seen: 10 steps at 1 rank): no upper
-    # bound but the steps asked for; every step read is still checked exact.
-    most = MANY_STEPS if engine in LAG else printed + SLACK
+    # No upper bound but the steps asked for: the `committed` lines mpiexec still holds at the
+    # kill are lost, and how many depends on the load (seen: 2 at rest, 10 for an async
+    # writer, 11 at a load average of 10). Every step read is still checked exact.
+    most = MANY_STEPS
     rc, steps, out = verify(writer, ranks, path, engine)
     assert rc == 0, f"{engine} at {ranks} ranks, {committed} steps committed:\n{out}"
     assert steps is not None and committed <= steps <= most, out

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from conftest import BUILD, MPI_ENV, mpiexec
-from test_crash import (MANY_STEPS, PARAMS, RUN_TIMEOUT, SLACK, Writer, append_and_check,
+from test_crash import (MANY_STEPS, PARAMS, RUN_TIMEOUT, Writer, append_and_check,
                         kill_all, session_pids, verify, writer, writer_args)  # noqa: F401
 
 TIMEOUT = 3  # the readers' writer_timeout, seconds
@@ -112,7 +112,7 @@ def test_reader_of_killed_writer(writer, tmp_path, ranks, extra):
     m = re.search(r"^writer gone (\d+)$", out, re.M)
     assert rc == 0 and m and "ok" in out.splitlines(), out
     steps = int(m.group(1))
-    assert printed <= steps <= printed + SLACK, out
+    assert printed <= steps <= MANY_STEPS, out
     assert re.findall(r"^step (\d+)$", out, re.M) == [str(s) for s in range(steps)], out
     # Record times are whole seconds: gone after TIMEOUT - 1 s at the earliest.
     assert TIMEOUT - 1 <= waited <= TIMEOUT + 20, f"gone after {waited:.1f} s:\n{out}"

@@ -100,7 +100,7 @@ def test_collective_ragged_file_survives_sigkill(seed, tmp_path, python_binding)
         steps = len(nc.dimensions["time"])
         # No upper bound: every step the file holds is checked exactly below, and mpiexec
         # may not have forwarded the last lines when it was killed (11 of them at a load
-        # average of 10, beyond test_crash's SLACK of 3).
+        # average of 10).
         assert committed <= steps
         electrons = [sum(count_of(0, r, s) for r in range(ranks)) for s in range(steps)]
         ions = [sum(count_of(2, r, s) for r in range(ranks)) for s in range(steps)]
