@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "engine/collective/collective_spec.h"
 #include "format/netcdf/layout.h"
 #include "format/netcdf/schema.h"
 #include "plan/direct.h"
@@ -42,7 +43,8 @@ class CollectiveBuilder {
  public:
   CollectiveBuilder(const Workload& w, const Pattern& p, const Cluster& c, StepLayout step,
                     Traffic* t)
-      : w_(w), p_(p), c_(c), step_(std::move(step)), t_(t) {}
+      : w_(w), spec_(CollectiveSpec::parse(w.params)), p_(p), c_(c), step_(std::move(step)),
+        t_(t) {}
 
   Status run(const Progress& progress);
 
@@ -63,6 +65,7 @@ class CollectiveBuilder {
   bool direct_chosen() const;
 
   const Workload& w_;
+  const CollectiveSpec spec_;  // the engine's own parse of the workload's parameters
   const Pattern& p_;
   const Cluster& c_;
   StepLayout step_;
@@ -72,45 +75,37 @@ class CollectiveBuilder {
   std::unique_ptr<LoadBook> book_, direct_book_;
   Traffic direct_;  // the same step if every rank wrote directly
   DirectVote vote_;
-  bool shm_ = true;
   bool per_piece_ = false;
   uint64_t in_flight_ = 1;
-  plan::CollectOrder order_ = plan::CollectOrder::kTopology;
 };
 
 Status CollectiveBuilder::run(const Progress& progress) {
-  const Params& prm = w_.params;
   const int P = w_.ranks;
   node_of_ = node_of_ranks(w_, c_, &t_->nodes);
-  const int A = plan::aggregator_count(P, t_->nodes, prm.get("aggregators"),
-                                       static_cast<int>(prm.get_int("aggregators_per_node")));
-  const plan::Placement placement =
-      prm.get("placement") == "rank-order" ? plan::Placement::kRankOrder : plan::Placement::kSpread;
-  agg_.ranks = plan::place_aggregators(node_of_, t_->nodes, A, placement);
+  const int A =
+      plan::aggregator_count(P, t_->nodes, spec_.aggregators, spec_.aggregators_per_node);
+  agg_.ranks = plan::place_aggregators(node_of_, t_->nodes, A, spec_.placement);
   agg_.agg_of_rank.assign(P, -1);
   for (size_t a = 0; a < agg_.ranks.size(); ++a) {
     agg_.node.push_back(node_of_[agg_.ranks[a]]);
     agg_.agg_of_rank[agg_.ranks[a]] = static_cast<int>(a);
   }
-  const uint64_t round = std::min<uint64_t>(prm.get_size("buffer_size"), 1u << 30);
-  agg_.layout = plan::make_layout(step_.lo, step_.hi, A, prm.get_size("stripe_size"), round, 16000);
-  shm_ = prm.get_bool("shared_memory");
+  agg_.layout =
+      plan::make_layout(step_.lo, step_.hi, A, spec_.stripe_size, spec_.round_bytes, 16000);
   per_piece_ = w_.messages == "per-piece";
-  order_ = prm.get("collect_order") == "topology" ? plan::CollectOrder::kTopology
-                                                  : plan::CollectOrder::kRank;
   in_flight_ = static_cast<uint64_t>(c_.in_flight);
   t_->writers = A;
   t_->writer_ranks = agg_.ranks;
   t_->window = agg_.layout.round_bytes;
-  t_->pipeline = prm.get_bool("pipeline");
+  t_->pipeline = spec_.pipeline;
   t_->swap_bytes.assign(t_->nodes, 0);
   book_ = std::make_unique<LoadBook>(c_, t_->nodes, A, t_);
   direct_ = *t_;
   direct_book_ = std::make_unique<LoadBook>(c_, t_->nodes, 0, &direct_);
-  vote_.all = prm.get("direct") == "auto";
+  vote_.all = spec_.direct;
   vote_.lower_hi.assign(p_.io().vars.size(), 0);
   for (int r = 0; r < P; ++r) {
-    const RankPuts mine = puts_of(p_, r, prm.get_size("stripe_size"));
+    const RankPuts mine = puts_of(p_, r, spec_.stripe_size);
     t_->segments += mine.segments;
     t_->max_rank_segments = std::max<uint64_t>(t_->max_rank_segments, mine.segments);
     t_->max_rank_bytes = std::max(t_->max_rank_bytes, mine.bytes);
@@ -136,14 +131,14 @@ Status CollectiveBuilder::run(const Progress& progress) {
   t_->mode = "two-phase";
   // The touched-variable reduction (with the direct vote), the reduce-scatter of message
   // counts, the node barrier per round from the third on, and the call's agreement.
-  t_->collectives = 3 + (shm_ ? static_cast<int>(std::max<uint32_t>(agg_.layout.rounds, 2) - 2) : 0);
+  t_->collectives = 3 + (spec_.shared_memory ? static_cast<int>(std::max<uint32_t>(agg_.layout.rounds, 2) - 2) : 0);
   t_->reduce_scatter_bytes = static_cast<uint64_t>(A) * agg_.layout.rounds * 4;
   return ok_status();
 }
 
 bool CollectiveBuilder::direct_chosen() const {
   // With fill, the ranks' disjoint pieces must add up to the variables' bytes.
-  return vote_.all && (!w_.params.get_bool("fill") || vote_.bytes == step_.hi_bytes);
+  return vote_.all && (!spec_.file.fill || vote_.bytes == step_.hi_bytes);
 }
 
 void CollectiveBuilder::direct_rank(int rank, const RankPuts& mine) {
@@ -159,7 +154,7 @@ void CollectiveBuilder::direct_rank(int rank, const RankPuts& mine) {
     plan::widen_since(&ranges[put.var], segs, before);
     mem += put.shape->bytes;
   }
-  const plan::DirectPlan plan = plan::plan_direct(segs, w_.params.get_size("stripe_size"));
+  const plan::DirectPlan plan = plan::plan_direct(segs, spec_.stripe_size);
   vote_.all = vote_.all && plan.eligible && plan::in_rank_order(ranges, vote_.lower_hi);
   if (!vote_.all) return;
   for (size_t v = 0; v < ranges.size(); ++v)
@@ -267,7 +262,7 @@ void CollectiveBuilder::route_rank(int rank, const RankPuts& mine) {
     size_t j = i;
     aggs.clear();
     for (; j < windows.size() && windows[j].round == r; ++j) aggs.push_back(windows[j].agg);
-    const std::vector<int> order = plan::collection_order(aggs, node, order_);
+    const std::vector<int> order = plan::collection_order(aggs, node, spec_.collect_order);
     RoundLoad& load = book_->round(r);
     uint32_t position = 0;
     for (int a : order) {
@@ -279,7 +274,7 @@ void CollectiveBuilder::route_rank(int rank, const RankPuts& mine) {
         load.agg_pieces[a] += e.pieces;
         continue;
       }
-      if (to == node && shm_) {  // swapped straight into the shared slot; the list follows
+      if (to == node && spec_.shared_memory) {  // swapped straight into the shared slot; the list follows
         load.shm_copy[node] += e.bytes;
         load.shm_pieces[node] += e.pieces;
         load.agg_msgs[a] += 1;
@@ -362,7 +357,7 @@ Result<Traffic> plan_traffic(const Workload& w, const Pattern& p, const Cluster&
   if (w.engine == "collective") {
     CollectiveBuilder b(w, p, c, std::move(step), &t);
     TAPIO_RETURN_IF_ERROR(b.run(progress));
-    if (w.params.get("two_level") == "true") gather_per_node(&t);
+    if (CollectiveSpec::parse(w.params).two_level) gather_per_node(&t);
   } else if (w.engine == "subfile") {
     TAPIO_RETURN_IF_ERROR(subfile_traffic(w, p, c, step, progress, &t));
   } else {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/netcdf/netcdf_spec.h"
 #include "format/netcdf/layout.h"
 #include "format/netcdf/schema.h"
 #include "plan/direct.h"
@@ -9,12 +10,9 @@
 namespace tapio::sim {
 
 Result<StepLayout> step_layout(const Workload& w, const Pattern& p) {
-  const int version = w.params.get("netcdf_version") == "5" ? 5 : std::stoi(w.params.get("netcdf_version"));
-  TAPIO_ASSIGN_OR_RETURN(netcdf::Header h, netcdf::header_from_io(p.io(), version));
-  netcdf::LayoutOptions o;
-  o.data_align = w.params.get_size("data_align");
-  o.header_pad = w.params.get_size("header_pad");
-  TAPIO_RETURN_IF_ERROR(netcdf::compute_layout(h, o));
+  const NetcdfSpec spec = NetcdfSpec::parse(w.params);
+  TAPIO_ASSIGN_OR_RETURN(netcdf::Header h, netcdf::header_from_io(p.io(), spec.version));
+  TAPIO_RETURN_IF_ERROR(netcdf::compute_layout(h, spec.layout));
   StepLayout s;
   s.lo = UINT64_MAX;
   for (const netcdf::Var& v : h.vars) {

@@ -5,6 +5,7 @@
 // rank's block list. Serial: rank 0 gathers each variable and writes it with one call.
 #include <algorithm>
 
+#include "engine/subfile/subfile_spec.h"
 #include "plan/domains.h"
 #include "plan/group_layout.h"
 #include "sim/load_book.h"
@@ -19,10 +20,11 @@ double block_list_bytes(uint64_t blocks, uint64_t bytes) {
   return 24.0 * static_cast<double>(blocks) + 8.0 * static_cast<double>((bytes >> 20) + blocks);
 }
 
-std::vector<int> groups_of(const Workload& w, const std::vector<int>& node_of, int nodes, int* count) {
+std::vector<int> groups_of(const Workload& w, const SubfileSpec& spec,
+                           const std::vector<int>& node_of, int nodes, int* count) {
   const int P = w.ranks;
-  const int per_node = static_cast<int>(w.params.get_int("aggregators_per_node"));
-  const std::string agg = w.params.get("aggregators");
+  const int per_node = spec.aggregators_per_node;
+  const std::string& agg = spec.aggregators;
   std::vector<int> group(P);
   if (agg != "auto") {
     *count = plan::aggregator_count(P, nodes, agg, per_node);
@@ -39,10 +41,11 @@ std::vector<int> groups_of(const Workload& w, const std::vector<int>& node_of, i
 
 Status subfile_traffic(const Workload& w, const Pattern& p, const Cluster& c,
                        const StepLayout& step, const Progress& progress, Traffic* t) {
+  const SubfileSpec spec = SubfileSpec::parse(w.params);  // the engine's own parse
   const int P = w.ranks;
   const std::vector<int> node_of = node_of_ranks(w, c, &t->nodes);
   int G = 0;
-  const std::vector<int> group = groups_of(w, node_of, t->nodes, &G);
+  const std::vector<int> group = groups_of(w, spec, node_of, t->nodes, &G);
   std::vector<uint64_t> bytes(P), puts(P);
   t->swap_bytes.assign(t->nodes, 0);
   for (int r = 0; r < P; ++r) {
@@ -61,8 +64,7 @@ Status subfile_traffic(const Workload& w, const Pattern& p, const Cluster& c,
   std::vector<std::vector<int>> members(G);
   for (int r = 0; r < P; ++r) members[group[r]].push_back(r);
   LoadBook book(c, t->nodes, G, t);
-  const std::string how = w.params.get("subfile_write");
-  const uint64_t round = w.params.get_size("buffer_size");
+  const uint64_t round = spec.round;
   bool aggregated = false;
   for (int g = 0; g < G; ++g) {
     const std::vector<int>& m = members[g];
@@ -73,10 +75,11 @@ Status subfile_traffic(const Workload& w, const Pattern& p, const Cluster& c,
       sizes.push_back(bytes[r]);
       spans = spans || node_of[r] != node_of[m[0]];
     }
-    const plan::GroupLayout gl = plan::layout_group(0, sizes, w.params.get_size("block_align"));
+    const plan::GroupLayout gl = plan::layout_group(0, sizes, spec.block_align);
     const int leader = node_of[m[0]];
     t->writer_ranks.push_back(m[0]);
-    if (how == "direct" || (how == "auto" && !spans)) {
+    if (spec.write == SubfileSpec::Write::kDirect ||
+        (spec.write == SubfileSpec::Write::kAuto && !spans)) {
       for (size_t i = 0; i < m.size(); ++i) {
         book.write(0, node_of[m[i]], static_cast<uint64_t>(g), gl.offsets[i], gl.sizes[i]);
         book.claim(0, node_of[m[i]], static_cast<uint64_t>(g), gl.offsets[i], gl.sizes[i]);
@@ -107,12 +110,12 @@ Status subfile_traffic(const Workload& w, const Pattern& p, const Cluster& c,
   t->writers = G;
   t->window = round;
   t->files = static_cast<uint64_t>(G) + 2;  // subfiles, the metadata and the index
-  const std::string md = w.params.get("metadata");
-  t->metadata_requests = md == "gather" ? 1 : P;
+  const bool gather = spec.metadata == SubfileSpec::Metadata::kGather;
+  t->metadata_requests = gather ? 1 : P;
   // The vote, the metadata backend's collectives (gather + gatherv, or one exscan) and the
   // broadcast of rank 0's status.
-  t->collectives = md == "gather" ? 4 : 3;
-  if (md != "gather") t->metadata_bytes = 0;  // written by each rank, not gathered
+  t->collectives = gather ? 4 : 3;
+  if (!gather) t->metadata_bytes = 0;  // written by each rank, not gathered
   if (t->rounds.empty()) book.round(0);
   return ok_status();
 }

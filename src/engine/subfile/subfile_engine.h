@@ -16,6 +16,7 @@
 #include "engine/plan_cache.h"
 #include "engine/subfile/catalog.h"
 #include "engine/subfile/put_stream.h"
+#include "engine/subfile/subfile_spec.h"
 #include "format/subfile/block_list.h"
 #include "format/subfile/records.h"
 #include "io/file.h"
@@ -25,34 +26,6 @@
 #include "plan/intersect.h"
 
 namespace tapio {
-
-// The engine's parameters, parsed once at open (subfile_spec.cpp).
-struct SubfileSpec {
-  enum class Metadata { kGather, kLog, kAligned };
-  enum class Write { kAuto, kDirect, kAggregate };  // subfile_write
-  bool fpp = false;             // aggregators = all: a subfile per rank
-  std::string aggregators = "auto";
-  int aggregators_per_node = 1;
-  Write write = Write::kAuto;
-  uint64_t block_align = 4096;  // each rank's region of a step starts at a multiple of this
-  uint64_t round = 16 << 20;    // aggregate rounds (buffer_size)
-  bool stats = true;            // statistics = minmax
-  Metadata metadata = Metadata::kGather;
-  uint64_t metadata_chunk = 1;  // aligned: records start at multiples of this
-  bool delegate_reads = true;   // metadata_read = delegate
-  uint64_t prefetch = 1 << 20;  // metadata read-ahead
-  uint64_t merge_below = 256 << 10;
-  bool sync_step = false;       // fsync = step
-  bool sync_close = true;       // fsync != never
-  bool async = false;           // writes and commits in the background (subfile_async.cpp)
-  uint64_t async_buffer = 0;    // bytes the background writes may hold
-  uint64_t writer_timeout = 3600;  // seconds without a commit after which a reader deems an
-                                   // unclosed dataset's writer gone (0: never)
-  io::LayerSpec layers;         // of the data files (io/layers.h); set by SubfileEngine::open
-  std::string file_locking = "true";  // a writer's lock on tapio.lock (io/write_lock.h)
-
-  static SubfileSpec parse(const Params& params);
-};
 
 // What this rank wrote in the step being written, until its commit.
 struct SubfileStep {

@@ -1,7 +1,6 @@
-// The subfile engine's parameters, parsed once at open (subfile_engine.h).
-#include <algorithm>
+#include "engine/subfile/subfile_spec.h"
 
-#include "engine/subfile/subfile_engine.h"
+#include <algorithm>
 
 namespace tapio {
 
