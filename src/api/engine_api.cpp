@@ -1,7 +1,7 @@
 // Engine calls: open, steps, put/get, close.
-#include "api/definitions_check.h"
 #include "api/errors.h"
 #include "api/handles.h"
+#include "api/open.h"
 #include "api/selections.h"
 
 using namespace tapio;
@@ -48,46 +48,17 @@ Status open(tapio_io* io_handle, const char* path, tapio_mode mode, tapio_engine
   TAPIO_RETURN_IF_ERROR(need(out, "output handle"));
   if (mode != TAPIO_MODE_WRITE && mode != TAPIO_MODE_READ && mode != TAPIO_MODE_APPEND)
     return error(TAPIO_ERR_ARG, "invalid mode {}", int(mode));
-  api::ContextState* ctx = io->ctx;
-  EngineEnv env;
-  OpenSpec& spec = env.spec;
-  env.res.comm = &ctx->comm;
-  env.res.io = &io->def;
-  spec.path = path;
-  spec.mode = mode == TAPIO_MODE_WRITE  ? OpenMode::kWrite
-              : mode == TAPIO_MODE_READ ? OpenMode::kRead
-                                        : OpenMode::kAppend;
-  spec.engine = io->def.engine;
-  spec.params = io->def.params;
-  env.res.buffers = &ctx->buffers;
-  env.res.node_memory = &ctx->node_memory;
-  if (ctx->config)
-    TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, spec.path, &spec.engine, &spec.params));
-  if (spec.engine.empty()) {
-    TAPIO_ASSIGN_OR_RETURN(spec.engine, default_engine(ctx->comm, spec.path, spec.mode));
-  }
-  TAPIO_RETURN_IF_ERROR(api::check_same_definitions(ctx->comm, io->def, spec.path, spec.engine,
-                                                    spec.params, spec.mode));
-  const int ranks_per_node = static_cast<int>(spec.params.get_int("ranks_per_node"));
-  if (ranks_per_node == 0 && ctx->detected) {
-    env.res.topology = *ctx->detected;
-  } else {
-    TAPIO_ASSIGN_OR_RETURN(env.res.topology,
-                           comm::detect_topology(ctx->comm, ranks_per_node,
-                                                 spec.params.get("node_layout") == "cyclic"));
-    if (ranks_per_node == 0) ctx->detected = env.res.topology;
-  }
-  // "auto" sizes (and, with a cluster file, the aggregator count) chosen by the cluster model.
-  TAPIO_RETURN_IF_ERROR(ctx->auto_choices.resolve(
-      &spec.params, spec.engine, spec.mode == OpenMode::kWrite ? *env.res.io : IoDef{},
-      env.res.topology.node_of_rank, env.res.topology.nodes));
-  TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, open_engine(std::move(env)));
+  const OpenMode open_mode = mode == TAPIO_MODE_WRITE  ? OpenMode::kWrite
+                            : mode == TAPIO_MODE_READ ? OpenMode::kRead
+                                                      : OpenMode::kAppend;
+  TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine,
+                         api::open_engine_for(io, path, open_mode));
   auto state = std::make_unique<EngineState>();
-  state->ctx = ctx;
+  state->ctx = io->ctx;
   state->io = io;
   state->engine = std::move(engine);
   *out = state->registration.handle();
-  ctx->engines.push_back(std::move(state));
+  io->ctx->engines.push_back(std::move(state));
   return ok_status();
 }
 

@@ -1,0 +1,49 @@
+#include "api/open.h"
+
+#include "api/definitions_check.h"
+
+namespace tapio::api {
+namespace {
+
+// The nodes of the job: MPI's, found once per context, or virtual nodes the parameters ask for.
+Result<comm::Topology> topology_for(ContextState* ctx, const Params& params) {
+  const int ranks_per_node = static_cast<int>(params.get_int("ranks_per_node"));
+  if (ranks_per_node == 0 && ctx->detected) return *ctx->detected;
+  TAPIO_ASSIGN_OR_RETURN(comm::Topology t,
+                         comm::detect_topology(ctx->comm, ranks_per_node,
+                                               params.get("node_layout") == "cyclic"));
+  if (ranks_per_node == 0) ctx->detected = t;
+  return t;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Engine>> open_engine_for(IoState* io, const std::string& path,
+                                                OpenMode mode) {
+  ContextState* ctx = io->ctx;
+  EngineEnv env;
+  OpenSpec& spec = env.spec;
+  spec.path = path;
+  spec.mode = mode;
+  spec.engine = io->def.engine;
+  spec.params = io->def.params;
+  env.res.comm = &ctx->comm;
+  env.res.io = &io->def;
+  env.res.buffers = &ctx->buffers;
+  env.res.node_memory = &ctx->node_memory;
+  if (ctx->config)
+    TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, spec.path, &spec.engine, &spec.params));
+  if (spec.engine.empty()) {
+    TAPIO_ASSIGN_OR_RETURN(spec.engine, default_engine(ctx->comm, spec.path, spec.mode));
+  }
+  TAPIO_RETURN_IF_ERROR(check_same_definitions(ctx->comm, io->def, spec.path, spec.engine,
+                                               spec.params, spec.mode));
+  TAPIO_ASSIGN_OR_RETURN(env.res.topology, topology_for(ctx, spec.params));
+  // "auto" sizes (and, with a cluster file, the aggregator count) chosen by the cluster model.
+  TAPIO_RETURN_IF_ERROR(ctx->auto_choices.resolve(
+      &spec.params, spec.engine, spec.mode == OpenMode::kWrite ? io->def : IoDef{},
+      env.res.topology.node_of_rank, env.res.topology.nodes));
+  return open_engine(std::move(env));
+}
+
+}  // namespace tapio::api
