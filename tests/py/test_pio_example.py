@@ -4,7 +4,8 @@ PIO layer and against the real PIO 2.7.0, write files that netCDF4-python finds 
 by value (holes included), in CDF-1, CDF-2 and CDF-5.
 
 The model's files on tapio are also checked against the model's own values (computed here, as
-examples/licom_grid.f90 does) at 1, 2 and 4 ranks. The real PIO is an optional peer
+examples/licom_grid.f90 does) at 1, 2 and 4 ranks, and once on the subfile engine (a
+TAPIO_CONFIG rule; the datasets converted to NetCDF). The real PIO is an optional peer
 (scripts/install_pio.sh, `make pio-real`): without it those comparisons skip. Dimensions are
 compared by name: tapio numbers them in the order variables use them (issue 25, open)."""
 import re
@@ -14,7 +15,7 @@ import netCDF4
 import numpy as np
 import pytest
 
-from conftest import BUILD, ROOT, mpirun
+from conftest import BUILD, MPI_ENV, ROOT, mpirun
 from test_pio_fortran import (MODELS, Against, build_pioperformance,  # noqa: F401 (fixtures)
                               ours_on_tapio, pio_own_fortran, real_pio, same_values)
 
@@ -79,9 +80,9 @@ def check_licom_files(prefix, fmt):
             check_field(ds[name], expected, land)
 
 
-def run_licom(program, np_, prefix, fmt):
+def run_licom(program, np_, prefix, fmt, env=MPI_ENV):
     iotype, rearr = FORMATS[fmt]
-    out = mpirun(np_, program, prefix, fmt, iotype, rearr, timeout=120)
+    out = mpirun(np_, program, prefix, fmt, iotype, rearr, timeout=120, env=env)
     assert f"licom_pio ok on {np_} ranks" in out, out
     return prefix
 
@@ -96,6 +97,20 @@ def licom_on_tapio():
 @pytest.mark.parametrize("np_,fmt", [(1, "cdf1"), (2, "cdf2"), (4, "cdf5")])
 def test_licom_pio_on_tapio(tmp_path, np_, fmt):
     check_licom_files(run_licom(licom_on_tapio(), np_, tmp_path / "licom", fmt), fmt)
+
+
+def test_licom_pio_on_tapio_subfile_engine(tmp_path):
+    """A TAPIO_CONFIG rule sends the model's files to the subfile engine; its restart is read
+    back from the dataset, and both datasets, converted to NetCDF, hold the model's values."""
+    config = tmp_path / "subfile.toml"
+    config.write_text('[[rule]]\npath = "*.nc"\nengine = "subfile"\n')
+    prefix = run_licom(licom_on_tapio(), 4, tmp_path / "licom", "cdf5",
+                       env=dict(MPI_ENV, TAPIO_CONFIG=str(config)))
+    for kind in ("hist", "rest"):
+        assert (tmp_path / f"licom.{kind}.nc" / "tapio.idx").exists()
+        mpirun(1, BUILD / "tools" / "tapio", "convert", f"{prefix}.{kind}.nc",
+               tmp_path / f"converted.{kind}.nc")
+    check_licom_files(tmp_path / "converted", "cdf5")
 
 
 @pytest.fixture(scope="module")
