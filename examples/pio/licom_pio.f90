@@ -11,8 +11,10 @@
 !   mpiexec -n N licom_pio PREFIX cdf1|cdf2|cdf5 pnetcdf|netcdf box|subset
 !
 ! writes PREFIX.hist.nc (NFRAMES history frames of temp, salt, u, v and ssh) and PREFIX.rest.nc
-! (the last state, no time dimension), then reads the restart back on every rank and compares
-! each ocean point with what it wrote. "licom_pio ok on N ranks" when all is well.
+! (the last state, no time dimension). Then, as a restarted run would, it reads the restart back
+! on every rank (and compares each ocean point with what it wrote), takes one more step and
+! appends its frame to the history (PIO_openfile with PIO_write): NFRAMES + 1 frames in all.
+! "licom_pio ok on N ranks" when all is well.
 program licom_pio
   use mpi
   use pio
@@ -54,7 +56,9 @@ program licom_pio
   allocate(state(ni, nj, nz, 4), surface(ni, nj))
   call write_history(trim(prefix) // ".hist.nc")
   call write_restart(trim(prefix) // ".rest.nc")
+  ! The restarted run.
   call read_restart(trim(prefix) // ".rest.nc")
+  call continue_history(trim(prefix) // ".hist.nc")
 
   call PIO_freedecomp(ios, dec3)
   call PIO_freedecomp(ios, dec2)
@@ -194,7 +198,7 @@ contains
     character(len=*), intent(in) :: path
     type(file_desc_t) :: file
     type(var_desc_t) :: fields(5), lon, lat, depth, time, levels
-    integer :: dims(4), i, s, v
+    integer :: dims(4), i, s
     integer, allocatable :: kmt_block(:, :)
     call create(file, path, "history", dims(1:3))
     call check(PIO_def_dim(file, "time", PIO_unlimited, dims(4)), "def_dim time")
@@ -222,18 +226,27 @@ contains
 
     do s = 0, nframes - 1
       call step_model(s)
-      call check(PIO_put_var(file, time, [s + 1], [1], [30d0 * (s + 1)]), "put_var time")
-      do v = 1, 4
-        call PIO_setframe(file, fields(v), int(s + 1, pio_offset_kind))
-        call PIO_write_darray(file, fields(v), dec3, state(:, :, :, v), ierr, fillval=fill)
-        call check(ierr, "write_darray " // trim(names3(v)))
-      end do
-      call PIO_setframe(file, fields(5), int(s + 1, pio_offset_kind))
-      call PIO_write_darray(file, fields(5), dec2, surface, ierr, fillval=fill)
-      call check(ierr, "write_darray ssh")
-      call PIO_syncfile(file)
+      call write_frame(file, fields, time, s)
     end do
     call PIO_closefile(file)
+  end subroutine
+
+  ! History frame s + 1: the model's state at step s, and its time.
+  subroutine write_frame(file, fields, time, s)
+    type(file_desc_t), intent(inout) :: file
+    type(var_desc_t), intent(inout) :: fields(5), time
+    integer, intent(in) :: s
+    integer :: v
+    call check(PIO_put_var(file, time, [s + 1], [1], [30d0 * (s + 1)]), "put_var time")
+    do v = 1, 4
+      call PIO_setframe(file, fields(v), int(s + 1, pio_offset_kind))
+      call PIO_write_darray(file, fields(v), dec3, state(:, :, :, v), ierr, fillval=fill)
+      call check(ierr, "write_darray " // trim(names3(v)))
+    end do
+    call PIO_setframe(file, fields(5), int(s + 1, pio_offset_kind))
+    call PIO_write_darray(file, fields(5), dec2, surface, ierr, fillval=fill)
+    call check(ierr, "write_darray ssh")
+    call PIO_syncfile(file)
   end subroutine
 
   ! Restart: the last step's state, no time dimension.
@@ -282,6 +295,26 @@ contains
     call PIO_read_darray(file, field, dec2, got2, ierr)
     call check(ierr, "read_darray ssh")
     if (any(ocean(:, :, 1) .and. got2 /= surface)) call wrong("restart ssh")
+    call PIO_closefile(file)
+  end subroutine
+
+  ! The restarted run's first step, appended to the history after the frames already there.
+  subroutine continue_history(path)
+    character(len=*), intent(in) :: path
+    type(file_desc_t) :: file
+    type(var_desc_t) :: fields(5), time
+    integer :: v, frames, time_dim
+    call step_model(nframes)
+    call check(PIO_openfile(ios, file, iotype, path, PIO_write), "openfile " // path)
+    call check(PIO_inq_dimid(file, "time", time_dim), "inq_dimid time")
+    call check(PIO_inq_dimlen(file, time_dim, frames), "inq_dimlen time")
+    if (frames /= nframes) call wrong("frames in the history")
+    call check(PIO_inq_varid(file, "time", time), "inq_varid time")
+    do v = 1, 4
+      call check(PIO_inq_varid(file, trim(names3(v)), fields(v)), "inq_varid " // trim(names3(v)))
+    end do
+    call check(PIO_inq_varid(file, "ssh", fields(5)), "inq_varid ssh")
+    call write_frame(file, fields, time, nframes)
     call PIO_closefile(file)
   end subroutine
 

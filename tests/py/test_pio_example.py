@@ -54,23 +54,24 @@ def check_field(var, expected, land, frame=None):
 
 
 def check_licom_files(prefix, fmt):
-    """The history's coordinates, kmt and frames, and the restart's last state."""
+    """The history's coordinates, kmt and frames (NFRAMES, then the restarted run's one), and
+    the restart's state (the first run's last step)."""
     with netCDF4.Dataset(f"{prefix}.hist.nc") as ds:
         assert ds.data_model == MODELS[fmt]
         assert {n: len(d) for n, d in ds.dimensions.items()} == {
-            "lon": NLON, "lat": NLAT, "depth": NZ, "time": NFRAMES}
+            "lon": NLON, "lat": NLAT, "depth": NZ, "time": NFRAMES + 1}
         assert ds.dimensions["time"].isunlimited()
         assert ds.title == "LICOM-like ocean history"
         np.testing.assert_array_equal(ds["lon"][:], 5.0 + 10.0 * np.arange(NLON))
         np.testing.assert_array_equal(ds["lat"][:], -57.5 + 5.0 * np.arange(NLAT))
         np.testing.assert_array_equal(ds["depth"][:], 10.0 * np.arange(1, NZ + 1) ** 2)
-        np.testing.assert_array_equal(ds["time"][:], [30.0, 60.0, 90.0])
+        np.testing.assert_array_equal(ds["time"][:], 30.0 * np.arange(1, NFRAMES + 2))
         assert ds["time"].units == "days since 0001-01-01 00:00:00"
         np.testing.assert_array_equal(ds["kmt"][:], kmt())
         assert ds["temp"].dimensions == ("time", "depth", "lat", "lon")
         assert ds["ssh"].dimensions == ("time", "lat", "lon")
         assert (ds["temp"].units, ds["salt"].long_name) == ("degC", "salinity")
-        for step in range(NFRAMES):
+        for step in range(NFRAMES + 1):
             for name, (expected, land) in fields(step).items():
                 check_field(ds[name], expected, land, step)
     with netCDF4.Dataset(f"{prefix}.rest.nc") as ds:
