@@ -21,15 +21,18 @@ program licom_pio
   use licom_grid
   implicit none
   integer, parameter :: nframes = 3
-  character(len=*), parameter :: long3(4) = [character(len=24) :: "potential temperature", &
-    "salinity", "zonal velocity", "meridional velocity"]
+  ! The fields: licom_grid's four 3-D ones, then the sea-surface height.
+  character(len=4), parameter :: field_names(5) = [names3, "ssh "]
+  character(len=4), parameter :: field_units(5) = [units3, "m   "]
+  character(len=*), parameter :: long_names(5) = [character(len=24) :: "potential temperature", &
+    "salinity", "zonal velocity", "meridional velocity", "sea surface height"]
   type(iosystem_desc_t) :: ios
   type(io_desc_t) :: dec3, dec2, dec_kmt
   integer(pio_offset_kind), allocatable :: map3(:), map2(:), map_kmt(:)
   real(8), allocatable :: state(:, :, :, :), surface(:, :)
   integer :: rank, nproc, ierr, errors, total, grid(2), coords(2), grid_comm
   integer :: i0, ni, j0, nj, iotype, rearr, mode, niotasks
-  character(len=256) :: prefix, arg
+  character(len=256) :: prefix
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -65,6 +68,7 @@ program licom_pio
   call PIO_freedecomp(ios, dec_kmt)
   call PIO_finalize(ios, ierr)
   call check(ierr, "PIO_finalize")
+  deallocate(map3, map2, map_kmt, state, surface)  ! a main program's arrays stay otherwise
   call MPI_Allreduce(errors, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0 .and. total == 0) print '(a, i0, a)', "licom_pio ok on ", nproc, " ranks"
   call MPI_Finalize(ierr)
@@ -148,34 +152,26 @@ contains
     end do
   end subroutine
 
-  ! Dimensions and the fields of a file: temp, salt, u, v on (lon, lat, depth[, time]) and ssh
-  ! on (lon, lat[, time]), with units, long_name and _FillValue. dims: lon, lat, depth[, time].
-  subroutine define_fields(file, dims, fields)
+  ! The fields of a file: temp, salt, u, v on dims3 and ssh on dims2 (the time dimension last
+  ! in a history), each with long_name, units and _FillValue.
+  subroutine define_fields(file, dims3, dims2, fields)
     type(file_desc_t), intent(inout) :: file
-    integer, intent(in) :: dims(:)
+    integer, intent(in) :: dims3(:), dims2(:)
     type(var_desc_t), intent(out) :: fields(5)
     integer :: v
-    logical :: history
-    history = size(dims) == 4
-    do v = 1, 4
-      if (history) then
-        call check(PIO_def_var(file, trim(names3(v)), PIO_double, dims, fields(v)), "def_var")
+    do v = 1, 5
+      if (v <= 4) then
+        call check(PIO_def_var(file, trim(field_names(v)), PIO_double, dims3, fields(v)), &
+                   "def_var " // field_names(v))
       else
-        call check(PIO_def_var(file, trim(names3(v)), PIO_double, dims(1:3), fields(v)), "def_var")
+        call check(PIO_def_var(file, trim(field_names(v)), PIO_double, dims2, fields(v)), &
+                   "def_var " // field_names(v))
       end if
-      call check(PIO_put_att(file, fields(v), "long_name", trim(long3(v))), "put_att long_name")
-      call check(PIO_put_att(file, fields(v), "units", trim(units3(v))), "put_att units")
+      call check(PIO_put_att(file, fields(v), "long_name", trim(long_names(v))), &
+                 "put_att long_name")
+      call check(PIO_put_att(file, fields(v), "units", trim(field_units(v))), "put_att units")
       call check(PIO_put_att(file, fields(v), "_FillValue", fill), "put_att _FillValue")
     end do
-    if (history) then
-      call check(PIO_def_var(file, "ssh", PIO_double, [dims(1), dims(2), dims(4)], fields(5)), &
-                 "def_var ssh")
-    else
-      call check(PIO_def_var(file, "ssh", PIO_double, dims(1:2), fields(5)), "def_var ssh")
-    end if
-    call check(PIO_put_att(file, fields(5), "long_name", "sea surface height"), "put_att")
-    call check(PIO_put_att(file, fields(5), "units", "m"), "put_att units")
-    call check(PIO_put_att(file, fields(5), "_FillValue", fill), "put_att _FillValue")
   end subroutine
 
   ! Create a file (clobbering) in the chosen format with lon, lat, depth and the global
@@ -184,7 +180,8 @@ contains
     type(file_desc_t), intent(out) :: file
     character(len=*), intent(in) :: path, kind
     integer, intent(out) :: dims(3)
-    call check(PIO_createfile(ios, file, iotype, path, ior(mode, PIO_clobber)), "createfile " // path)
+    call check(PIO_createfile(ios, file, iotype, path, ior(mode, PIO_clobber)), &
+               "createfile " // path)
     call check(PIO_def_dim(file, "lon", nlon, dims(1)), "def_dim lon")
     call check(PIO_def_dim(file, "lat", nlat, dims(2)), "def_dim lat")
     call check(PIO_def_dim(file, "depth", nz, dims(3)), "def_dim depth")
@@ -213,7 +210,7 @@ contains
     call check(PIO_put_att(file, time, "units", "days since 0001-01-01 00:00:00"), "put_att units")
     call check(PIO_def_var(file, "kmt", PIO_int, dims(1:2), levels), "def_var kmt")
     call check(PIO_put_att(file, levels, "long_name", "ocean levels in the column"), "put_att")
-    call define_fields(file, dims, fields)
+    call define_fields(file, dims, [dims(1), dims(2), dims(4)], fields)
     call check(PIO_enddef(file), "enddef " // path)
 
     ! Box writes: every task passes the same values, as PIO expects.
@@ -257,7 +254,7 @@ contains
     integer :: dims(3), v
     call create(file, path, "restart", dims)
     call check(PIO_put_att(file, PIO_global, "step", nframes - 1), "put_att step")
-    call define_fields(file, dims, fields)
+    call define_fields(file, dims, dims(1:2), fields)
     call check(PIO_enddef(file), "enddef " // path)
     do v = 1, 4
       call PIO_write_darray(file, fields(v), dec3, state(:, :, :, v), ierr, fillval=fill)
@@ -310,10 +307,10 @@ contains
     call check(PIO_inq_dimlen(file, time_dim, frames), "inq_dimlen time")
     if (frames /= nframes) call wrong("frames in the history")
     call check(PIO_inq_varid(file, "time", time), "inq_varid time")
-    do v = 1, 4
-      call check(PIO_inq_varid(file, trim(names3(v)), fields(v)), "inq_varid " // trim(names3(v)))
+    do v = 1, 5
+      call check(PIO_inq_varid(file, trim(field_names(v)), fields(v)), &
+                 "inq_varid " // field_names(v))
     end do
-    call check(PIO_inq_varid(file, "ssh", fields(5)), "inq_varid ssh")
     call write_frame(file, fields, time, nframes)
     call PIO_closefile(file)
   end subroutine
