@@ -233,17 +233,28 @@ contains
     type(file_desc_t), intent(inout) :: file
     type(var_desc_t), intent(inout) :: fields(5), time
     integer, intent(in) :: s
-    integer :: v
     call check(PIO_put_var(file, time, [s + 1], [1], [30d0 * (s + 1)]), "put_var time")
+    call write_fields(file, fields, s + 1)
+    call PIO_syncfile(file)
+  end subroutine
+
+  ! The model's state into the five fields, at a frame (1-based) when they have a time dimension.
+  subroutine write_fields(file, fields, frame)
+    type(file_desc_t), intent(inout) :: file
+    type(var_desc_t), intent(inout) :: fields(5)
+    integer, intent(in), optional :: frame
+    integer :: v
+    if (present(frame)) then
+      do v = 1, 5
+        call PIO_setframe(file, fields(v), int(frame, pio_offset_kind))
+      end do
+    end if
     do v = 1, 4
-      call PIO_setframe(file, fields(v), int(s + 1, pio_offset_kind))
       call PIO_write_darray(file, fields(v), dec3, state(:, :, :, v), ierr, fillval=fill)
-      call check(ierr, "write_darray " // trim(names3(v)))
+      call check(ierr, "write_darray " // field_names(v))
     end do
-    call PIO_setframe(file, fields(5), int(s + 1, pio_offset_kind))
     call PIO_write_darray(file, fields(5), dec2, surface, ierr, fillval=fill)
     call check(ierr, "write_darray ssh")
-    call PIO_syncfile(file)
   end subroutine
 
   ! Restart: the last step's state, no time dimension.
@@ -251,17 +262,12 @@ contains
     character(len=*), intent(in) :: path
     type(file_desc_t) :: file
     type(var_desc_t) :: fields(5)
-    integer :: dims(3), v
+    integer :: dims(3)
     call create(file, path, "restart", dims)
     call check(PIO_put_att(file, PIO_global, "step", nframes - 1), "put_att step")
     call define_fields(file, dims, dims(1:2), fields)
     call check(PIO_enddef(file), "enddef " // path)
-    do v = 1, 4
-      call PIO_write_darray(file, fields(v), dec3, state(:, :, :, v), ierr, fillval=fill)
-      call check(ierr, "write_darray " // trim(names3(v)))
-    end do
-    call PIO_write_darray(file, fields(5), dec2, surface, ierr, fillval=fill)
-    call check(ierr, "write_darray ssh")
+    call write_fields(file, fields)
     call PIO_closefile(file)
   end subroutine
 
@@ -281,11 +287,11 @@ contains
     call check(PIO_get_att(file, PIO_global, "step", step), "get_att step")
     if (step /= nframes - 1) call wrong("restart step")
     do v = 1, 4
-      call check(PIO_inq_varid(file, trim(names3(v)), field), "inq_varid " // trim(names3(v)))
+      call check(PIO_inq_varid(file, trim(field_names(v)), field), "inq_varid " // field_names(v))
       got = -1d0
       call PIO_read_darray(file, field, dec3, got, ierr)
-      call check(ierr, "read_darray " // trim(names3(v)))
-      if (any(ocean .and. got /= state(:, :, :, v))) call wrong("restart " // trim(names3(v)))
+      call check(ierr, "read_darray " // field_names(v))
+      if (any(ocean .and. got /= state(:, :, :, v))) call wrong("restart " // field_names(v))
     end do
     call check(PIO_inq_varid(file, "ssh", field), "inq_varid ssh")
     got2 = -1d0
