@@ -19,6 +19,7 @@ from conftest import BUILD, MPI_ENV, ROOT, mpirun
 from test_pio_fortran import (MODELS, Against, build_pioperformance,  # noqa: F401 (fixtures)
                               ours_on_tapio, pio_own_fortran, real_pio, same_values)
 
+# licom_pio's grid and fill value; NFRAMES history frames, then the restarted run's one.
 NLON, NLAT, NZ, NFRAMES, FILL = 36, 24, 10, 3, -1.0e34
 NAMES = ("temp", "salt", "u", "v")
 FORMATS = {"cdf1": ("netcdf", "box"), "cdf2": ("pnetcdf", "subset"), "cdf5": ("pnetcdf", "box")}
