@@ -220,7 +220,7 @@ def check_pioperf_file(path, fmt, size):
 
 
 @pytest.mark.parametrize("fmt", ["cdf1", "cdf2", "cdf5"])
-def test_pioperformance_same_values_as_real_pio(tmp_path, pioperf_on_tapio, pioperf_on_real_pio,
+def test_pioperformance_same_values_as_real_pio(tmp_path, pioperf_on_real_pio, pioperf_on_tapio,
                                                 fmt):
     flags = PIOPERF_FORMATS[fmt][2]
     ours, size = run_pioperf(pioperf_on_tapio[flags], tmp_path / "tapio", fmt)
