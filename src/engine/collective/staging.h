@@ -55,6 +55,13 @@ class Staged {
     const uint8_t* src;  // the user's bytes, host order
     size_t esize;
   };
+  // The index of the source holding staging offset `at`.
+  size_t source_at(uint64_t at) const;
+  // Staging bytes [at, at + len) into out, from source i (which holds `at`) on; returns the
+  // source holding the byte after them (or the last source), so that a segment's pieces,
+  // which follow one another in staging, cost one search.
+  size_t swap_from(size_t i, uint64_t at, uint64_t len, uint8_t* out) const;
+
   std::vector<plan::MemSegment> segments_;
   std::vector<plan::Extent> ranges_;
   std::vector<Source> sources_;  // by staging offset, covering [0, bytes_)
