@@ -28,6 +28,14 @@ void append_segment(std::vector<Segment>* out, const Segment& s) {
 std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segments,
                                           const Layout& layout) {
   std::vector<RoutedSegment> out;
+  route_segments(segments, layout, &out);
+  return out;
+}
+
+void route_segments(const std::vector<MemSegment>& segments, const Layout& layout,
+                    std::vector<RoutedSegment>* routed) {
+  std::vector<RoutedSegment>& out = *routed;
+  out.clear();
   out.reserve(segments.size());
   int agg = -1;
   uint32_t r = 0;
@@ -73,7 +81,7 @@ std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segment
       ++k;
     }
   }
-  return order_by_window(std::move(out), [](const RoutedSegment& r) { return r.seg.offset; });
+  out = order_by_window(std::move(out), [](const RoutedSegment& r) { return r.seg.offset; });
 }
 
 bool segment_inside(const Segment& s, const Extent& w) {

@@ -87,6 +87,9 @@ struct RoutedSegment {
 // length.
 std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segments,
                                           const Layout& layout);
+// The same into *out, whose memory is reused (an engine keeps it from batch to batch).
+void route_segments(const std::vector<MemSegment>& segments, const Layout& layout,
+                    std::vector<RoutedSegment>* out);
 
 // Whether s has pieces (length and count > 0) and every one lies inside w, without
 // overflow: what an aggregator checks of a received list before it touches its window.

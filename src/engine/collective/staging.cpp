@@ -7,24 +7,27 @@
 
 namespace tapio::collective {
 
-Staged::Staged(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
-               uint64_t step, const DecompositionOf& plan_of) {
+void Staged::describe(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
+                      uint64_t step, const DecompositionOf& plan_of) {
   ranges_.assign(io.vars.size(), plan::Extent{});
+  segments_.clear();
+  sources_.clear();
+  placed_.clear();
+  bytes_ = 0;
   const uint64_t record = h.record_size();
-  std::vector<const plan::Decomposition*> plans;
   size_t segments = 0;
   for (const PutOp& p : puts) {
-    plans.push_back(&plan_of(p.var, p.sel));
-    segments += plans.back()->segments.size();
+    const plan::Decomposition& d = plan_of(p.var, p.sel);
+    placed_.emplace_back(&d, h.data_offset(h.vars[p.var], step, record));
+    segments += d.segments.size();
   }
   segments_.reserve(segments);
   for (size_t k = 0; k < puts.size(); ++k) {
     const PutOp& p = puts[k];
     const size_t esize = type_size(io.vars[p.var].type);
-    const uint64_t base = h.data_offset(h.vars[p.var], step, record);
     const auto* src = static_cast<const uint8_t*>(p.data);
-    const plan::Decomposition& d = *plans[k];
-    placed_.emplace_back(&d, base);
+    const auto [plan, base] = placed_[k];
+    const plan::Decomposition& d = *plan;
     const uint64_t start = bytes_;
     plan::append_decomposition(&segments_, d, base, start);
     plan::widen_by(&ranges_[p.var], d, base);

@@ -62,14 +62,19 @@ struct Fixture {
     puts.push_back(PutOp{var, plan::Selection::from_runs(runs), nullptr, n});
   }
 
+  // Described twice: the second description reuses the first one's lists.
   Staged staged(uint64_t step) {
     for (size_t k = 0; k < puts.size(); ++k) puts[k].data = data[k].data();
-    return Staged(puts, io, header, step, [&](int, const plan::Selection& sel) -> const plan::Decomposition& {
+    const auto plan_of = [&](int, const plan::Selection& sel) -> const plan::Decomposition& {
       for (size_t k = 0; k < puts.size(); ++k)
         if (&puts[k].sel == &sel) return plans[k];
       ADD_FAILURE() << "unknown selection";
       return plans[0];
-    });
+    };
+    Staged s;
+    s.describe(puts, io, header, step + 1, plan_of);
+    s.describe(puts, io, header, step, plan_of);
+    return s;
   }
 
   // The reference: byte i of each element reversed, one byte at a time, at its file offset.

@@ -26,10 +26,14 @@ const Destination& dest_from(const Wanted& w, uint64_t at, size_t* hint) {
 
 }  // namespace
 
-Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
-            const DecompositionOf& plan_of) {
-  Wanted w;
+void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
+          const DecompositionOf& plan_of, Wanted* wanted) {
+  Wanted& w = *wanted;
   w.ranges.assign(io.vars.size(), plan::Extent{});
+  w.segments.clear();
+  w.dests.clear();
+  w.placed.clear();
+  w.bytes = 0;
   const uint64_t record = h.record_size();
   std::vector<const plan::Decomposition*> plans;
   size_t segments = 0;
@@ -62,7 +66,6 @@ Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Heade
       }
     }
   }
-  return w;
 }
 
 void swap_into(const Wanted& w, const uint8_t* staging) {

@@ -30,8 +30,9 @@ struct Wanted {
   uint64_t bytes = 0;
 };
 
-Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
-            const DecompositionOf& plan_of);
+// What the gets want, into *w (its lists reused from the previous batch, as Staged's are).
+void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
+          const DecompositionOf& plan_of, Wanted* w);
 
 // The staged bytes (file order, big-endian) into the user's buffers.
 void swap_into(const Wanted& w, const uint8_t* staging);
