@@ -4,7 +4,7 @@
 // lengths; windows cut at odd byte boundaries, so pieces start and end inside elements.
 #include <gtest/gtest.h>
 
-#include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "engine/collective/messages.h"
@@ -110,7 +110,7 @@ TEST(Staging, SwapAllPlacesEveryElementBigEndian) {
   for (const plan::MemSegment& m : s.segments()) {
     uint64_t mem = m.mem;
     plan::for_each_piece(m.seg, [&](uint64_t off, uint64_t len) {
-      std::copy_n(staging.begin() + static_cast<long>(mem), len, file.begin() + static_cast<long>(off));
+      std::memcpy(file.data() + off, staging.data() + mem, len);
       mem += len;
     });
   }
