@@ -20,7 +20,8 @@ const Destination& dest_from(const Wanted& w, uint64_t at, size_t* hint) {
     return i < w.dests.size() && at >= w.dests[i].mem &&
            (i + 1 == w.dests.size() || at < w.dests[i + 1].mem);
   };
-  if (!holds(*hint)) *hint = holds(*hint + 1) ? *hint + 1 : &dest_of(w, at) - w.dests.data();
+  if (!holds(*hint))
+    *hint = holds(*hint + 1) ? *hint + 1 : static_cast<size_t>(&dest_of(w, at) - w.dests.data());
   return w.dests[*hint];
 }
 
