@@ -4,21 +4,20 @@
 
 namespace tapio::plan {
 
+bool extend_segment(Segment* last, const Segment& s) {
+  Segment& b = *last;
+  const uint64_t at = b.offset + (b.count - 1) * b.stride;
+  if (b.length != s.length || s.offset < at) return false;
+  const uint64_t gap = s.offset - at;
+  const uint64_t stride = b.count > 1 ? b.stride : gap;
+  if (gap != stride || (s.count != 1 && s.stride != stride)) return false;
+  b.stride = stride;
+  b.count += s.count;
+  return true;
+}
+
 void append_segment(std::vector<Segment>* out, const Segment& s) {
-  if (!out->empty()) {
-    Segment& b = out->back();
-    const uint64_t last = b.offset + (b.count - 1) * b.stride;
-    if (b.length == s.length && s.offset >= last) {
-      const uint64_t gap = s.offset - last;
-      const uint64_t stride = b.count > 1 ? b.stride : gap;
-      if (gap == stride && (s.count == 1 || s.stride == stride)) {
-        b.stride = stride;
-        b.count += s.count;
-        return;
-      }
-    }
-  }
-  out->push_back(s);
+  if (out->empty() || !extend_segment(&out->back(), s)) out->push_back(s);
 }
 
 // Segments are cut in input order, the owner looked up only when a piece leaves the last
@@ -29,6 +28,14 @@ void append_segment(std::vector<Segment>* out, const Segment& s) {
 std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segments,
                                           const Layout& layout) {
   std::vector<RoutedSegment> out;
+  route_segments(segments, layout, &out);
+  return out;
+}
+
+void route_segments(const std::vector<MemSegment>& segments, const Layout& layout,
+                    std::vector<RoutedSegment>* routed) {
+  std::vector<RoutedSegment>& out = *routed;
+  out.clear();
   out.reserve(segments.size());
   int agg = -1;
   uint32_t r = 0;
@@ -74,7 +81,7 @@ std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segment
       ++k;
     }
   }
-  return order_by_window(std::move(out), [](const RoutedSegment& r) { return r.seg.offset; });
+  out = order_by_window(std::move(out), [](const RoutedSegment& r) { return r.seg.offset; });
 }
 
 bool segment_inside(const Segment& s, const Extent& w) {

@@ -29,8 +29,12 @@ struct Segment {
   }
 };
 
-// Appends s to a list of segments, extending the last one when s continues it (same length,
-// constant stride): expanding the list gives the same pieces in the same order either way.
+// Extends *last by s when s continues it (same length, constant stride), so that the one
+// segment expands to last's pieces and then s's; false (and *last unchanged) otherwise.
+bool extend_segment(Segment* last, const Segment& s);
+
+// Appends s to a list of segments, extending the last one when s continues it: expanding the
+// list gives the same pieces in the same order either way.
 void append_segment(std::vector<Segment>* out, const Segment& s);
 
 // A segment of a rank's own I/O with its memory: piece k is at file offset
@@ -83,6 +87,9 @@ struct RoutedSegment {
 // length.
 std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segments,
                                           const Layout& layout);
+// The same into *out, whose memory is reused (an engine keeps it from batch to batch).
+void route_segments(const std::vector<MemSegment>& segments, const Layout& layout,
+                    std::vector<RoutedSegment>* out);
 
 // Whether s has pieces (length and count > 0) and every one lies inside w, without
 // overflow: what an aggregator checks of a received list before it touches its window.

@@ -28,17 +28,21 @@ Selection Selection::offsets(const uint64_t* offsets, size_t n) {
   return s;
 }
 
-Selection Selection::from_runs(std::vector<Run> in) {
+// Merged in place: the caller's list becomes the selection's, with no allocation per put.
+Selection Selection::from_runs(std::vector<Run> runs) {
+  size_t n = 0;  // runs kept so far, in runs[0, n)
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run r = runs[i];
+    if (r.length == 0) continue;
+    if (n > 0 && runs[n - 1].offset + runs[n - 1].length == r.offset)
+      runs[n - 1].length += r.length;
+    else
+      runs[n++] = r;
+  }
+  runs.resize(n);
   Selection s;
   s.kind = Kind::kRuns;
-  for (const Run& r : in) {
-    if (r.length == 0) continue;
-    if (!s.runs.empty() && s.runs.back().offset + s.runs.back().length == r.offset) {
-      s.runs.back().length += r.length;
-    } else {
-      s.runs.push_back(r);
-    }
-  }
+  s.runs = std::move(runs);
   return s;
 }
 

@@ -84,6 +84,16 @@ TEST(Selection, OffsetsMergeConsecutive) {
   EXPECT_EQ(mem, (std::vector<uint64_t>{0, 3, 5}));
 }
 
+// Touching neighbours merge and empty runs vanish, in list order (a run after an empty one
+// still merges with the run before it); nothing is sorted.
+TEST(Selection, FromRunsMergesTouchingNeighboursInPlace) {
+  Selection s =
+      Selection::from_runs({{0, 2}, {2, 3}, {7, 0}, {5, 1}, {9, 1}, {10, 1}, {4, 0}, {1, 1}});
+  EXPECT_EQ(s.runs, (std::vector<plan::Run>{{0, 6}, {9, 2}, {1, 1}}));
+  EXPECT_EQ(s.elements(), 9u);
+  EXPECT_TRUE(Selection::from_runs({{3, 0}}).runs.empty());
+}
+
 TEST(Selection, ValidateRejectsOutOfBounds) {
   const std::vector<std::string> lat_lon = {"lat", "lon"}, x = {"x"};
   Status st = validate(Selection::box({3, 0}, {2, 6}), {4, 6}, lat_lon);

@@ -15,6 +15,7 @@
 #include "engine/collective/parts.h"
 #include "engine/collective/round_pipeline.h"
 #include "engine/collective/staging.h"
+#include "engine/collective/wanted.h"
 #include "engine/netcdf/netcdf_dataset.h"
 #include "engine/overlap_check.h"
 #include "engine/plan_cache.h"
@@ -132,6 +133,10 @@ class CollectiveEngine final : public Engine {
   collective::Aggregation agg_;
   collective::Buffers bufs_;
   collective::DataFile data_;
+  // A batch's description and routes, their memory kept for the next batch (staging.h).
+  collective::Staged staged_;
+  collective::Wanted wanted_;
+  std::vector<plan::RoutedSegment> routed_;
   RepeatedPuts repeated_;  // this rank's previous batch
   Status deferred_;        // the first local error, reported at the next agreement
   bool writes_queued_ = false;  // async: a batch since the last commit agreement queued writes

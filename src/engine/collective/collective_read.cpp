@@ -6,7 +6,6 @@
 // with one message that MPI gathers from the round buffer and scatters into the requester's
 // staging buffer; the requester byte-swaps into the user's buffers at the end.
 #include <algorithm>
-#include <optional>
 
 #include "engine/collective/collective_engine.h"
 #include "engine/collective/read_rounds.h"
@@ -41,12 +40,11 @@ struct ReadVotes {
 
 Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   PlanCache<plan::Decomposition>::Batch planning(&plans_);
-  std::optional<collective::Wanted> planned;
   {
     PhaseTimer t(&profile(), Phase::kPlan);
-    planned = collective::want(gets, io(), nc_.header(), decomposition_of());
+    collective::want(gets, io(), nc_.header(), decomposition_of(), &wanted_);
   }
-  const collective::Wanted& wanted = *planned;
+  const collective::Wanted& wanted = wanted_;
   // Every byte wanted is read or replied into staging; an aggregator without shared slots
   // reads its rounds into a private buffer.
   const bool reserved = reserve(wanted.bytes, 1, spec_.round_bytes);
@@ -75,10 +73,10 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
     if (st.ok()) collective::swap_into(wanted, staging);
     return st;
   }
-  collective::ReadBatch batch{&wanted, staging, layout_for(votes.lo, votes.hi), {}, {}};
+  collective::ReadBatch batch{&wanted, staging, layout_for(votes.lo, votes.hi), routed_, {}};
   {
     PhaseTimer t(&profile(), Phase::kPlan);
-    batch.routed = plan::route_segments(wanted.segments, batch.layout);
+    plan::route_segments(wanted.segments, batch.layout, &batch.routed);
   }
   TAPIO_RETURN_IF_ERROR(expected_messages(batch.layout, batch.routed, &batch.expected));
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(batch.layout));

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <optional>
 
 #include "engine/collective/collective_engine.h"
 #include "engine/collective/round_pipeline.h"
@@ -119,12 +118,11 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
   TAPIO_RETURN_IF_ERROR(nc_.fit_joined([&](int v) { return joined().batch_rows(v).end; },
                                        [&](int v) { return joined().batch_rows(v).first; },
                                        step));
-  std::optional<collective::Staged> described;
   {
     PhaseTimer t(&profile(), Phase::kPlan);
-    described.emplace(puts, io(), nc_.header(), step, decomposition_of());
+    staged_.describe(puts, io(), nc_.header(), step, decomposition_of());
   }
-  const collective::Staged& staged = *described;
+  const collective::Staged& staged = staged_;
   WriteVotes votes;
   plan::DirectPlan direct;
   const Status scanned =
@@ -161,11 +159,11 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
 // round pipeline.
 Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t step,
                                       bool tiled, std::vector<Target> targets) {
-  collective::WriteBatch batch{step, &staged, {}, {}, {}, std::move(targets), tiled};
+  collective::WriteBatch batch{step, &staged, {}, routed_, {}, std::move(targets), tiled};
   batch.layout = layout_for(batch.targets.front().extent.offset, batch.targets.back().extent.end());
   {
     PhaseTimer t(&profile(), Phase::kPlan);
-    batch.routed = plan::route_segments(staged.segments(), batch.layout);
+    plan::route_segments(staged.segments(), batch.layout, &batch.routed);
   }
   TAPIO_RETURN_IF_ERROR(
       expected_messages(batch.layout, batch.routed, &batch.expected, &batch));

@@ -58,12 +58,30 @@ inline void pack_list(const std::vector<plan::Segment>& segs, ByteBuffer* buffer
 }
 
 // The segment list of routed[begin, end) (consecutive segments merged where they continue each
-// other).
+// other), written straight into the buffer: counted in a first pass, so a message costs no
+// allocation once the buffer has grown to the step's largest list.
 inline void pack(const std::vector<plan::RoutedSegment>& routed, size_t begin, size_t end,
                  ByteBuffer* buffer) {
-  std::vector<plan::Segment> segs;
-  for (size_t i = begin; i < end; ++i) plan::append_segment(&segs, routed[i].seg);
-  pack_list(segs, buffer);
+  static_assert(sizeof(plan::Segment) == 32, "segments are sent as four u64");
+  const auto merged = [&](auto&& emit) {
+    if (begin == end) return;
+    plan::Segment cur = routed[begin].seg;
+    for (size_t i = begin + 1; i < end; ++i)
+      if (!plan::extend_segment(&cur, routed[i].seg)) {
+        emit(cur);
+        cur = routed[i].seg;
+      }
+    emit(cur);
+  };
+  uint64_t n = 0;
+  merged([&](const plan::Segment&) { ++n; });
+  uint8_t* out = buffer->prepare(8 + 32 * n);
+  std::memcpy(out, &n, 8);
+  out += 8;
+  merged([&](const plan::Segment& s) {
+    std::memcpy(out, &s, 32);
+    out += 32;
+  });
 }
 
 // plan::for_each_piece, with the length a compile-time constant for the usual small element

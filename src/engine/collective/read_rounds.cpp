@@ -81,11 +81,12 @@ Status ReadRounds::take(const std::vector<FromSlot>& from_slots) {
   if (from_slots.empty()) return ok_status();
   PhaseTimer t(&p_.profile, Phase::kSwap);
   const Status st = p_.agg.node->sync();  // what the aggregators read into their slots
+  size_t hint = 0;
   for (const FromSlot& f : from_slots)
     for (size_t x = f.first; x < f.last; ++x) {
       uint64_t mem = b_.routed[x].mem;
       plan::for_each_piece(b_.routed[x].seg, [&](uint64_t off, uint64_t len) {
-        take_piece(*b_.wanted, f.window, off, len, mem, b_.staging, &later_);
+        take_piece(*b_.wanted, f.window, off, len, mem, b_.staging, &later_, &hint);
         mem += len;
       });
     }

@@ -26,7 +26,8 @@ struct ReadBatch {
   const Wanted* wanted = nullptr;
   uint8_t* staging = nullptr;               // this rank's bytes, file order
   plan::Layout layout;
-  std::vector<plan::RoutedSegment> routed;  // this rank's pieces, by round and aggregator
+  // This rank's pieces, by round and aggregator (the engine's list, kept from batch to batch).
+  std::vector<plan::RoutedSegment>& routed;
   std::vector<uint32_t> expected;           // aggregator: the requests each round brings
 };
 

@@ -32,7 +32,8 @@ struct WriteBatch {
   uint64_t step = 0;
   const Staged* staged = nullptr;
   plan::Layout layout;
-  std::vector<plan::RoutedSegment> routed;  // this rank's pieces, by round and aggregator
+  // This rank's pieces, by round and aggregator (the engine's list, kept from batch to batch).
+  std::vector<plan::RoutedSegment>& routed;
   std::vector<uint32_t> expected;           // aggregator: the messages each round brings
   std::vector<Target> targets;              // the variables written, by file offset
   bool tiled = false;  // the pieces provably tile the targets: no bitmap, no fill

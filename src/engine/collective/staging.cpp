@@ -7,24 +7,27 @@
 
 namespace tapio::collective {
 
-Staged::Staged(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
-               uint64_t step, const DecompositionOf& plan_of) {
+void Staged::describe(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
+                      uint64_t step, const DecompositionOf& plan_of) {
   ranges_.assign(io.vars.size(), plan::Extent{});
+  segments_.clear();
+  sources_.clear();
+  placed_.clear();
+  bytes_ = 0;
   const uint64_t record = h.record_size();
-  std::vector<const plan::Decomposition*> plans;
   size_t segments = 0;
   for (const PutOp& p : puts) {
-    plans.push_back(&plan_of(p.var, p.sel));
-    segments += plans.back()->segments.size();
+    const plan::Decomposition& d = plan_of(p.var, p.sel);
+    placed_.emplace_back(&d, h.data_offset(h.vars[p.var], step, record));
+    segments += d.segments.size();
   }
   segments_.reserve(segments);
   for (size_t k = 0; k < puts.size(); ++k) {
     const PutOp& p = puts[k];
     const size_t esize = type_size(io.vars[p.var].type);
-    const uint64_t base = h.data_offset(h.vars[p.var], step, record);
     const auto* src = static_cast<const uint8_t*>(p.data);
-    const plan::Decomposition& d = *plans[k];
-    placed_.emplace_back(&d, base);
+    const auto [plan, base] = placed_[k];
+    const plan::Decomposition& d = *plan;
     const uint64_t start = bytes_;
     plan::append_decomposition(&segments_, d, base, start);
     plan::widen_by(&ranges_[p.var], d, base);
@@ -44,17 +47,26 @@ Staged::Staged(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::He
   }
 }
 
-void Staged::swap_range(uint64_t at, uint64_t len, uint8_t* out) const {
-  if (len == 0) return;
+size_t Staged::source_at(uint64_t at) const {
   auto it = std::upper_bound(sources_.begin(), sources_.end(), at,
                              [](uint64_t a, const Source& s) { return a < s.at; });
-  for (--it; len > 0; ++it) {
-    const Source& s = *it;
+  return static_cast<size_t>(it - sources_.begin()) - 1;
+}
+
+size_t Staged::swap_from(size_t i, uint64_t at, uint64_t len, uint8_t* out) const {
+  while (len > 0) {
+    while (at >= sources_[i].at + sources_[i].bytes) ++i;
+    const Source& s = sources_[i];
     uint64_t off = at - s.at;
     uint64_t n = std::min(len, s.bytes - off);
     at += n;
     len -= n;
     const size_t e = s.esize;
+    if (off % e == 0 && n % e == 0) {  // whole elements: the usual piece
+      host_to_big_endian(out, s.src + off, n / e, e);
+      out += n;
+      continue;
+    }
     // A piece may start or end inside an element (windows split the file at stripe
     // boundaries, not element ones): swap that element aside and take its bytes.
     uint8_t element[16];
@@ -77,6 +89,11 @@ void Staged::swap_range(uint64_t at, uint64_t len, uint8_t* out) const {
       out += n;
     }
   }
+  return i;
+}
+
+void Staged::swap_range(uint64_t at, uint64_t len, uint8_t* out) const {
+  if (len > 0) swap_from(source_at(at), at, len, out);
 }
 
 void Staged::scatter(const plan::Segment& s, uint64_t mem, uint8_t* window) const {
@@ -84,9 +101,10 @@ void Staged::scatter(const plan::Segment& s, uint64_t mem, uint8_t* window) cons
     swap_range(mem, s.bytes(), window + s.offset);
     return;
   }
+  size_t i = source_at(mem);
   uint64_t off = s.offset;
   for (uint64_t k = 0; k < s.count; ++k, off += s.stride, mem += s.length)
-    swap_range(mem, s.length, window + off);
+    i = swap_from(i, mem, s.length, window + off);
 }
 
 }  // namespace tapio::collective

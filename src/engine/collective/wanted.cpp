@@ -13,12 +13,28 @@ const Destination& dest_of(const Wanted& w, uint64_t at) {
   return *(it - 1);
 }
 
+// dest_of, trying the destination *hint and the next one first (the pieces of a segment come
+// in staging order, so most stay in the previous piece's destination or move to the next).
+const Destination& dest_from(const Wanted& w, uint64_t at, size_t* hint) {
+  const auto holds = [&](size_t i) {
+    return i < w.dests.size() && at >= w.dests[i].mem &&
+           (i + 1 == w.dests.size() || at < w.dests[i + 1].mem);
+  };
+  if (!holds(*hint))
+    *hint = holds(*hint + 1) ? *hint + 1 : static_cast<size_t>(&dest_of(w, at) - w.dests.data());
+  return w.dests[*hint];
+}
+
 }  // namespace
 
-Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
-            const DecompositionOf& plan_of) {
-  Wanted w;
+void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
+          const DecompositionOf& plan_of, Wanted* wanted) {
+  Wanted& w = *wanted;
   w.ranges.assign(io.vars.size(), plan::Extent{});
+  w.segments.clear();
+  w.dests.clear();
+  w.placed.clear();
+  w.bytes = 0;
   const uint64_t record = h.record_size();
   std::vector<const plan::Decomposition*> plans;
   size_t segments = 0;
@@ -51,7 +67,6 @@ Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Heade
       }
     }
   }
-  return w;
 }
 
 void swap_into(const Wanted& w, const uint8_t* staging) {
@@ -74,8 +89,8 @@ void swap_span(const Wanted& w, const uint8_t* staging, uint64_t at, uint64_t le
 
 void take_piece(const Wanted& w, const uint8_t* window, uint64_t offset, uint64_t len,
                 uint64_t mem, uint8_t* staging,
-                std::vector<std::pair<uint64_t, uint64_t>>* later) {
-  const Destination& d = dest_of(w, mem);
+                std::vector<std::pair<uint64_t, uint64_t>>* later, size_t* hint) {
+  const Destination& d = dest_from(w, mem, hint);
   if ((mem - d.mem) % d.esize == 0 && len % d.esize == 0) {
     big_endian_to_host(d.dst + (mem - d.mem), window + offset, len / d.esize, d.esize);
     return;

@@ -30,8 +30,9 @@ struct Wanted {
   uint64_t bytes = 0;
 };
 
-Wanted want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
-            const DecompositionOf& plan_of);
+// What the gets want, into *w (its lists reused from the previous batch, as Staged's are).
+void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
+          const DecompositionOf& plan_of, Wanted* w);
 
 // The staged bytes (file order, big-endian) into the user's buffers.
 void swap_into(const Wanted& w, const uint8_t* staging);
@@ -43,9 +44,10 @@ void swap_span(const Wanted& w, const uint8_t* staging, uint64_t at, uint64_t le
 
 // A piece of a shared slot (`window` indexed by file offset) that this rank asked for: swapped
 // straight into the user's buffer when it is whole elements, else copied to staging and noted
-// in *later for swap_span.
+// in *later for swap_span. *hint is the destination the previous piece went to (any value
+// at first): consecutive pieces then cost no search.
 void take_piece(const Wanted& w, const uint8_t* window, uint64_t offset, uint64_t len,
                 uint64_t mem, uint8_t* staging,
-                std::vector<std::pair<uint64_t, uint64_t>>* later);
+                std::vector<std::pair<uint64_t, uint64_t>>* later, size_t* hint);
 
 }  // namespace tapio::collective
