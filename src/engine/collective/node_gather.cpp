@@ -87,16 +87,40 @@ void RoundPipeline::forward(uint32_t r, size_t begin, size_t end, Status* local)
 // False when any of the node's pieces is missing (the round is then lost).
 bool RoundPipeline::gather_node_pieces(uint32_t r, std::vector<Group>* groups, size_t own,
                                        const std::vector<Spans>& own_spans, Status* local) {
+  std::vector<int> source(own, -1);  // per group: the node rank its data comes from
+  bool complete = receive_hand_overs(r, groups, &source, local);
+  uint64_t total = 0;
+  for (Group& g : *groups) {
+    g.at = total;
+    total += g.bytes;
+  }
+  ByteBuffer& gathered = p_.bufs.gathered[r % 2];
+  const bool room = gathered.try_prepare(std::max<uint64_t>(total, 1));
+  if (room) {
+    copy_own_groups(*groups, own, own_spans, gathered.data());
+  } else {
+    keep(local, error(TAPIO_ERR_NOMEM, "{}: cannot allocate {} bytes to gather this node's "
+                      "pieces of round {}; lower buffer_size or set two_level = false",
+                      p_.where, total, r));
+    complete = false;
+  }
+  const bool arrived =
+      receive_node_data(r, *groups, own, source, room ? gathered.data() : nullptr, local);
+  return complete && arrived;
+}
+
+// The packets of the node's other senders in round r: their groups appended to *groups, and
+// each group's sender to *source. False when a packet is missing, empty or malformed.
+bool RoundPipeline::receive_hand_overs(uint32_t r, std::vector<Group>* groups,
+                                       std::vector<int>* source, Status* local) {
   const comm::Comm& node = p_.agg.gather.node->node();
-  const int tag = static_cast<int>(2 * r);
   const uint64_t aggregators = p_.agg.ranks.size();
   bool complete = true;
-  std::vector<int> source(own, -1);  // per group: the node rank its data comes from
   std::vector<Group> theirs;
   for (uint32_t k = 0; k < b_.node_senders[r]; ++k) {
     int from = -1;
     ByteBuffer& packet = p_.bufs.recv;
-    const Status got = node.probe_recv(comm::kAnySource, tag, &packet, &from);
+    const Status got = node.probe_recv(comm::kAnySource, static_cast<int>(2 * r), &packet, &from);
     if (!got.ok()) {
       keep(local, got);
       complete = false;
@@ -117,56 +141,55 @@ bool RoundPipeline::gather_node_pieces(uint32_t r, std::vector<Group>* groups, s
     }
     for (Group& g : theirs) {
       groups->push_back(std::move(g));
-      source.push_back(from);
+      source->push_back(from);
     }
   }
-  uint64_t total = 0;
-  for (Group& g : *groups) {
-    g.at = total;
-    total += g.bytes;
-  }
-  ByteBuffer& gathered = p_.bufs.gathered[r % 2];
-  const bool room = gathered.try_prepare(std::max<uint64_t>(total, 1));
-  if (!room) {
-    keep(local, error(TAPIO_ERR_NOMEM, "{}: cannot allocate {} bytes to gather this node's "
-                      "pieces of round {}; lower buffer_size or set two_level = false",
-                      p_.where, total, r));
-    complete = false;
-  }
-  if (room) {
-    PhaseTimer t(&p_.profile, Phase::kCopy);
-    for (size_t g = 0; g < own; ++g) {
-      uint8_t* to = gathered.data() + (*groups)[g].at;
-      for (const auto& [mem, bytes] : own_spans[g]) {
-        std::memcpy(to, p_.bufs.staging.data() + mem, bytes);
-        to += bytes;
-      }
-      p_.profile.bytes_copied += (*groups)[g].bytes;
+  return complete;
+}
+
+// This rank's own groups, from the staging buffer to their places in the gathered buffer.
+void RoundPipeline::copy_own_groups(const std::vector<Group>& groups, size_t own,
+                                    const std::vector<Spans>& own_spans, uint8_t* gathered) {
+  PhaseTimer t(&p_.profile, Phase::kCopy);
+  for (size_t g = 0; g < own; ++g) {
+    uint8_t* to = gathered + groups[g].at;
+    for (const auto& [mem, bytes] : own_spans[g]) {
+      std::memcpy(to, p_.bufs.staging.data() + mem, bytes);
+      to += bytes;
     }
+    p_.profile.bytes_copied += groups[g].bytes;
   }
-  // Their data, in the order each sender sent it (one tag: MPI keeps the order). Without room,
-  // each message is still received (into scratch) so that none is left for a later round.
+}
+
+// The other senders' data, in the order each sent it (one tag: MPI keeps the order), into
+// `gathered`; without it (no room), each message is still received (into scratch) so that none
+// is left for a later round. False when a sender's data does not match its hand-over.
+bool RoundPipeline::receive_node_data(uint32_t r, const std::vector<Group>& groups, size_t own,
+                                      const std::vector<int>& source, uint8_t* gathered,
+                                      Status* local) {
+  const comm::Comm& node = p_.agg.gather.node->node();
+  const int tag = static_cast<int>(2 * r) + 1;
   comm::Requests reqs;
-  for (size_t g = own; g < groups->size(); ++g) {
-    const Group& x = (*groups)[g];
-    if (room) {
-      keep(local, node.irecv(comm::Pieces::bytes(gathered.data() + x.at, x.bytes), source[g],
-                             tag + 1, &reqs));
+  for (size_t g = own; g < groups.size(); ++g) {
+    const Group& x = groups[g];
+    if (gathered) {
+      keep(local, node.irecv(comm::Pieces::bytes(gathered + x.at, x.bytes), source[g], tag,
+                             &reqs));
     } else {
       comm::Envelope e;
-      const Status probed = node.probe(source[g], tag + 1, &e);
+      const Status probed = node.probe(source[g], tag, &e);
       keep(local, probed);
       if (probed.ok() && p_.bufs.recv.try_prepare(std::max<uint64_t>(e.bytes, 1)))
-        keep(local, node.recv(p_.bufs.recv.data(), e.bytes, source[g], tag + 1));
+        keep(local, node.recv(p_.bufs.recv.data(), e.bytes, source[g], tag));
     }
     p_.profile.messages_received += 1;
     p_.profile.bytes_received += x.bytes;
   }
   std::vector<uint64_t> received;
   keep(local, node.waitall(&reqs, &received));
+  bool complete = true;
   for (size_t k = 0; k < received.size(); ++k) {
-    const Group& x = (*groups)[own + k];
-    if (received[k] == x.bytes) continue;
+    if (received[k] == groups[own + k].bytes) continue;
     complete = false;
     if (received[k] != 0)  // an empty message: its sender failed, and reports
       keep(local, error(TAPIO_ERR_INTERNAL,

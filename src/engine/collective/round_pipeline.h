@@ -92,6 +92,12 @@ class RoundPipeline {
   void forward(uint32_t r, size_t begin, size_t end, Status* local);
   bool gather_node_pieces(uint32_t r, std::vector<Group>* groups, size_t own,
                           const std::vector<Spans>& own_spans, Status* local);
+  bool receive_hand_overs(uint32_t r, std::vector<Group>* groups, std::vector<int>* source,
+                          Status* local);
+  void copy_own_groups(const std::vector<Group>& groups, size_t own,
+                       const std::vector<Spans>& own_spans, uint8_t* gathered);
+  bool receive_node_data(uint32_t r, const std::vector<Group>& groups, size_t own,
+                         const std::vector<int>& source, uint8_t* gathered, Status* local);
   void send_forward(uint32_t r, const std::vector<Group>& groups, bool lost, Status* local);
 
   // The receive stage (collective_assemble.cpp): round r into buf (its window's bytes) from
