@@ -34,6 +34,9 @@ struct Decomp {
   std::shared_ptr<const std::vector<uint64_t>> offsets;
   std::vector<int64_t> held_at;  // buffer positions of those elements; empty: no holes
   bool duplicates = false;       // an offset mapped twice: for reading only, as in PIO
+  // The most bytes a darray of it holds on any task: agreed at its first write_darray (-1:
+  // not yet), so that later writes decide a flush without a message (pio_darray.cpp).
+  int64_t most_bytes = -1;
 };
 
 struct Attr {
@@ -67,6 +70,11 @@ struct Held {
   std::vector<uint64_t> start, count;  // the box without the record dimension
   tapio_type memtype = TAPIO_INT32;
   std::vector<unsigned char> data;
+  // A darray's share of the buffer limit: its decomposition's most_bytes (0 for a box).
+  int64_t most_bytes = 0;
+  // A darray this task refused (its own array or map was wrong): held empty and never written,
+  // so that every task counts the same darrays against the buffer limit.
+  bool refused = false;
 };
 
 struct File {
@@ -107,7 +115,8 @@ void remove_iosystem(int iosysid);
 void remove_decomp(int ioid);
 void remove_file(int ncid);
 int default_error_mode();
-// PIOc_set_buffer_size_limit's bytes: a task holding more makes write_darray sync the file.
+// PIOc_set_buffer_size_limit's bytes: when the darrays held may take more on some task,
+// write_darray syncs the file.
 int64_t& buffer_limit();
 void set_default_error_mode(int mode);
 
