@@ -82,15 +82,6 @@ std::shared_ptr<const std::vector<uint64_t>> offsets_in(const Var& v, const Deco
   return shifted;
 }
 
-// The most bytes a darray of d holds on any task: one agreement at d's first write (which
-// every task makes, in the same order), none after.
-int64_t most_bytes(const IoSystem& ios, Decomp& d) {
-  if (d.most_bytes < 0)
-    d.most_bytes = comm::max_all(ios.comm, static_cast<int64_t>(d.offsets->size() *
-                                                                type_size(d.type)));
-  return d.most_bytes;
-}
-
 // Holds one variable's darray (the decomposition's type in memory) for the next flush; a
 // darray this task refused is held empty, counted against the buffer limit but not written.
 void hold(File& f, int varid, Decomp& d, const void* array, int64_t frame, bool refused) {
@@ -127,12 +118,34 @@ int flush_over_limit(File& f, const char* call) {
   return bytes > buffer_limit() ? flush(f, call, Flush::kSync) : PIO_NOERR;
 }
 
+// A darray read packed (the decomposition's held elements) into the program's array.
+void unpack(const Decomp& d, const std::vector<unsigned char>& packed, void* array) {
+  auto* out = static_cast<unsigned char*>(array);
+  const size_t size = type_size(d.type);
+  if (d.held_at.empty()) {
+    if (!packed.empty()) std::memcpy(out, packed.data(), packed.size());
+    return;
+  }
+  for (size_t i = 0; i < d.held_at.size(); ++i)
+    std::memcpy(out + d.held_at[i] * size, packed.data() + i * size, size);
+}
+
 int tapio_error(const File& f, const Var& v, const Decomp& d, int st, const char* call) {
   return fail(f.ios, from_tapio(st), std::string(call) + ": " + on(f, v, d) + ": " +
               tapio_last_error());
 }
 
 }  // namespace
+
+// One agreement, at the first darray call of d that needs it (every task makes the same calls
+// in the same order), none after.
+int64_t most_bytes(const IoSystem& ios, Decomp& d) {
+  if (d.most_bytes < 0)
+    d.most_bytes = comm::max_all(ios.comm, static_cast<int64_t>(d.offsets->size() *
+                                                                type_size(d.type)));
+  return d.most_bytes;
+}
+
 }  // namespace tapio_pio
 
 using namespace tapio_pio;
@@ -220,23 +233,27 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
   Var* v = nullptr;
   Decomp* d = nullptr;
   if (int st = darray_ids(ncid, varid, ioid, false, &f, &v, &d, "PIOc_read_darray")) return st;
+  // The read is collective: a task whose array is short still takes part, reading nothing
+  // into it, so that the others are not left waiting, then returns its error.
+  const int local = short_array(*f, *v, *d, arraylen, "PIOc_read_darray");
+  const auto offsets = offsets_in(*v, *d, frame_of(*v));
+  std::vector<unsigned char> packed;
+  if (read_ahead(*f, varid, *d, frame_of(*v), offsets, &packed)) {
+    if (local == PIO_NOERR) unpack(*d, packed, array);
+    return local;
+  }
   tapio_engine* engine = nullptr;
   tapio_var* handle = nullptr;
   if (int st = reading(*f, *v, &engine, &handle, "PIOc_read_darray")) return st;
-  // The read is collective: a task whose array is short still takes part, reading nothing,
-  // so that the others are not left waiting, then returns its error.
-  if (int st = short_array(*f, *v, *d, arraylen, "PIOc_read_darray")) {
+  if (local != PIO_NOERR) {
     tapio_perform_gets(engine);
-    return st;
+    return local;
   }
-  const size_t size = type_size(d->type);
-  std::vector<unsigned char> packed;
   void* into = array;
   if (!d->held_at.empty()) {
-    packed.resize(d->offsets->size() * size);
+    packed.resize(d->offsets->size() * type_size(d->type));
     into = packed.data();
   }
-  const auto offsets = offsets_in(*v, *d, frame_of(*v));
   int st = tapio_var_set_offsets(handle, offsets->size(), offsets->data());
   if (st == TAPIO_OK && v->record) st = tapio_var_set_step_selection(handle, frame_of(*v), 1);
   if (st == TAPIO_OK) st = tapio_get(engine, handle, to_tapio(d->type), into);
@@ -248,9 +265,7 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
   }
   st = tapio_perform_gets(engine);
   if (st != TAPIO_OK) return tapio_error(*f, *v, *d, st, "PIOc_read_darray");
-  auto* out = static_cast<unsigned char*>(array);
-  for (size_t i = 0; i < d->held_at.size(); ++i)
-    std::memcpy(out + d->held_at[i] * size, packed.data() + i * size, size);
+  if (into != array) unpack(*d, packed, array);
   return PIO_NOERR;
 }
 

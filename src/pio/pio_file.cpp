@@ -181,6 +181,8 @@ int PIOc_enddef(int ncid) {
   if (!f->define_mode)
     return fail(f->ios, PIO_ENOTINDEFINE, "PIOc_enddef: " + where(*f) + " is not in define mode");
   f->define_mode = false;
+  if (f->writable && !f->engine && !f->defined_in_tapio)
+    return open_for_writing(*f, "PIOc_enddef");
   return PIO_NOERR;
 }
 

@@ -52,7 +52,8 @@ std::string record_dim_name(const File& f) {
   return name;
 }
 
-// The definitions go to tapio once, at the first flush: the header is laid out then.
+}  // namespace
+
 int open_for_writing(File& f, const char* call) {
   int st = TAPIO_OK;
   st = tapio_io_set_parameter(f.io, "record_dimension", record_dim_name(f).c_str());
@@ -67,6 +68,8 @@ int open_for_writing(File& f, const char* call) {
   f.defined_in_tapio = true;
   return PIO_NOERR;
 }
+
+namespace {
 
 int put_held(File& f, Held& h) {
   if (h.refused) return TAPIO_OK;

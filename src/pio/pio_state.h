@@ -77,6 +77,15 @@ struct Held {
   bool refused = false;
 };
 
+// A darray read ahead (pio_read_ahead.cpp): a frame of a variable through a decomposition
+// (its offsets: the same object while the decomposition lives), its held elements packed.
+struct ReadAhead {
+  int var = 0;
+  uint64_t frame = 0;
+  std::shared_ptr<const std::vector<uint64_t>> offsets;
+  std::vector<unsigned char> data;
+};
+
 struct File {
   int ncid = 0;
   IoSystem* ios = nullptr;
@@ -99,6 +108,7 @@ struct File {
   // Write mode: an engine reading what the file wrote (pio_reader.cpp), until the next flush.
   tapio_io* reader_io = nullptr;
   tapio_engine* reader = nullptr;
+  std::vector<ReadAhead> read_ahead;  // read-only files: darrays read, not yet asked for
   bool defined_in_tapio = false;   // the tapio IO holds the definitions
   bool redefined = false;          // definitions changed after that (pio_recreate.cpp)
   int unlimited() const;           // dim id or -1
@@ -138,6 +148,10 @@ std::string error_text(int code);
 // through fail().
 enum class Flush { kSync, kRead, kClose };
 int flush(File& f, const char* call, Flush how);
+// Collective: the definitions go to tapio and its engine opens the file, writing its header,
+// at the first enddef of a new file, as PIO's does (or, if that failed, at the first flush).
+// Definitions changed later make the file again at the next flush (recreate).
+int open_for_writing(File& f, const char* call);
 // Collective: the held data `which` selects, written in place in the NetCDF file (frames
 // already written, or fixed data after the close), then dropped.
 int write_in_place(File& f, bool (*which)(const File&, const Held&), const char* call);
@@ -155,6 +169,16 @@ int lookup_var(int ncid, int varid, File** f, Var** v, const char* call);
 // Reads of a file (collective): the engine and v's handle to read with. A file open for
 // writing writes all it holds first, then reads it back through a reader engine.
 int reading(File& f, Var& v, tapio_engine** engine, tapio_var** handle, const char* call);
+// Read-only files (collective): v's darray at `frame` through d (at `offsets`) into *packed
+// (d's held elements), from the read-ahead, or else read in one batch with the same frame of
+// the variables after v with its dimensions, as many as the buffer limit allows, which the
+// read-ahead keeps. False, the same on every task, when v is to be read alone: a file open for
+// writing, no variable like v, or a batch that failed on some task.
+bool read_ahead(File& f, int varid, Decomp& d, uint64_t frame,
+                const std::shared_ptr<const std::vector<uint64_t>>& offsets,
+                std::vector<unsigned char>* packed);
+// The most bytes a darray of d holds on any task: agreed (collective) the first time, kept.
+int64_t most_bytes(const IoSystem& ios, Decomp& d);
 // Closes the reader of a file open for writing, if any (collective).
 int close_reader(File& f, const char* call);
 // A new tapio IO for the file (the iotype's engine; a writer's parameters when `writing`).

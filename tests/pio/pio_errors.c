@@ -229,7 +229,50 @@ int main(int argc, char** argv) {
   }
   EXPECT(PIOc_closefile(reader), 0);
   EXPECT(PIOc_closefile(ncid), 0);
-  EXPECT(PIOc_set_buffer_size_limit(old_limit), 1);
+
+  /* Over the limit with a darray the last task refused: every task counts it (one darray is
+   * under the limit, two over), so every task syncs at the same call and none waits for the
+   * others; then every frame is complete on disk, the refused one holding fill values where
+   * the last task would have written. */
+  EXPECT(PIOc_set_buffer_size_limit(sizeof data + 4), 1);
+  make_file(iosysid, ioid, ntasks, "pio_errors_limit_refused.nc", &ncid, &varid);
+  for (int frame = 0; frame < 3; frame++) {
+    const int refused = frame == 1 && rank == ntasks - 1;
+    EXPECT(PIOc_setframe(ncid, varid, frame), 0);
+    EXPECT(PIOc_write_darray(ncid, varid, ioid, refused ? 3 : 4, data, NULL),
+           refused ? PIO_EINVAL : 0);
+    if (frame == 1) { /* every task synced frame 0 at this call */
+      EXPECT(PIOc_openfile(iosysid, &reader, &iotype, "pio_errors_limit_refused.nc",
+                           PIO_NOWRITE), 0);
+      EXPECT(PIOc_inq_dimlen(reader, 0, &frames), 0);
+      if (frames != 1) {
+        fprintf(stderr, "a darray refused over the limit: %lld frames on disk, expected 1\n",
+                (long long)frames);
+        failures++;
+      }
+      EXPECT(PIOc_closefile(reader), 0);
+    }
+  }
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_limit_refused.nc", PIO_NOWRITE), 0);
+  EXPECT(PIOc_inq_dimlen(ncid, 0, &frames), 0);
+  for (int frame = 0; frame < 3; frame++) {
+    EXPECT(PIOc_setframe(ncid, varid, frame), 0);
+    EXPECT(PIOc_read_darray(ncid, varid, ioid, 4, in), 0);
+    for (int i = 0; i < 4; i++)
+      if (in[i] != (frame == 1 && rank == ntasks - 1 ? PIO_FILL_INT : data[i])) {
+        fprintf(stderr, "pio_errors_limit_refused.nc: frame %d element %d is %d\n", frame, i,
+                in[i]);
+        failures++;
+        break;
+      }
+  }
+  if (frames != 3) {
+    fprintf(stderr, "pio_errors_limit_refused.nc: %lld frames, expected 3\n", (long long)frames);
+    failures++;
+  }
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_set_buffer_size_limit(old_limit), sizeof data + 4);
 
   EXPECT(PIOc_freedecomp(iosysid, ioid), 0);
   EXPECT(PIOc_freedecomp(iosysid, ioid), PIO_EBADID); /* stale ioid */
