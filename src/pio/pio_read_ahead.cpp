@@ -24,14 +24,16 @@ bool take(File& f, int varid, uint64_t frame, const std::vector<uint64_t>* base,
   return true;
 }
 
-// v, then the variables after it with its dimensions, while the darrays fit the buffer limit
-// on every task (`bytes`: the most one holds on any task).
+// v, then the variables after it with its dimensions and type (a decomposition has a type:
+// PIO programs read variables of another type through another), while the darrays fit the
+// buffer limit on every task (`bytes`: the most one holds on any task).
 std::vector<int> batch_of(const File& f, int varid, int64_t bytes) {
   std::vector<int> out{varid};
-  const std::vector<int>& dims = f.vars[varid].dimids;
+  const Var& v = f.vars[varid];
   for (size_t w = varid + 1; w < f.vars.size(); ++w) {
     if (static_cast<int64_t>(out.size() + 1) * bytes > buffer_limit()) break;
-    if (f.vars[w].dimids == dims) out.push_back(static_cast<int>(w));
+    if (f.vars[w].dimids == v.dimids && f.vars[w].type == v.type)
+      out.push_back(static_cast<int>(w));
   }
   return out;
 }

@@ -171,8 +171,8 @@ int lookup_var(int ncid, int varid, File** f, Var** v, const char* call);
 int reading(File& f, Var& v, tapio_engine** engine, tapio_var** handle, const char* call);
 // Read-only files (collective): v's darray at `frame` through d (at `offsets`) into *packed
 // (d's held elements), from the read-ahead, or else read in one batch with the same frame of
-// the variables after v with its dimensions, as many as the buffer limit allows, which the
-// read-ahead keeps. False, the same on every task, when v is to be read alone: a file open for
+// the variables after v with its dimensions and type, as many as the buffer limit allows,
+// which the read-ahead keeps. False, the same on every task, when v is to be read alone: a file open for
 // writing, no variable like v, or a batch that failed on some task.
 bool read_ahead(File& f, int varid, Decomp& d, uint64_t frame,
                 const std::shared_ptr<const std::vector<uint64_t>>& offsets,
