@@ -94,6 +94,7 @@ struct File {
   std::string engine_name;  // the iotype's tapio engine; once open, the one TAPIO_CONFIG chose
   int mode = 0;
   bool writable = false;
+  bool created = false;      // by createfile (not an existing file opened for writing)
   bool define_mode = false;
   // PIOc_set_fill's mode: NC_NOFILL at create, NC_FILL at open, as in PIO. Reported only: tapio fills what no
   // task writes, so that holes of decompositions read as fill values (docs/pio.md).

@@ -274,6 +274,37 @@ int main(int argc, char** argv) {
   EXPECT(PIOc_closefile(ncid), 0);
   EXPECT(PIOc_set_buffer_size_limit(old_limit), sizeof data + 4);
 
+  /* Read-ahead in a read-only file: reading `small` through the int decomposition also reads
+   * `huge` (same dimensions and type), whose values no int holds; that batch fails, so
+   * `small` is read alone and comes back whole, and `huge` then gets PIO_ERANGE on every
+   * task. */
+  int dims[2], small_var, huge_var;
+  double huge[64];
+  PIO_Offset origin[2] = {0, 0}, whole[2] = {1, 4 * ntasks};
+  for (int i = 0; i < 4 * ntasks && i < 64; i++) huge[i] = 1e300;
+  EXPECT(PIOc_createfile(iosysid, &ncid, &iotype, "pio_errors_read_ahead.nc",
+                         PIO_CLOBBER | PIO_64BIT_DATA), 0);
+  EXPECT(PIOc_def_dim(ncid, "step", PIO_UNLIMITED, &dims[0]), 0);
+  EXPECT(PIOc_def_dim(ncid, "cell", 4 * ntasks, &dims[1]), 0);
+  EXPECT(PIOc_def_var(ncid, "small", PIO_DOUBLE, 2, dims, &small_var), 0);
+  EXPECT(PIOc_def_var(ncid, "huge", PIO_DOUBLE, 2, dims, &huge_var), 0);
+  EXPECT(PIOc_enddef(ncid), 0);
+  EXPECT(PIOc_setframe(ncid, small_var, 0), 0);
+  EXPECT(PIOc_write_darray(ncid, small_var, ioid, 4, data, NULL), 0);
+  EXPECT(PIOc_put_vara_double(ncid, huge_var, origin, whole, huge), 0);
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_read_ahead.nc", PIO_NOWRITE), 0);
+  EXPECT(PIOc_setframe(ncid, small_var, 0), 0);
+  EXPECT(PIOc_setframe(ncid, huge_var, 0), 0);
+  memset(in, 0, sizeof in);
+  EXPECT(PIOc_read_darray(ncid, small_var, ioid, 4, in), 0);
+  if (memcmp(in, data, sizeof data)) {
+    fprintf(stderr, "pio_errors_read_ahead.nc: small not as written\n");
+    failures++;
+  }
+  EXPECT(PIOc_read_darray(ncid, huge_var, ioid, 4, in), PIO_ERANGE);
+  EXPECT(PIOc_closefile(ncid), 0);
+
   EXPECT(PIOc_freedecomp(iosysid, ioid), 0);
   EXPECT(PIOc_freedecomp(iosysid, ioid), PIO_EBADID); /* stale ioid */
   EXPECT(PIOc_finalize(iosysid), 0);
