@@ -110,6 +110,8 @@ struct File {
   tapio_io* reader_io = nullptr;
   tapio_engine* reader = nullptr;
   std::vector<ReadAhead> read_ahead;  // read-only files: darrays read, not yet asked for
+  int read_ahead_var = -1;            // the variable and frame of the last read_darray that
+  uint64_t read_ahead_frame = 0;      // missed them: the next frame of it reads frames ahead
   bool defined_in_tapio = false;   // the tapio IO holds the definitions
   bool redefined = false;          // definitions changed after that (pio_recreate.cpp)
   int unlimited() const;           // dim id or -1
@@ -172,8 +174,9 @@ int lookup_var(int ncid, int varid, File** f, Var** v, const char* call);
 int reading(File& f, Var& v, tapio_engine** engine, tapio_var** handle, const char* call);
 // Read-only files (collective): v's darray at `frame` through d (at `offsets`) into *packed
 // (d's held elements), from the read-ahead, or else read in one batch with the same frame of
-// the variables after v with its dimensions and type, as many as the buffer limit allows,
-// which the read-ahead keeps. False, the same on every task, when v is to be read alone: a file open for
+// the variables after v with its dimensions and type (and, when the last miss was v's
+// previous frame, the frames after it too), as many as the buffer limit allows, which the
+// read-ahead keeps. False, the same on every task, when v is to be read alone: a file open for
 // writing, no variable like v, or a batch that failed on some task.
 bool read_ahead(File& f, int varid, Decomp& d, uint64_t frame,
                 const std::shared_ptr<const std::vector<uint64_t>>& offsets,

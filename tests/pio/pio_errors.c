@@ -254,6 +254,8 @@ int main(int argc, char** argv) {
     }
   }
   EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_set_buffer_size_limit(old_limit), sizeof data + 4);
+  /* Read frame after frame: frame 0 alone, then frames 1 and 2 in one read ahead. */
   EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_limit_refused.nc", PIO_NOWRITE), 0);
   EXPECT(PIOc_inq_dimlen(ncid, 0, &frames), 0);
   for (int frame = 0; frame < 3; frame++) {
@@ -272,7 +274,6 @@ int main(int argc, char** argv) {
     failures++;
   }
   EXPECT(PIOc_closefile(ncid), 0);
-  EXPECT(PIOc_set_buffer_size_limit(old_limit), sizeof data + 4);
 
   /* Read-ahead in a read-only file: reading `small` through the int decomposition also reads
    * `huge` (same dimensions and type), whose values no int holds; that batch fails, so

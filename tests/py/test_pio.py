@@ -89,6 +89,21 @@ def test_read_ahead_reads_variables_of_one_decomposition_together(tmp_path):
     assert read["counters"]["batches"]["sum"] == ranks * FRAMES * 2
 
 
+def test_read_ahead_reads_the_frames_after_a_sequential_one(tmp_path):
+    """pio_errors reads its 3-frame file pio_errors_limit_refused.nc frame after frame (one
+    variable) and checks every value: frame 0 alone, then frames 1 and 2 in one read ahead, so
+    the reader's profile counts 2 batches per rank, not 3."""
+    ranks = 2
+    profile = tmp_path / "profile.json"
+    config = tmp_path / "tapio.toml"
+    config.write_text(f'[[rule]]\npath = "*limit_refused*"\nprofile = "{profile}"\n')
+    out = mpirun(ranks, BUILD / "tests" / "pio" / "pio_errors", "return",
+                 env=dict(MPI_ENV, TAPIO_CONFIG=str(config)), cwd=tmp_path, timeout=120)
+    assert "pio_errors OK" in out
+    read = json.loads(profile.read_text())  # the last engine closed on that path: the reader
+    assert read["counters"]["batches"]["sum"] == ranks * 2
+
+
 def test_scorpio_adios_iotype_writes_a_subfile_dataset(tmp_path):
     """SCORPIO's PIO_IOTYPE_ADIOS (5) goes to the subfile engine."""
     path = tmp_path / "history_adios"
