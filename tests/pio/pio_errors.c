@@ -275,11 +275,38 @@ int main(int argc, char** argv) {
   }
   EXPECT(PIOc_closefile(ncid), 0);
 
+  /* A sync over the limit that fails (task 0's values do not fit the variable's type) fails
+   * that write_darray on every task, not only on task 0. */
+  int dims[2], tiny_var, wide[4];
+  for (int i = 0; i < 4; i++) wide[i] = rank == 0 ? 1000 : i;
+  EXPECT(PIOc_set_buffer_size_limit(sizeof data + 4), old_limit);
+  EXPECT(PIOc_createfile(iosysid, &ncid, &iotype, "pio_errors_limit_range.nc",
+                         PIO_CLOBBER | PIO_64BIT_DATA), 0);
+  EXPECT(PIOc_def_dim(ncid, "step", PIO_UNLIMITED, &dims[0]), 0);
+  EXPECT(PIOc_def_dim(ncid, "cell", 4 * ntasks, &dims[1]), 0);
+  EXPECT(PIOc_def_var(ncid, "tiny", PIO_BYTE, 2, dims, &tiny_var), 0);
+  EXPECT(PIOc_enddef(ncid), 0);
+  EXPECT(PIOc_setframe(ncid, tiny_var, 0), 0);
+  EXPECT(PIOc_write_darray(ncid, tiny_var, ioid, 4, wide, NULL), 0);
+  EXPECT(PIOc_setframe(ncid, tiny_var, 1), 0);
+  EXPECT(PIOc_write_darray(ncid, tiny_var, ioid, 4, data, NULL), PIO_ERANGE);
+  /* The failed step is not committed, and what was held with it is dropped (docs/pio.md). */
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_limit_range.nc", PIO_NOWRITE), 0);
+  EXPECT(PIOc_inq_dimlen(ncid, 0, &frames), 0);
+  if (frames != 0) {
+    fprintf(stderr, "pio_errors_limit_range.nc: %lld frames after a failed sync\n",
+            (long long)frames);
+    failures++;
+  }
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_set_buffer_size_limit(old_limit), sizeof data + 4);
+
   /* Read-ahead in a read-only file: reading `small` through the int decomposition also reads
    * `huge` (same dimensions and type), whose values no int holds; that batch fails, so
    * `small` is read alone and comes back whole, and `huge` then gets PIO_ERANGE on every
    * task. */
-  int dims[2], small_var, huge_var;
+  int small_var, huge_var;
   double huge[64];
   PIO_Offset origin[2] = {0, 0}, whole[2] = {1, 4 * ntasks};
   for (int i = 0; i < 4 * ntasks && i < 64; i++) huge[i] = 1e300;
