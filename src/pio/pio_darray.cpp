@@ -57,8 +57,8 @@ int short_array(const File& f, const Var& v, const Decomp& d, PIO_Offset arrayle
 }
 
 // What only this task can get wrong in a write: its array (length, NULL) and its map (an
-// element twice). A write is collective (the buffer limit is agreed), so the caller still
-// takes part, holding nothing, and returns this after.
+// element twice). A write is collective (a flush over the buffer limit), so the caller still
+// takes part, its darray held empty, and returns this after.
 int this_tasks_array(const File& f, const Var& v, const Decomp& d, PIO_Offset arraylen,
                      const void* array, const char* call) {
   if (int st = short_array(f, v, d, arraylen, call)) return st;
@@ -82,34 +82,52 @@ std::shared_ptr<const std::vector<uint64_t>> offsets_in(const Var& v, const Deco
   return shifted;
 }
 
-// Holds one variable's darray (the decomposition's type in memory) for the next flush.
-void hold(File& f, int varid, const Decomp& d, const void* array, int64_t frame) {
+// Holds one variable's darray (the decomposition's type in memory) for the next flush; a
+// darray this task refused is held empty, counted against the buffer limit but not written.
+void hold(File& f, int varid, Decomp& d, const void* array, int64_t frame, bool refused) {
   const Var& v = f.vars[varid];
   const uint64_t at = frame >= 0 ? static_cast<uint64_t>(frame) : frame_of(v);
   Held h;
   h.var = varid;
   h.frame = v.record ? at : 0;
-  h.offsets = offsets_in(v, d, at);
   h.memtype = to_tapio(d.type);
-  const size_t size = type_size(d.type);
-  h.data.resize(d.offsets->size() * size);
-  const auto* in = static_cast<const unsigned char*>(array);
-  if (d.held_at.empty()) {
-    if (!h.data.empty()) std::memcpy(h.data.data(), in, h.data.size());
-  } else {
-    for (size_t i = 0; i < d.held_at.size(); ++i)  // leave the holes out
-      std::memcpy(h.data.data() + i * size, in + d.held_at[i] * size, size);
+  h.most_bytes = most_bytes(*f.ios, d);
+  h.refused = refused;
+  if (!refused) {
+    h.offsets = offsets_in(v, d, at);
+    const size_t size = type_size(d.type);
+    h.data.resize(d.offsets->size() * size);
+    const auto* in = static_cast<const unsigned char*>(array);
+    if (d.held_at.empty()) {
+      if (!h.data.empty()) std::memcpy(h.data.data(), in, h.data.size());
+    } else {
+      for (size_t i = 0; i < d.held_at.size(); ++i)  // leave the holes out
+        std::memcpy(h.data.data() + i * size, in + d.held_at[i] * size, size);
+    }
   }
   f.held.push_back(std::move(h));
 }
 
-// write_darray is collective: when any task holds more than the buffer limit, every task
-// syncs (the frames before the newest go to disk).
+// write_darray is collective: when the darrays held may take more than the buffer limit on
+// some task, every task syncs (the frames before the newest go to disk). Every task holds the
+// same darrays, each counted at its decomposition's most bytes, so each decides the same
+// without a message.
 int flush_over_limit(File& f, const char* call) {
   int64_t bytes = 0;
-  for (const Held& h : f.held) bytes += static_cast<int64_t>(h.data.size());
-  const bool over = comm::max_all(f.ios->comm, bytes > buffer_limit() ? 1 : 0) > 0;
-  return over ? flush(f, call, Flush::kSync) : PIO_NOERR;
+  for (const Held& h : f.held) bytes += h.most_bytes;
+  return bytes > buffer_limit() ? flush(f, call, Flush::kSync) : PIO_NOERR;
+}
+
+// A darray read packed (the decomposition's held elements) into the program's array.
+void unpack(const Decomp& d, const std::vector<unsigned char>& packed, void* array) {
+  auto* out = static_cast<unsigned char*>(array);
+  const size_t size = type_size(d.type);
+  if (d.held_at.empty()) {
+    if (!packed.empty()) std::memcpy(out, packed.data(), packed.size());
+    return;
+  }
+  for (size_t i = 0; i < d.held_at.size(); ++i)
+    std::memcpy(out + d.held_at[i] * size, packed.data() + i * size, size);
 }
 
 int tapio_error(const File& f, const Var& v, const Decomp& d, int st, const char* call) {
@@ -118,6 +136,16 @@ int tapio_error(const File& f, const Var& v, const Decomp& d, int st, const char
 }
 
 }  // namespace
+
+// One agreement, at the first darray call of d that needs it (every task makes the same calls
+// in the same order), none after.
+int64_t most_bytes(const IoSystem& ios, Decomp& d) {
+  if (d.most_bytes < 0)
+    d.most_bytes = comm::max_all(ios.comm, static_cast<int64_t>(d.offsets->size() *
+                                                                type_size(d.type)));
+  return d.most_bytes;
+}
+
 }  // namespace tapio_pio
 
 using namespace tapio_pio;
@@ -150,7 +178,7 @@ int PIOc_write_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* 
   Decomp* d = nullptr;
   if (int st = darray_ids(ncid, varid, ioid, true, &f, &v, &d, "PIOc_write_darray")) return st;
   const int local = this_tasks_array(*f, *v, *d, arraylen, array, "PIOc_write_darray");
-  if (local == PIO_NOERR) hold(*f, varid, *d, array, -1);
+  hold(*f, varid, *d, array, -1, local != PIO_NOERR);
   const int flushed = flush_over_limit(*f, "PIOc_write_darray");
   return local != PIO_NOERR ? local : flushed;
 }
@@ -176,10 +204,11 @@ int PIOc_write_darray_multi(int ncid, const int* varids, int ioid, int nvars,
     if (local == PIO_NOERR)
       local = this_tasks_array(*f, *v, *d, arraylen, array, "PIOc_write_darray_multi");
   }
-  const Decomp& d = *find_decomp(ioid);
+  Decomp& d = *find_decomp(ioid);
   const auto* bytes = static_cast<const unsigned char*>(array);
-  for (int i = 0; local == PIO_NOERR && i < nvars; ++i)
-    hold(*f, varids[i], d, bytes + i * arraylen * type_size(d.type), frame ? frame[i] : -1);
+  for (int i = 0; i < nvars; ++i)
+    hold(*f, varids[i], d, bytes + i * arraylen * type_size(d.type), frame ? frame[i] : -1,
+         local != PIO_NOERR);
   const int flushed = flushtodisk ? flush(*f, "PIOc_write_darray_multi", Flush::kSync)
                                   : flush_over_limit(*f, "PIOc_write_darray_multi");
   return local != PIO_NOERR ? local : flushed;
@@ -204,23 +233,27 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
   Var* v = nullptr;
   Decomp* d = nullptr;
   if (int st = darray_ids(ncid, varid, ioid, false, &f, &v, &d, "PIOc_read_darray")) return st;
+  // The read is collective: a task whose array is short still takes part, reading nothing
+  // into it, so that the others are not left waiting, then returns its error.
+  const int local = short_array(*f, *v, *d, arraylen, "PIOc_read_darray");
+  const auto offsets = offsets_in(*v, *d, frame_of(*v));
+  std::vector<unsigned char> packed;
+  if (read_ahead(*f, varid, *d, frame_of(*v), offsets, &packed)) {
+    if (local == PIO_NOERR) unpack(*d, packed, array);
+    return local;
+  }
   tapio_engine* engine = nullptr;
   tapio_var* handle = nullptr;
   if (int st = reading(*f, *v, &engine, &handle, "PIOc_read_darray")) return st;
-  // The read is collective: a task whose array is short still takes part, reading nothing,
-  // so that the others are not left waiting, then returns its error.
-  if (int st = short_array(*f, *v, *d, arraylen, "PIOc_read_darray")) {
+  if (local != PIO_NOERR) {
     tapio_perform_gets(engine);
-    return st;
+    return local;
   }
-  const size_t size = type_size(d->type);
-  std::vector<unsigned char> packed;
   void* into = array;
   if (!d->held_at.empty()) {
-    packed.resize(d->offsets->size() * size);
+    packed.resize(d->offsets->size() * type_size(d->type));
     into = packed.data();
   }
-  const auto offsets = offsets_in(*v, *d, frame_of(*v));
   int st = tapio_var_set_offsets(handle, offsets->size(), offsets->data());
   if (st == TAPIO_OK && v->record) st = tapio_var_set_step_selection(handle, frame_of(*v), 1);
   if (st == TAPIO_OK) st = tapio_get(engine, handle, to_tapio(d->type), into);
@@ -232,9 +265,7 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
   }
   st = tapio_perform_gets(engine);
   if (st != TAPIO_OK) return tapio_error(*f, *v, *d, st, "PIOc_read_darray");
-  auto* out = static_cast<unsigned char*>(array);
-  for (size_t i = 0; i < d->held_at.size(); ++i)
-    std::memcpy(out + d->held_at[i] * size, packed.data() + i * size, size);
+  if (into != array) unpack(*d, packed, array);
   return PIO_NOERR;
 }
 

@@ -52,6 +52,7 @@ int start_file(int iosysid, int* ncidp, const int* iotype, const char* fname, in
   f->engine_name = engine;
   f->mode = mode;
   f->writable = create || (mode & NC_WRITE);
+  f->created = create;
   f->define_mode = create;
   f->fill_mode = create ? NC_NOFILL : NC_FILL;
   if (int st = new_io(*f, f->writable, &f->io, call)) return st;
@@ -63,6 +64,22 @@ int start_file(int iosysid, int* ncidp, const int* iotype, const char* fname, in
     return st;
   }
   return PIO_NOERR;
+}
+
+// A new file whose engine opened at enddef and wrote no frame holds a header only: its engine
+// closes at redef, and opens again at the next enddef with the new definitions, instead of the
+// file being made again at the next flush (pio_recreate.cpp).
+int reopen_at_enddef(File& f, const char* call) {
+  if (!f.created || !f.engine || f.frames > 0 || f.redefined) return PIO_NOERR;
+  if (int st = close_reader(f, call)) return st;
+  const int st = tapio_close(f.engine);  // collective: the same status on every task
+  f.engine = nullptr;
+  f.defined_in_tapio = false;
+  for (Var& v : f.vars) v.handle = nullptr;  // the old IO's
+  if (st != TAPIO_OK)
+    return fail(f.ios, from_tapio(st), std::string(call) + ": " + where(f) + ": " +
+                tapio_last_error());
+  return new_io(f, true, &f.io, call);
 }
 
 }  // namespace
@@ -172,7 +189,7 @@ int PIOc_redef(int ncid) {
   if (f->define_mode)
     return fail(f->ios, PIO_EINDEFINE, "PIOc_redef: " + where(*f) + " is in define mode");
   f->define_mode = true;
-  return PIO_NOERR;
+  return reopen_at_enddef(*f, "PIOc_redef");
 }
 
 int PIOc_enddef(int ncid) {
@@ -181,6 +198,8 @@ int PIOc_enddef(int ncid) {
   if (!f->define_mode)
     return fail(f->ios, PIO_ENOTINDEFINE, "PIOc_enddef: " + where(*f) + " is not in define mode");
   f->define_mode = false;
+  if (f->writable && !f->engine && !f->defined_in_tapio)
+    return open_for_writing(*f, "PIOc_enddef");
   return PIO_NOERR;
 }
 

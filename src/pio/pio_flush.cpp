@@ -52,7 +52,8 @@ std::string record_dim_name(const File& f) {
   return name;
 }
 
-// The definitions go to tapio once, at the first flush: the header is laid out then.
+}  // namespace
+
 int open_for_writing(File& f, const char* call) {
   int st = TAPIO_OK;
   st = tapio_io_set_parameter(f.io, "record_dimension", record_dim_name(f).c_str());
@@ -68,7 +69,10 @@ int open_for_writing(File& f, const char* call) {
   return PIO_NOERR;
 }
 
+namespace {
+
 int put_held(File& f, Held& h) {
+  if (h.refused) return TAPIO_OK;
   Var& v = f.vars[h.var];
   if (h.offsets) {
     const int st = tapio_var_set_offsets(v.handle, h.offsets->size(), h.offsets->data());
@@ -147,13 +151,13 @@ int write_in_place(File& f, bool (*which)(const File&, const Held&), const char*
   std::vector<netcdf_file::Piece> pieces;
   std::string var;
   for (const Held& h : f.held)
-    if (which(f, h)) {
+    if (which(f, h) && !h.refused) {
       var = f.vars[h.var].name;
       if (!h.offsets) boxes.push_back(box_offsets(f, h));
     }
   size_t box = 0;
   for (const Held& h : f.held)
-    if (which(f, h))
+    if (which(f, h) && !h.refused)
       pieces.push_back({f.vars[h.var].name, h.frame, h.offsets ? h.offsets.get() : &boxes[box++],
                         h.memtype, h.data.data()});
   if (comm::max_all(f.ios->comm, pieces.empty() ? 0 : 1) <= 0) return PIO_NOERR;

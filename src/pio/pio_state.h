@@ -34,6 +34,9 @@ struct Decomp {
   std::shared_ptr<const std::vector<uint64_t>> offsets;
   std::vector<int64_t> held_at;  // buffer positions of those elements; empty: no holes
   bool duplicates = false;       // an offset mapped twice: for reading only, as in PIO
+  // The most bytes a darray of it holds on any task: agreed at its first write_darray (-1:
+  // not yet), so that later writes decide a flush without a message (pio_darray.cpp).
+  int64_t most_bytes = -1;
 };
 
 struct Attr {
@@ -67,6 +70,20 @@ struct Held {
   std::vector<uint64_t> start, count;  // the box without the record dimension
   tapio_type memtype = TAPIO_INT32;
   std::vector<unsigned char> data;
+  // A darray's share of the buffer limit: its decomposition's most_bytes (0 for a box).
+  int64_t most_bytes = 0;
+  // A darray this task refused (its own array or map was wrong): held empty and never written,
+  // so that every task counts the same darrays against the buffer limit.
+  bool refused = false;
+};
+
+// A darray read ahead (pio_read_ahead.cpp): a frame of a variable through a decomposition
+// (its offsets: the same object while the decomposition lives), its held elements packed.
+struct ReadAhead {
+  int var = 0;
+  uint64_t frame = 0;
+  std::shared_ptr<const std::vector<uint64_t>> offsets;
+  std::vector<unsigned char> data;
 };
 
 struct File {
@@ -77,6 +94,7 @@ struct File {
   std::string engine_name;  // the iotype's tapio engine; once open, the one TAPIO_CONFIG chose
   int mode = 0;
   bool writable = false;
+  bool created = false;      // by createfile (not an existing file opened for writing)
   bool define_mode = false;
   // PIOc_set_fill's mode: NC_NOFILL at create, NC_FILL at open, as in PIO. Reported only: tapio fills what no
   // task writes, so that holes of decompositions read as fill values (docs/pio.md).
@@ -91,6 +109,9 @@ struct File {
   // Write mode: an engine reading what the file wrote (pio_reader.cpp), until the next flush.
   tapio_io* reader_io = nullptr;
   tapio_engine* reader = nullptr;
+  std::vector<ReadAhead> read_ahead;  // read-only files: darrays read, not yet asked for
+  int read_ahead_var = -1;            // the variable and frame of the last read_darray that
+  uint64_t read_ahead_frame = 0;      // missed them: the next frame of it reads frames ahead
   bool defined_in_tapio = false;   // the tapio IO holds the definitions
   bool redefined = false;          // definitions changed after that (pio_recreate.cpp)
   int unlimited() const;           // dim id or -1
@@ -107,7 +128,8 @@ void remove_iosystem(int iosysid);
 void remove_decomp(int ioid);
 void remove_file(int ncid);
 int default_error_mode();
-// PIOc_set_buffer_size_limit's bytes: a task holding more makes write_darray sync the file.
+// PIOc_set_buffer_size_limit's bytes: when the darrays held may take more on some task,
+// write_darray syncs the file.
 int64_t& buffer_limit();
 void set_default_error_mode(int mode);
 
@@ -129,6 +151,10 @@ std::string error_text(int code);
 // through fail().
 enum class Flush { kSync, kRead, kClose };
 int flush(File& f, const char* call, Flush how);
+// Collective: the definitions go to tapio and its engine opens the file, writing its header,
+// at the first enddef of a new file, as PIO's does (or, if that failed, at the first flush).
+// Definitions changed later make the file again at the next flush (recreate).
+int open_for_writing(File& f, const char* call);
 // Collective: the held data `which` selects, written in place in the NetCDF file (frames
 // already written, or fixed data after the close), then dropped.
 int write_in_place(File& f, bool (*which)(const File&, const Held&), const char* call);
@@ -146,6 +172,17 @@ int lookup_var(int ncid, int varid, File** f, Var** v, const char* call);
 // Reads of a file (collective): the engine and v's handle to read with. A file open for
 // writing writes all it holds first, then reads it back through a reader engine.
 int reading(File& f, Var& v, tapio_engine** engine, tapio_var** handle, const char* call);
+// Read-only files (collective): v's darray at `frame` through d (at `offsets`) into *packed
+// (d's held elements), from the read-ahead, or else read in one batch with the same frame of
+// the variables after v with its dimensions and type (and, when the last miss was v's
+// previous frame, the frames after it too), as many as the buffer limit allows, which the
+// read-ahead keeps. False, the same on every task, when v is to be read alone: a file open for
+// writing, no variable like v, or a batch that failed on some task.
+bool read_ahead(File& f, int varid, Decomp& d, uint64_t frame,
+                const std::shared_ptr<const std::vector<uint64_t>>& offsets,
+                std::vector<unsigned char>* packed);
+// The most bytes a darray of d holds on any task: agreed (collective) the first time, kept.
+int64_t most_bytes(const IoSystem& ios, Decomp& d);
 // Closes the reader of a file open for writing, if any (collective).
 int close_reader(File& f, const char* call);
 // A new tapio IO for the file (the iotype's engine; a writer's parameters when `writing`).

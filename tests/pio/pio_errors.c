@@ -229,7 +229,109 @@ int main(int argc, char** argv) {
   }
   EXPECT(PIOc_closefile(reader), 0);
   EXPECT(PIOc_closefile(ncid), 0);
-  EXPECT(PIOc_set_buffer_size_limit(old_limit), 1);
+
+  /* Over the limit with a darray the last task refused: every task counts it (one darray is
+   * under the limit, two over), so every task syncs at the same call and none waits for the
+   * others; then every frame is complete on disk, the refused one holding fill values where
+   * the last task would have written. */
+  EXPECT(PIOc_set_buffer_size_limit(sizeof data + 4), 1);
+  make_file(iosysid, ioid, ntasks, "pio_errors_limit_refused.nc", &ncid, &varid);
+  for (int frame = 0; frame < 3; frame++) {
+    const int refused = frame == 1 && rank == ntasks - 1;
+    EXPECT(PIOc_setframe(ncid, varid, frame), 0);
+    EXPECT(PIOc_write_darray(ncid, varid, ioid, refused ? 3 : 4, data, NULL),
+           refused ? PIO_EINVAL : 0);
+    if (frame == 1) { /* every task synced frame 0 at this call */
+      EXPECT(PIOc_openfile(iosysid, &reader, &iotype, "pio_errors_limit_refused.nc",
+                           PIO_NOWRITE), 0);
+      EXPECT(PIOc_inq_dimlen(reader, 0, &frames), 0);
+      if (frames != 1) {
+        fprintf(stderr, "a darray refused over the limit: %lld frames on disk, expected 1\n",
+                (long long)frames);
+        failures++;
+      }
+      EXPECT(PIOc_closefile(reader), 0);
+    }
+  }
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_set_buffer_size_limit(old_limit), sizeof data + 4);
+  /* Read frame after frame: frame 0 alone, then frames 1 and 2 in one read ahead. */
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_limit_refused.nc", PIO_NOWRITE), 0);
+  EXPECT(PIOc_inq_dimlen(ncid, 0, &frames), 0);
+  for (int frame = 0; frame < 3; frame++) {
+    EXPECT(PIOc_setframe(ncid, varid, frame), 0);
+    EXPECT(PIOc_read_darray(ncid, varid, ioid, 4, in), 0);
+    for (int i = 0; i < 4; i++)
+      if (in[i] != (frame == 1 && rank == ntasks - 1 ? PIO_FILL_INT : data[i])) {
+        fprintf(stderr, "pio_errors_limit_refused.nc: frame %d element %d is %d\n", frame, i,
+                in[i]);
+        failures++;
+        break;
+      }
+  }
+  if (frames != 3) {
+    fprintf(stderr, "pio_errors_limit_refused.nc: %lld frames, expected 3\n", (long long)frames);
+    failures++;
+  }
+  EXPECT(PIOc_closefile(ncid), 0);
+
+  /* A sync over the limit that fails (task 0's values do not fit the variable's type) fails
+   * that write_darray on every task, not only on task 0. */
+  int dims[2], tiny_var, wide[4];
+  for (int i = 0; i < 4; i++) wide[i] = rank == 0 ? 1000 : i;
+  EXPECT(PIOc_set_buffer_size_limit(sizeof data + 4), old_limit);
+  EXPECT(PIOc_createfile(iosysid, &ncid, &iotype, "pio_errors_limit_range.nc",
+                         PIO_CLOBBER | PIO_64BIT_DATA), 0);
+  EXPECT(PIOc_def_dim(ncid, "step", PIO_UNLIMITED, &dims[0]), 0);
+  EXPECT(PIOc_def_dim(ncid, "cell", 4 * ntasks, &dims[1]), 0);
+  EXPECT(PIOc_def_var(ncid, "tiny", PIO_BYTE, 2, dims, &tiny_var), 0);
+  EXPECT(PIOc_enddef(ncid), 0);
+  EXPECT(PIOc_setframe(ncid, tiny_var, 0), 0);
+  EXPECT(PIOc_write_darray(ncid, tiny_var, ioid, 4, wide, NULL), 0);
+  EXPECT(PIOc_setframe(ncid, tiny_var, 1), 0);
+  EXPECT(PIOc_write_darray(ncid, tiny_var, ioid, 4, data, NULL), PIO_ERANGE);
+  /* The failed step is not committed, and what was held with it is dropped (docs/pio.md). */
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_limit_range.nc", PIO_NOWRITE), 0);
+  EXPECT(PIOc_inq_dimlen(ncid, 0, &frames), 0);
+  if (frames != 0) {
+    fprintf(stderr, "pio_errors_limit_range.nc: %lld frames after a failed sync\n",
+            (long long)frames);
+    failures++;
+  }
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_set_buffer_size_limit(old_limit), sizeof data + 4);
+
+  /* Read-ahead in a read-only file: reading `small` through the int decomposition also reads
+   * `huge` (same dimensions and type), whose values no int holds; that batch fails, so
+   * `small` is read alone and comes back whole, and `huge` then gets PIO_ERANGE on every
+   * task. */
+  int small_var, huge_var;
+  double huge[64];
+  PIO_Offset origin[2] = {0, 0}, whole[2] = {1, 4 * ntasks};
+  for (int i = 0; i < 4 * ntasks && i < 64; i++) huge[i] = 1e300;
+  EXPECT(PIOc_createfile(iosysid, &ncid, &iotype, "pio_errors_read_ahead.nc",
+                         PIO_CLOBBER | PIO_64BIT_DATA), 0);
+  EXPECT(PIOc_def_dim(ncid, "step", PIO_UNLIMITED, &dims[0]), 0);
+  EXPECT(PIOc_def_dim(ncid, "cell", 4 * ntasks, &dims[1]), 0);
+  EXPECT(PIOc_def_var(ncid, "small", PIO_DOUBLE, 2, dims, &small_var), 0);
+  EXPECT(PIOc_def_var(ncid, "huge", PIO_DOUBLE, 2, dims, &huge_var), 0);
+  EXPECT(PIOc_enddef(ncid), 0);
+  EXPECT(PIOc_setframe(ncid, small_var, 0), 0);
+  EXPECT(PIOc_write_darray(ncid, small_var, ioid, 4, data, NULL), 0);
+  EXPECT(PIOc_put_vara_double(ncid, huge_var, origin, whole, huge), 0);
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_read_ahead.nc", PIO_NOWRITE), 0);
+  EXPECT(PIOc_setframe(ncid, small_var, 0), 0);
+  EXPECT(PIOc_setframe(ncid, huge_var, 0), 0);
+  memset(in, 0, sizeof in);
+  EXPECT(PIOc_read_darray(ncid, small_var, ioid, 4, in), 0);
+  if (memcmp(in, data, sizeof data)) {
+    fprintf(stderr, "pio_errors_read_ahead.nc: small not as written\n");
+    failures++;
+  }
+  EXPECT(PIOc_read_darray(ncid, huge_var, ioid, 4, in), PIO_ERANGE);
+  EXPECT(PIOc_closefile(ncid), 0);
 
   EXPECT(PIOc_freedecomp(iosysid, ioid), 0);
   EXPECT(PIOc_freedecomp(iosysid, ioid), PIO_EBADID); /* stale ioid */

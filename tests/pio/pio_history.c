@@ -3,7 +3,9 @@
  * (holes), three record variables (one converted from double memory to float), a fixed
  * coordinate written with put_vara, a sync per frame, a read of the file while it is open
  * for writing, a fixed variable written after it (when every frame is on disk), a global
- * attribute added then (PIOc_redef), then every frame read back with read_darray. tests/py/test_pio.py reads the file with netCDF4-python and ncdump.
+ * attribute added then (PIOc_redef), then every frame read back with read_darray (temp and
+ * salt through one decomposition: read ahead together). tests/py/test_pio.py reads the file
+ * with netCDF4-python and ncdump.
  * Usage: pio_history PATH FORMAT(1|2|5) [IOTYPE]. Prints "pio_history OK" on success. */
 #include <pio.h>
 
@@ -50,7 +52,7 @@ int main(int argc, char** argv) {
   /* Round-robin cells, land cells as holes (0 in InitDecomp's 1-based map). */
   int gdims[2] = {NLAT, NLON}, n = 0;
   PIO_Offset map[NLAT * NLON];
-  float temp[NLAT * NLON];
+  float temp[NLAT * NLON], salt_in[NLAT * NLON];
   double salt[NLAT * NLON];
   int mask[NLAT * NLON];
   for (int c = rank; c < NLAT * NLON; c += ntasks) map[n++] = land(c) ? 0 : c + 1;
@@ -128,12 +130,15 @@ int main(int argc, char** argv) {
   for (int f = 0; f < FRAMES; f++) {
     CHECK(PIOc_setframe(ncid, var_temp, f));
     CHECK(PIOc_setframe(ncid, var_mask, f));
+    CHECK(PIOc_setframe(ncid, var_salt, f));
     CHECK(PIOc_read_darray(ncid, var_temp, ioid_f, n, temp));
+    CHECK(PIOc_read_darray(ncid, var_salt, ioid_f, n, salt_in));
     CHECK(PIOc_read_darray(ncid, var_mask, ioid_i, n, mask));
     for (int i = 0; i < n; i++) {
       const int c = rank + i * ntasks;
       if (land(c)) continue;
-      if (temp[i] != (float)value(f, c) || mask[i] != f * 1000 + c) {
+      if (temp[i] != (float)value(f, c) || salt_in[i] != (float)(value(f, c) / 4) ||
+          mask[i] != f * 1000 + c) {
         fprintf(stderr, "frame %d cell %d: temp %g mask %d\n", f, c, temp[i], mask[i]);
         failures++;
       }

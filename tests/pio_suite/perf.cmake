@@ -1,5 +1,5 @@
 # PIO's benchmark, tests/performance/pioperformance.F90, unmodified, built with its read path
-# (-DDOREAD) against the chosen library: scripts/bench_pio.sh runs it (make bench). The
+# (-DDOREAD) against the chosen library: scripts/bench_pio.py runs it (make bench-pio). The
 # timing module it uses (perf_mod: GPTL's) comes with the real PIO; against tapio a small stub
 # on MPI_Wtime stands in for it (perf_mod_stub.F90), the one part swapped.
 set(perf_src "${pio_src}/tests/performance/pioperformance.F90")

@@ -6,6 +6,7 @@ converted from double memory to float, a coordinate written with put_vara, a fix
 go to disk) and reads it back itself; here netCDF4-python compares every value with what the program wrote, computed anew,
 and ncdump names the format the mode flags asked for.
 """
+import json
 import subprocess
 
 import numpy as np
@@ -70,6 +71,37 @@ def test_tapio_config_overrides_the_iotype(tmp_path):
     out = mpirun(2, HISTORY, path, 5, env=env, timeout=120)
     assert "pio_history OK" in out
     assert (path / "tapio.idx").exists()
+
+
+def test_read_ahead_reads_variables_of_one_decomposition_together(tmp_path):
+    """pio_history reads back each frame's temp and salt (one float decomposition), then mask
+    (an int one): with the read-ahead the first read_darray of a frame reads temp and salt in
+    one collective batch, so the read-only file's profile counts 2 batches per frame and rank,
+    not 3; the program checks every value it reads."""
+    ranks = 2
+    profile = tmp_path / "profile.json"
+    config = tmp_path / "tapio.toml"
+    config.write_text(f'[[rule]]\nprofile = "{profile}"\n')  # the last file closed: the read
+    out = mpirun(ranks, HISTORY, tmp_path / "history.nc", 5,
+                 env=dict(MPI_ENV, TAPIO_CONFIG=str(config)), timeout=120)
+    assert "pio_history OK" in out
+    read = json.loads(profile.read_text())
+    assert read["counters"]["batches"]["sum"] == ranks * FRAMES * 2
+
+
+def test_read_ahead_reads_the_frames_after_a_sequential_one(tmp_path):
+    """pio_errors reads its 3-frame file pio_errors_limit_refused.nc frame after frame (one
+    variable) and checks every value: frame 0 alone, then frames 1 and 2 in one read ahead, so
+    the reader's profile counts 2 batches per rank, not 3."""
+    ranks = 2
+    profile = tmp_path / "profile.json"
+    config = tmp_path / "tapio.toml"
+    config.write_text(f'[[rule]]\npath = "*limit_refused*"\nprofile = "{profile}"\n')
+    out = mpirun(ranks, BUILD / "tests" / "pio" / "pio_errors", "return",
+                 env=dict(MPI_ENV, TAPIO_CONFIG=str(config)), cwd=tmp_path, timeout=120)
+    assert "pio_errors OK" in out
+    read = json.loads(profile.read_text())  # the last engine closed on that path: the reader
+    assert read["counters"]["batches"]["sum"] == ranks * 2
 
 
 def test_scorpio_adios_iotype_writes_a_subfile_dataset(tmp_path):
