@@ -6,12 +6,14 @@ converted from double memory to float, a coordinate written with put_vara, a fix
 go to disk) and reads it back itself; here netCDF4-python compares every value with what the program wrote, computed anew,
 and ncdump names the format the mode flags asked for.
 """
+import os
 import subprocess
 
 import numpy as np
 import pytest
 
-from conftest import BUILD, MPI_ENV, SHARED, mpiexec, mpirun
+from conftest import (BUILD, MPI_ENV, ROOT, SHARED, cmake_cache, mpiexec, mpirun,
+                      skip_optional_peer)
 
 netCDF4 = pytest.importorskip("netCDF4")
 
@@ -58,6 +60,91 @@ def test_history_file_holds_what_the_pio_program_wrote(tmp_path, fmt):
             assert (temp[land] == np.float32(-1.0e30)).all()
             assert (salt[land] == np.float32(netCDF4.default_fillvals["f4"])).all()
             assert (mask[land] == netCDF4.default_fillvals["i4"]).all()
+
+
+@pytest.mark.parametrize("np_", [1, 3])
+def test_dimension_ids_follow_definition_order_after_append(tmp_path, np_):
+    """pio_dims defines lon, an unused dimension, lat, then the unlimited time, and uses them
+    as temp(time, lat, lon): the file numbers them in definition order, keeps the unused one,
+    and an append (a frame written after reopening) keeps all of it; the program checks the
+    ids itself on reopen."""
+    path = tmp_path / "dims.nc"
+    out = mpirun(np_, BUILD / "tests" / "pio" / "pio_dims", path, timeout=60)
+    assert "pio_dims OK" in out
+    with netCDF4.Dataset(path) as ds:
+        dims = [(name, len(d), d.isunlimited()) for name, d in ds.dimensions.items()]
+        assert dims == [("lon", 4, False), ("unused", 3, False), ("lat", 2, False),
+                        ("time", 2, True)]
+        assert ds["temp"].dimensions == ("time", "lat", "lon")
+        np.testing.assert_array_equal(ds["lon"][:], 90.0 * np.arange(4))
+        cells = np.arange(8, dtype=np.float32).reshape(2, 4)
+        for frame in range(2):
+            np.testing.assert_array_equal(ds["temp"][frame], 10 * frame + cells)
+    header = subprocess.run(["ncdump", "-h", path], capture_output=True, text=True,
+                            check=True).stdout
+    dims_section = header.split("dimensions:")[1].split("variables:")[0].split()
+    assert dims_section == ["lon", "=", "4", ";", "unused", "=", "3", ";", "lat", "=", "2", ";",
+                            "time", "=", "UNLIMITED", ";", "//", "(2", "currently)"]
+
+
+NC_DECOMP = BUILD / "tests" / "pio" / "pio_nc_decomp"
+PIO_PREFIX = (os.environ.get("PIO_HOME")
+              or os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
+                              "tapio", "pio-2.7.0")) + "/install"
+
+
+def nc_decomp_contents(path):
+    """A decomposition file's attributes (PIO's backtrace left out: it names the program's
+    addresses), dimensions and variables."""
+    with netCDF4.Dataset(path) as ds:
+        atts = {a: ds.getncattr(a) for a in ds.ncattrs() if a != "backtrace"}
+        atts = {a: v.rstrip("\x00") if isinstance(v, str) else v.tolist()
+                for a, v in atts.items()}
+        dims = [(name, len(d)) for name, d in ds.dimensions.items()]
+        for v in ds.variables.values():
+            v.set_auto_mask(False)
+        variables = {name: (v.dimensions, v.dtype.str, v[:].tolist())
+                     for name, v in ds.variables.items()}
+    return atts, dims, variables
+
+
+def test_nc_decomposition_file_in_pios_format(tmp_path):
+    """PIOc_write_nc_decomp at 3 tasks: PIO's attributes, dimensions and variables, task 0's
+    descending map sorted as PIO keeps it, task 1's hole as -1, rows padded with NC_FILL_INT;
+    PIOc_read_nc_decomp gives the decomposition back (checked by the program)."""
+    out = mpirun(3, NC_DECOMP, tmp_path / "decomp.nc", tmp_path / "data.nc", timeout=60)
+    assert "pio_nc_decomp OK" in out
+    atts, dims, variables = nc_decomp_contents(tmp_path / "decomp.nc")
+    assert atts == {"PIO_library_version": "2.7.0", "max_maplen": 5,
+                    "title": "decomp title", "history": "decomp history",
+                    "source": "Decomposition file produced by PIO library.",
+                    "array_order": "C"}
+    assert dims == [("dims", 2), ("task", 3), ("map_element", 5)]
+    fill = netCDF4.default_fillvals["i4"]
+    assert variables == {
+        "global_size": (("dims",), "<i4", [3, 4]),
+        "maplen": (("task",), "<i4", [4, 5, 4]),
+        "map": (("task", "map_element"), "<i4",
+                [[0, 3, 6, 9, fill], [1, -1, 4, 7, 10], [2, 5, 8, 11, fill]]),
+    }
+
+
+def test_nc_decomposition_file_same_as_real_pio(tmp_path):
+    """The same program built with the real PIO 2.7.0 writes the same file (an optional peer:
+    scripts/install_pio.sh)."""
+    if not os.path.exists(f"{PIO_PREFIX}/lib/libpioc.a"):
+        skip_optional_peer(f"the real PIO 2.7.0 (scripts/install_pio.sh) is not in {PIO_PREFIX}")
+    program = tmp_path / "pio_nc_decomp_real"
+    cc = cmake_cache("MPI_C_COMPILER") or "mpicc.openmpi"
+    subprocess.run([cc, "-o", program, ROOT / "tests" / "pio" / "pio_nc_decomp.c",
+                    f"-I{PIO_PREFIX}/include", f"{PIO_PREFIX}/lib/libpioc.a",
+                    f"{PIO_PREFIX}/lib/libgptl.a", "-lpnetcdf", "-lnetcdf", "-lm"],
+                   check=True, timeout=300)
+    assert "pio_nc_decomp OK" in mpirun(3, program, tmp_path / "real.nc", tmp_path / "d1.nc",
+                                        timeout=60)
+    assert "pio_nc_decomp OK" in mpirun(3, NC_DECOMP, tmp_path / "ours.nc", tmp_path / "d2.nc",
+                                        timeout=60)
+    assert nc_decomp_contents(tmp_path / "ours.nc") == nc_decomp_contents(tmp_path / "real.nc")
 
 
 def test_tapio_config_overrides_the_iotype(tmp_path):
