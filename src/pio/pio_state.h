@@ -151,6 +151,13 @@ int close_reader(File& f, const char* call);
 // A new tapio IO for the file (the iotype's engine; a writer's parameters when `writing`).
 int new_io(File& f, bool writing, tapio_io** io, const char* call);
 
+// A variable's shape in one record (without the record dimension).
+std::vector<uint64_t> record_shape(const File& f, const Var& v);
+// The offsets, in an array of `shape`, of the elements of the box start/count in C order:
+// every stride[d]-th element along dimension d (stride null: unit strides).
+std::vector<uint64_t> box_offsets(const std::vector<uint64_t>& shape, const uint64_t* start,
+                                  const uint64_t* count, const uint64_t* stride);
+
 // "file 'x.nc'" and "file 'x.nc', variable 'v'" for messages.
 std::string where(const File& f);
 std::string where(const File& f, const Var& v);

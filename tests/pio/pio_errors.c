@@ -231,6 +231,33 @@ int main(int argc, char** argv) {
   EXPECT(PIOc_closefile(ncid), 0);
   EXPECT(PIOc_set_buffer_size_limit(old_limit), 1);
 
+  /* A map entry beyond the global size wraps around it, as PIO places it: accepted onto an
+   * element no other entry maps (the last task gives its last cell as gdim more, and it is
+   * written there), refused on every task onto one another entry maps (element 0: PIO would
+   * let the tasks race for it). */
+  int wrap_ioid = -1;
+  PIO_Offset wrap_map[4];
+  for (int i = 0; i < 4; i++) wrap_map[i] = map[i];
+  if (rank == ntasks - 1) wrap_map[3] = map[3] + gdim;
+  EXPECT(PIOc_InitDecomp(iosysid, PIO_INT, 1, &gdim, 4, wrap_map, &wrap_ioid, NULL, NULL, NULL),
+         0);
+  make_file(iosysid, ioid, ntasks, "pio_errors_wrap.nc", &ncid, &varid);
+  EXPECT(PIOc_write_darray(ncid, varid, wrap_ioid, 4, data, NULL), 0);
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_wrap.nc", PIO_NOWRITE), 0);
+  EXPECT(PIOc_read_darray(ncid, varid, ioid, 4, in), 0);
+  for (int i = 0; i < 4; i++)
+    if (in[i] != data[i]) {
+      fprintf(stderr, "wrapped map, element %d: %d, expected %d\n", i, in[i], data[i]);
+      failures++;
+    }
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_freedecomp(iosysid, wrap_ioid), 0);
+  if (rank == ntasks - 1) wrap_map[3] = gdim + 1; /* element 0, task 0's */
+  EXPECT(PIOc_InitDecomp(iosysid, PIO_INT, 1, &gdim, 4, wrap_map, &wrap_ioid, NULL, NULL, NULL),
+         PIO_EINVAL);
+  expect_message(PIO_EINVAL, "beyond the global size wraps around it onto element 0");
+
   EXPECT(PIOc_freedecomp(iosysid, ioid), 0);
   EXPECT(PIOc_freedecomp(iosysid, ioid), PIO_EBADID); /* stale ioid */
   EXPECT(PIOc_finalize(iosysid), 0);

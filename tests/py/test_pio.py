@@ -147,6 +147,27 @@ def test_nc_decomposition_file_same_as_real_pio(tmp_path):
     assert nc_decomp_contents(tmp_path / "ours.nc") == nc_decomp_contents(tmp_path / "real.nc")
 
 
+@pytest.mark.parametrize("np_", [1, 2])
+def test_strided_puts_and_gets(tmp_path, np_):
+    """pio_strides writes every second row and column of `grid` and every second frame and
+    column of `series` with put_vars (the first task's data, as in PIO), reads them back
+    strided and whole, and gets PIO_ESTRIDE and PIO_EEDGE for the strides netCDF refuses;
+    here netCDF4-python reads the file."""
+    path = tmp_path / "strides.nc"
+    assert "pio_strides OK" in mpirun(np_, BUILD / "tests" / "pio" / "pio_strides", path,
+                                      timeout=60)
+    fill = netCDF4.default_fillvals["i4"]
+    y, x = np.meshgrid(np.arange(4), np.arange(6), indexing="ij")
+    with netCDF4.Dataset(path) as ds:
+        ds.set_auto_mask(False)
+        want = np.where((y % 2 == 0) & (x % 2 == 1), 10 * y + x, fill)
+        np.testing.assert_array_equal(ds["grid"][:], want)
+        assert len(ds.dimensions["time"]) == 3
+        f, x = np.meshgrid(np.arange(3), np.arange(6), indexing="ij")
+        want = np.where((f % 2 == 0) & (x % 2 == 0), 10 * f + x, fill)
+        np.testing.assert_array_equal(ds["series"][:], want)
+
+
 def test_tapio_config_overrides_the_iotype(tmp_path):
     """A TAPIO_CONFIG rule still chooses the engine of a file the PIO layer opens: here the
     subfile engine (a dataset directory) for a PNETCDF iotype, read back by the program."""
