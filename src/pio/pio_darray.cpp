@@ -70,14 +70,15 @@ int this_tasks_array(const File& f, const Var& v, const Decomp& d, PIO_Offset ar
   return PIO_NOERR;
 }
 
-// The offsets a darray of v goes to: the decomposition's, in frame's slice of a fixed
-// variable whose first dimension the frames index.
-std::shared_ptr<const std::vector<uint64_t>> offsets_in(const Var& v, const Decomp& d,
-                                                        uint64_t frame) {
-  if (v.record || !framed(v, d) || frame == 0) return d.offsets;
+// The offsets a darray of v goes to: the decomposition's (or its holes'), in frame's slice of
+// a fixed variable whose first dimension the frames index.
+std::shared_ptr<const std::vector<uint64_t>> offsets_in(
+    const Var& v, const Decomp& d, const std::shared_ptr<const std::vector<uint64_t>>& offsets,
+    uint64_t frame) {
+  if (v.record || !framed(v, d) || frame == 0) return offsets;
   uint64_t slice = 1;
   for (int n : d.gdims) slice *= static_cast<uint64_t>(n);
-  auto shifted = std::make_shared<std::vector<uint64_t>>(*d.offsets);
+  auto shifted = std::make_shared<std::vector<uint64_t>>(*offsets);
   for (uint64_t& o : *shifted) o += frame * slice;
   return shifted;
 }
@@ -89,7 +90,7 @@ void hold(File& f, int varid, const Decomp& d, const void* array, int64_t frame)
   Held h;
   h.var = varid;
   h.frame = v.record ? at : 0;
-  h.offsets = offsets_in(v, d, at);
+  h.offsets = offsets_in(v, d, d.offsets, at);
   h.memtype = to_tapio(d.type);
   const size_t size = type_size(d.type);
   h.data.resize(d.offsets->size() * size);
@@ -101,6 +102,18 @@ void hold(File& f, int varid, const Decomp& d, const void* array, int64_t frame)
       std::memcpy(h.data.data() + i * size, in + d.held_at[i] * size, size);
   }
   f.held.push_back(std::move(h));
+  if (tapio_fills(f) || !d.holes || d.holes->empty()) return;
+  Held fill;  // the file leaves the holes unwritten: this task's share of them, as PIO fills
+  fill.var = varid;
+  fill.frame = v.record ? at : 0;
+  fill.offsets = offsets_in(v, d, d.holes, at);
+  fill.memtype = to_tapio(v.type);
+  const size_t vsize = type_size(v.type);
+  fill.data.resize(d.holes->size() * vsize);
+  fill_value(v, fill.data.data());
+  for (size_t i = 1; i < d.holes->size(); ++i)
+    std::memcpy(fill.data.data() + i * vsize, fill.data.data(), vsize);
+  f.held.push_back(std::move(fill));
 }
 
 // write_darray is collective: when any task holds more than the buffer limit, every task
@@ -220,7 +233,7 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
     packed.resize(d->offsets->size() * size);
     into = packed.data();
   }
-  const auto offsets = offsets_in(*v, *d, frame_of(*v));
+  const auto offsets = offsets_in(*v, *d, d->offsets, frame_of(*v));
   int st = tapio_var_set_offsets(handle, offsets->size(), offsets->data());
   if (st == TAPIO_OK && v->record) st = tapio_var_set_step_selection(handle, frame_of(*v), 1);
   if (st == TAPIO_OK) st = tapio_get(engine, handle, to_tapio(d->type), into);

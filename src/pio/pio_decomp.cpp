@@ -41,6 +41,28 @@ std::string wrapped_onto_mapped(const IoSystem& ios, const std::vector<uint64_t>
   return "";
 }
 
+// Collective. The elements no task maps, when the maps leave any (PIO's test: fewer entries
+// in all than elements), in this task's share: the slice [rank * s, (rank + 1) * s) of the
+// global array, s = ceil(global / tasks). "" or why it failed.
+std::string find_holes(const IoSystem& ios, const std::vector<uint64_t>& offsets,
+                       uint64_t global, std::vector<uint64_t>* holes) {
+  std::vector<int64_t> entries{static_cast<int64_t>(offsets.size())};
+  if (!comm::sum_all(ios.comm, &entries)) return "MPI failed counting the map entries";
+  if (static_cast<uint64_t>(entries[0]) >= global) return "";
+  const uint64_t share = (global + ios.size - 1) / ios.size;
+  std::vector<std::vector<int64_t>> to(ios.size);
+  for (uint64_t o : offsets) to[o / share].push_back(static_cast<int64_t>(o));
+  std::vector<int64_t> mine;
+  if (!comm::exchange(ios.comm, to, &mine)) return "MPI failed sending the map entries";
+  const uint64_t first = std::min(global, static_cast<uint64_t>(ios.rank) * share);
+  const uint64_t last = std::min(global, first + share);
+  std::vector<bool> mapped(last - first, false);
+  for (int64_t o : mine) mapped[static_cast<uint64_t>(o) - first] = true;
+  for (uint64_t i = 0; i < mapped.size(); ++i)
+    if (!mapped[i]) holes->push_back(first + i);
+  return "";
+}
+
 // Collective (every task takes part, whatever its arguments: the worst error is every
 // task's). base: 1 for InitDecomp's 1-based map (0 = hole), 0 for init_decomp's (-1 = hole).
 // refused: why the caller's own checks failed, or "".
@@ -87,6 +109,10 @@ int make_decomp(int iosysid, int pio_type, int ndims, const int* gdimlen, int ma
   if (!why.empty())
     return fail(ios, PIO_EINVAL, what + "decomposition of " + shape_text(ndims, gdimlen) +
                 ": " + why);
+  auto holes = std::make_shared<std::vector<uint64_t>>();
+  const std::string failed = find_holes(*ios, *offsets, global, holes.get());
+  if (!failed.empty()) return fail(ios, PIO_EIO, what + failed);
+  d->holes = std::move(holes);
   if (offsets->size() == static_cast<size_t>(maplen)) d->held_at.clear();  // no holes
   std::vector<uint64_t> sorted(*offsets);
   std::sort(sorted.begin(), sorted.end());

@@ -56,6 +56,7 @@ std::string record_dim_name(const File& f) {
 int open_for_writing(File& f, const char* call) {
   int st = TAPIO_OK;
   st = tapio_io_set_parameter(f.io, "record_dimension", record_dim_name(f).c_str());
+  if (st == TAPIO_OK) st = tapio_io_set_parameter(f.io, "fill", tapio_fills(f) ? "true" : "false");
   for (size_t d = 0; st == TAPIO_OK && d < f.dims.size(); ++d)  // their ids: the dimids
     st = tapio_define_dimension(f.io, f.dims[d].name.c_str(), f.dims[d].len);
   for (size_t i = 0; st == TAPIO_OK && i < f.vars.size(); ++i) st = define_var(f, f.vars[i]);

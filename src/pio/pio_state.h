@@ -34,6 +34,9 @@ struct Decomp {
   std::shared_ptr<const std::vector<uint64_t>> offsets;
   std::vector<int64_t> held_at;  // buffer positions of those elements; empty: no holes
   bool duplicates = false;       // an offset mapped twice: for reading only, as in PIO
+  // This task's share of the elements no task maps (a slice of the global array each), when
+  // the maps leave any: NC_NOFILL files get the fill value there, as PIO writes its holes.
+  std::shared_ptr<const std::vector<uint64_t>> holes;
 };
 
 struct Attr {
@@ -78,8 +81,7 @@ struct File {
   int mode = 0;
   bool writable = false;
   bool define_mode = false;
-  // PIOc_set_fill's mode: NC_NOFILL at create, NC_FILL at open, as in PIO. Reported only: tapio fills what no
-  // task writes, so that holes of decompositions read as fill values (docs/pio.md).
+  // PIOc_set_fill's mode: NC_NOFILL at create, NC_FILL at open, as in PIO (tapio_fills).
   int fill_mode = NC_NOFILL;
   std::vector<Dim> dims;
   std::vector<Var> vars;
@@ -174,5 +176,11 @@ void default_fill(nc_type t, void* out);
 // for attributes and other small arrays; bulk data goes to tapio's own conversions.
 int convert_values(const void* in, nc_type from, void* out, nc_type to, size_t n);
 Attr* find_attr(std::vector<Attr>& atts, const std::string& name);
+// v's fill value (its _FillValue, or the type's default) into out (type_size(v.type) bytes).
+void fill_value(const Var& v, void* out);
+// Whether tapio fills what no task writes (its `fill` parameter): unless the file is
+// NC_NOFILL and no variable asks for its fill (PIOc_def_var_fill). If not, the PIO layer
+// writes the fill value into decomposition holes itself, as PIO does; the rest stays unwritten.
+bool tapio_fills(const File& f);
 
 }  // namespace tapio_pio

@@ -1,7 +1,7 @@
 /* Strided access (PIOc_put_vars_* / get_vars_* with strides other than 1) through tapio's PIO
  * layer: every second row and column of a fixed variable, every second frame and column of a
  * record variable (converted from double memory to int), read back strided and whole (the
- * elements between read as fill values), and the strides netCDF refuses (0: PIO_ESTRIDE; past
+ * elements between read as fill values: NC_FILL), and the strides netCDF refuses (0: PIO_ESTRIDE; past
  * the dimension's end: PIO_EEDGE). tests/py/test_pio.py reads the file with netCDF4-python.
  * Usage: pio_strides PATH. Prints "pio_strides OK" on success. */
 #include <pio.h>
@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   EXPECT(PIOc_set_iosystem_error_handling(PIO_DEFAULT, PIO_RETURN_ERROR, NULL), 0);
   EXPECT(PIOc_Init_Intracomm(MPI_COMM_WORLD, 1, 1, 0, PIO_REARR_BOX, &iosysid), 0);
   EXPECT(PIOc_createfile(iosysid, &ncid, &iotype, argv[1], PIO_CLOBBER), 0);
+  EXPECT(PIOc_set_fill(ncid, NC_FILL, NULL), 0); /* the elements between read as fill values */
   EXPECT(PIOc_def_dim(ncid, "time", PIO_UNLIMITED, &dims[0]), 0);
   EXPECT(PIOc_def_dim(ncid, "y", NY, &dims[1]), 0);
   EXPECT(PIOc_def_dim(ncid, "x", NX, &dims[2]), 0);

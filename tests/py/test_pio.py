@@ -132,14 +132,7 @@ def test_nc_decomposition_file_in_pios_format(tmp_path):
 def test_nc_decomposition_file_same_as_real_pio(tmp_path):
     """The same program built with the real PIO 2.7.0 writes the same file (an optional peer:
     scripts/install_pio.sh)."""
-    if not os.path.exists(f"{PIO_PREFIX}/lib/libpioc.a"):
-        skip_optional_peer(f"the real PIO 2.7.0 (scripts/install_pio.sh) is not in {PIO_PREFIX}")
-    program = tmp_path / "pio_nc_decomp_real"
-    cc = cmake_cache("MPI_C_COMPILER") or "mpicc.openmpi"
-    subprocess.run([cc, "-o", program, ROOT / "tests" / "pio" / "pio_nc_decomp.c",
-                    f"-I{PIO_PREFIX}/include", f"{PIO_PREFIX}/lib/libpioc.a",
-                    f"{PIO_PREFIX}/lib/libgptl.a", "-lpnetcdf", "-lnetcdf", "-lm"],
-                   check=True, timeout=300)
+    program = real_pio_program("pio_nc_decomp", tmp_path)
     assert "pio_nc_decomp OK" in mpirun(3, program, tmp_path / "real.nc", tmp_path / "d1.nc",
                                         timeout=60)
     assert "pio_nc_decomp OK" in mpirun(3, NC_DECOMP, tmp_path / "ours.nc", tmp_path / "d2.nc",
@@ -166,6 +159,62 @@ def test_strided_puts_and_gets(tmp_path, np_):
         f, x = np.meshgrid(np.arange(3), np.arange(6), indexing="ij")
         want = np.where((f % 2 == 0) & (x % 2 == 0), 10 * f + x, fill)
         np.testing.assert_array_equal(ds["series"][:], want)
+
+
+def real_pio_program(source, tmp_path):
+    """A C program of tests/pio built with the real PIO 2.7.0 (an optional peer:
+    scripts/install_pio.sh)."""
+    if not os.path.exists(f"{PIO_PREFIX}/lib/libpioc.a"):
+        skip_optional_peer(f"the real PIO 2.7.0 (scripts/install_pio.sh) is not in {PIO_PREFIX}")
+    program = tmp_path / f"{source}_real"
+    cc = cmake_cache("MPI_C_COMPILER") or "mpicc.openmpi"
+    subprocess.run([cc, "-o", program, ROOT / "tests" / "pio" / f"{source}.c",
+                    f"-I{PIO_PREFIX}/include", f"{PIO_PREFIX}/lib/libpioc.a",
+                    f"{PIO_PREFIX}/lib/libgptl.a", "-lpnetcdf", "-lnetcdf", "-lm"],
+                   check=True, timeout=300)
+    return program
+
+
+def fill_file_values(path):
+    with netCDF4.Dataset(path) as ds:
+        ds.set_auto_mask(False)
+        return {name: ds[name][:] for name in ("a", "b", "c")}
+
+
+@pytest.mark.parametrize("fill", [0, 1])
+def test_fill_modes(tmp_path, fill):
+    """pio_fill at 3 tasks: decomposition holes (cells 3 and 8) read as the fill value in both
+    modes, as PIO fills them; what nobody wrote (frame 1 of a, all of b, the end of c) is
+    zeros with NC_NOFILL (left unwritten) and fill values with NC_FILL."""
+    path = tmp_path / "fill.nc"
+    assert "pio_fill OK" in mpirun(3, BUILD / "tests" / "pio" / "pio_fill", path, fill,
+                                   timeout=60)
+    got = fill_file_values(path)
+    int_fill, double_fill = netCDF4.default_fillvals["i4"], netCDF4.default_fillvals["f8"]
+    cells = np.arange(12).reshape(2, 6)
+    holes = (cells == 3) | (cells == 8)
+    for frame in (0, 2):
+        np.testing.assert_array_equal(got["a"][frame], np.where(holes, int_fill, 100 * frame + cells))
+    unwritten_int = int_fill if fill else 0
+    np.testing.assert_array_equal(got["a"][1], np.full((2, 6), unwritten_int))
+    np.testing.assert_array_equal(got["b"], np.full((2, 6), unwritten_int))
+    np.testing.assert_array_equal(got["c"], [0.5, 1.5, 2.5] + [double_fill if fill else 0.0] * 3)
+
+
+@pytest.mark.parametrize("fill", [0, 1])
+def test_fill_modes_same_as_real_pio(tmp_path, fill):
+    """The same program built with the real PIO writes the same values, but for the frame no
+    task wrote with NC_FILL: PIO's PnetCDF iotype fills no record it skips (zeros), tapio
+    fills it as netCDF does (docs/pio.md)."""
+    program = real_pio_program("pio_fill", tmp_path)
+    assert "pio_fill OK" in mpirun(3, program, tmp_path / "real.nc", fill, timeout=60)
+    assert "pio_fill OK" in mpirun(3, BUILD / "tests" / "pio" / "pio_fill", tmp_path / "ours.nc",
+                                   fill, timeout=60)
+    real, ours = fill_file_values(tmp_path / "real.nc"), fill_file_values(tmp_path / "ours.nc")
+    if fill:
+        real["a"], ours["a"] = real["a"][[0, 2]], ours["a"][[0, 2]]
+    for name in real:
+        np.testing.assert_array_equal(ours[name], real[name], name)
 
 
 def test_tapio_config_overrides_the_iotype(tmp_path):
