@@ -99,6 +99,19 @@ TAPIO_API int tapio_io_set_parameter(tapio_io* io, const char* key, const char* 
 TAPIO_API int tapio_define_variable(tapio_io* io, const char* name, tapio_type type, int ndims,
                                     const uint64_t* shape, const char* const* dim_names,
                                     unsigned flags, tapio_var** var);
+/* Declare a dimension (optional): a NetCDF file numbers its dimensions in declaration order,
+ * then any other a variable names; a declared dimension no variable uses is still written.
+ * Variables use it by name (dim_names of tapio_define_variable, lengths must agree).
+ * length 0 = the unlimited dimension: steps go along it, and its name becomes the
+ * record_dimension parameter. Declaring it again with the same length changes nothing.
+ * After opening a NetCDF file for reading or appending, the IO's dimensions are the file's,
+ * in its order. */
+TAPIO_API int tapio_define_dimension(tapio_io* io, const char* name, uint64_t length);
+TAPIO_API int tapio_io_dimension_count(tapio_io* io, size_t* count);
+/* The index-th declared dimension (name valid until the IO's definitions change; length 0 =
+ * unlimited). name or length may be NULL. */
+TAPIO_API int tapio_io_dimension(tapio_io* io, size_t index, const char** name,
+                                 uint64_t* length);
 /* Look a variable up by name (after opening for reading, the file's variables are here). */
 TAPIO_API int tapio_inquire_variable(tapio_io* io, const char* name, tapio_var** var);
 TAPIO_API int tapio_io_variable_count(tapio_io* io, size_t* count);

@@ -227,6 +227,27 @@ int PIOc_writemap(const char* file, int ndims, const int* gdims, PIO_Offset mapl
                   PIO_Offset* map, MPI_Comm comm);
 int PIOc_writemap_from_f90(const char* file, int ndims, const int* gdims, PIO_Offset maplen,
                            const PIO_Offset* map, int f90_comm);
+/* PIO's NetCDF decomposition files: these names, as PIO 2.7 writes them. */
+#define DECOMP_VERSION_ATT_NAME "PIO_library_version"
+#define DECOMP_MAX_MAPLEN_ATT_NAME "max_maplen"
+#define DECOMP_TITLE_ATT_NAME "title"
+#define DECOMP_HISTORY_ATT_NAME "history"
+#define DECOMP_SOURCE_ATT_NAME "source"
+#define DECOMP_ORDER_ATT_NAME "array_order"
+#define DECOMP_BACKTRACE_ATT_NAME "backtrace"
+#define DECOMP_DIM_DIM "dims"
+#define DECOMP_TASK_DIM_NAME "task"
+#define DECOMP_MAPELEM_DIM_NAME "map_element"
+#define DECOMP_NDIMS "ndims"
+#define DECOMP_GLOBAL_SIZE_VAR_NAME "global_size"
+#define DECOMP_MAPLEN_VAR_NAME "maplen"
+#define DECOMP_MAP_VAR_NAME "map"
+#define DECOMP_C_ORDER_STR "C"
+#define DECOMP_FORTRAN_ORDER_STR "Fortran"
+int PIOc_write_nc_decomp(int iosysid, const char* filename, int cmode, int ioid, char* title,
+                         char* history, int fortran_order);
+int PIOc_read_nc_decomp(int iosysid, const char* filename, int* ioidp, MPI_Comm comm,
+                        int pio_type, char* title, char* history, int* fortran_order);
 
 /* ---- files ---------------------------------------------------------------------------- */
 int PIOc_createfile(int iosysid, int* ncidp, int* iotype, const char* fname, int mode);

@@ -63,15 +63,38 @@ Result<const Attribute*> find_attr(tapio_io* io, const char* var_name, const cha
 // A variable defined while a file opened from the IO cannot take it (a NetCDF header is laid
 // out at open; a reader's variables are the file's) would reach an engine that knows nothing
 // of it: refused here, on the calling rank.
-Status check_no_file_fixes_definitions(const IoState* io, const std::string& var) {
+// `what`: "variable 'x'" or "dimension 'x'".
+Status check_no_file_fixes_definitions(const IoState* io, const std::string& what) {
   for (const auto& e : io->ctx->engines)
     if (e && e->io == io && !e->engine->takes_new_variables())
       return error(TAPIO_ERR_STATE,
-                   "variable '{}': file '{}' is open from IO '{}' in {} mode with the {} engine, "
-                   "which takes no variables defined after tapio_open: define them before it "
+                   "{}: file '{}' is open from IO '{}' in {} mode with the {} engine, "
+                   "which takes no definitions made after tapio_open: define them before it "
                    "(rank {})",
-                   var, e->engine->path(), io->def.name, mode_name(e->engine->mode()),
+                   what, e->engine->path(), io->def.name, mode_name(e->engine->mode()),
                    e->engine->name(), io->ctx->comm.rank());
+  return ok_status();
+}
+
+// An unlimited dimension (length 0) is the one steps go along: its name becomes the
+// record_dimension parameter.
+Status define_dimension(tapio_io* handle, const char* name, uint64_t length) {
+  TAPIO_ASSIGN_OR_RETURN(IoState * io, api::resolve(handle));
+  TAPIO_RETURN_IF_ERROR(need(name, "dimension name"));
+  TAPIO_RETURN_IF_ERROR(validate_name("dimension", name));
+  const std::string what = fmt::format("dimension '{}'", name);
+  TAPIO_RETURN_IF_ERROR(check_no_file_fixes_definitions(io, what));
+  for (const DimensionDef& d : io->def.dims) {
+    if (d.name == name && d.length == length) return ok_status();  // declared again: kept
+    if (d.name == name)
+      return error(TAPIO_ERR_ARG, "{} is already declared in IO '{}' with length {}", what,
+                   io->def.name, d.length);
+    if (d.unlimited() && length == 0)
+      return error(TAPIO_ERR_ARG, "{}: IO '{}' already has an unlimited dimension, '{}'", what,
+                   io->def.name, d.name);
+  }
+  if (length == 0) TAPIO_RETURN_IF_ERROR(io->def.params.set("record_dimension", name));
+  io->def.dims.push_back(DimensionDef{name, length});
   return ok_status();
 }
 
@@ -102,7 +125,8 @@ Status define_variable(tapio_io* handle, const char* name, tapio_type type, int 
     v.dim_names.push_back(dim_names && dim_names[d] ? dim_names[d] : fallback);
   }
   TAPIO_RETURN_IF_ERROR(validate_variable(v, io->def.params.get("record_dimension")));
-  TAPIO_RETURN_IF_ERROR(check_no_file_fixes_definitions(io, v.name));
+  TAPIO_RETURN_IF_ERROR(
+      check_no_file_fixes_definitions(io, fmt::format("variable '{}'", v.name)));
   if (io->def.find_var(v.name) >= 0)
     return error(TAPIO_ERR_ARG, "variable '{}' is already defined in IO '{}'", v.name,
                  io->def.name);
@@ -193,6 +217,31 @@ int tapio_define_variable(tapio_io* io, const char* name, tapio_type type, int n
                           tapio_var** var) {
   return api::guarded("tapio_define_variable", [&] {
     return define_variable(io, name, type, ndims, shape, dim_names, flags, var);
+  });
+}
+
+int tapio_define_dimension(tapio_io* io, const char* name, uint64_t length) {
+  return api::guarded("tapio_define_dimension", [&] { return define_dimension(io, name, length); });
+}
+
+int tapio_io_dimension_count(tapio_io* io_handle, size_t* count) {
+  return api::guarded("tapio_io_dimension_count", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(IoState * io, api::resolve(io_handle));
+    TAPIO_RETURN_IF_ERROR(need(count, "count"));
+    *count = io->def.dims.size();
+    return ok_status();
+  });
+}
+
+int tapio_io_dimension(tapio_io* io_handle, size_t index, const char** name, uint64_t* length) {
+  return api::guarded("tapio_io_dimension", [&]() -> Status {
+    TAPIO_ASSIGN_OR_RETURN(IoState * io, api::resolve(io_handle));
+    if (index >= io->def.dims.size())
+      return error(TAPIO_ERR_NOT_FOUND, "dimension index {} out of range ({} dimensions)", index,
+                   io->def.dims.size());
+    if (name) *name = io->def.dims[index].name.c_str();
+    if (length) *length = io->def.dims[index].length;
+    return ok_status();
   });
 }
 

@@ -37,6 +37,16 @@ Items items_of(const IoDef& io, const std::string& path, const std::string& engi
   opened.push_back(static_cast<uint8_t>(mode));
   items.add(fmt::format("path '{}' opened in {} mode", path, mode_name(mode)), opened);
   if (mode != OpenMode::kRead) {
+    items.add_count(io.dims.size(), "dimensions declared");
+    for (const DimensionDef& d : io.dims) {
+      std::vector<uint8_t> bytes;
+      subfile::LeWriter w(bytes);
+      w.str(d.name);
+      w.u64(d.length);
+      items.add(fmt::format("dimension '{}' ({})", d.name,
+                            d.unlimited() ? std::string("unlimited") : std::to_string(d.length)),
+                bytes);
+    }
     items.add_count(io.vars.size(), "variables");
     for (const VariableDef& v : io.vars) {
       std::vector<uint8_t> bytes;

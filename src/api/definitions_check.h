@@ -1,7 +1,7 @@
-// Rank-inconsistent definitions, caught at open: every rank must declare the same variables
-// (names, types, shapes, dimension names, record flags), attributes, engine and parameters,
-// or the file silently takes one rank's (only rank 0's attribute values reach a NetCDF file),
-// and the same path and mode.
+// Rank-inconsistent definitions, caught at open: every rank must declare the same dimensions
+// (names, lengths, order), variables (names, types, shapes, dimension names, record flags),
+// attributes, engine and parameters, or the file silently takes one rank's (only rank 0's
+// attribute values reach a NetCDF file), and the same path and mode.
 #pragma once
 #include <string>
 

@@ -13,10 +13,11 @@ uint64_t VariableDef::elements() const {
   return n;
 }
 
-static const Attribute* find_in(const std::vector<Attribute>& attrs, const std::string& name) {
-  auto it = std::find_if(attrs.begin(), attrs.end(),
-                         [&](const Attribute& a) { return a.name == name; });
-  return it == attrs.end() ? nullptr : &*it;
+template <typename T>
+static const T* find_in(const std::vector<T>& items, const std::string& name) {
+  auto it = std::find_if(items.begin(), items.end(),
+                         [&](const T& item) { return item.name == name; });
+  return it == items.end() ? nullptr : &*it;
 }
 
 const Attribute* VariableDef::find_attr(const std::string& attr) const {
@@ -66,6 +67,8 @@ int VarIndex::find(const std::vector<VariableDef>& vars, const std::string& name
 }
 
 const Attribute* IoDef::find_attr(const std::string& attr) const { return find_in(attrs, attr); }
+
+const DimensionDef* IoDef::find_dim(const std::string& dim) const { return find_in(dims, dim); }
 
 Status validate_name(const std::string& kind, const std::string& name) {
   const std::string why = name_definition_problem(name);

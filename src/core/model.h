@@ -60,15 +60,25 @@ class VarIndex {
   size_t indexed_ = 0;                          // vars[0, indexed_) are in at_
 };
 
+// A dimension the program declared (tapio_define_dimension): a NetCDF file numbers its
+// dimensions in declaration order, declared or not used by any variable, as netCDF does.
+struct DimensionDef {
+  std::string name;
+  uint64_t length = 0;  // 0: the unlimited dimension, which steps go along
+  bool unlimited() const { return length == 0; }
+};
+
 struct IoDef {
   std::string name;
   std::string engine;  // "" = chosen by path and config
   Params params;       // program-set values; config rules override them at open
   std::vector<VariableDef> vars;
   std::vector<Attribute> attrs;  // global
+  std::vector<DimensionDef> dims;  // declared ones, in declaration order
 
   int find_var(const std::string& var) const { return index_.find(vars, var); }  // index or -1
   const Attribute* find_attr(const std::string& attr) const;
+  const DimensionDef* find_dim(const std::string& dim) const;  // null if not declared
 
  private:
   mutable VarIndex index_;

@@ -62,6 +62,51 @@ bool gather(MPI_Comm comm, const std::vector<int64_t>& mine,
   return true;
 }
 
+bool all_gather(MPI_Comm comm, const std::vector<int64_t>& mine, std::vector<int64_t>* all) {
+  int size = 1;
+  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS) return false;
+  const int n = static_cast<int>(mine.size());
+  std::vector<int> counts(size), displs(size);
+  if (MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm) != MPI_SUCCESS) return false;
+  int total = 0;
+  for (int i = 0; i < size; ++i) {
+    displs[i] = total;
+    total += counts[i];
+  }
+  all->assign(total, 0);
+  return MPI_Allgatherv(mine.data(), n, MPI_INT64_T, all->data(), counts.data(), displs.data(),
+                        MPI_INT64_T, comm) == MPI_SUCCESS;
+}
+
+bool sum_all(MPI_Comm comm, std::vector<int64_t>* values) {
+  return MPI_Allreduce(MPI_IN_PLACE, values->data(), static_cast<int>(values->size()),
+                       MPI_INT64_T, MPI_SUM, comm) == MPI_SUCCESS;
+}
+
+bool exchange(MPI_Comm comm, const std::vector<std::vector<int64_t>>& to,
+              std::vector<int64_t>* from) {
+  const int size = static_cast<int>(to.size());
+  std::vector<int> send_counts(size), send_displs(size), recv_counts(size), recv_displs(size);
+  std::vector<int64_t> flat;
+  for (int t = 0; t < size; ++t) {
+    send_displs[t] = static_cast<int>(flat.size());
+    send_counts[t] = static_cast<int>(to[t].size());
+    flat.insert(flat.end(), to[t].begin(), to[t].end());
+  }
+  if (MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm) !=
+      MPI_SUCCESS)
+    return false;
+  int total = 0;
+  for (int t = 0; t < size; ++t) {
+    recv_displs[t] = total;
+    total += recv_counts[t];
+  }
+  from->assign(total, 0);
+  return MPI_Alltoallv(flat.data(), send_counts.data(), send_displs.data(), MPI_INT64_T,
+                       from->data(), recv_counts.data(), recv_displs.data(), MPI_INT64_T,
+                       comm) == MPI_SUCCESS;
+}
+
 int world_rank() {
   int rank = 0;
   if (mpi_live()) MPI_Comm_rank(MPI_COMM_WORLD, &rank);

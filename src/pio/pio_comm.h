@@ -25,6 +25,14 @@ int64_t max_all(MPI_Comm comm, int64_t value);
 // Rank 0 gets every task's `mine`, in rank order (others: nothing); false if MPI failed.
 bool gather(MPI_Comm comm, const std::vector<int64_t>& mine,
             std::vector<std::vector<int64_t>>* all);
+// Every task's `mine`, one after the other in rank order, on every task; false if MPI failed.
+bool all_gather(MPI_Comm comm, const std::vector<int64_t>& mine, std::vector<int64_t>* all);
+// In place, element by element: the sum over the tasks of `values`; false if MPI failed.
+bool sum_all(MPI_Comm comm, std::vector<int64_t>* values);
+// Each task sends to[t] to task t (to has one entry per task); *from gets what every task
+// sent this one, in rank order; false if MPI failed.
+bool exchange(MPI_Comm comm, const std::vector<std::vector<int64_t>>& to,
+              std::vector<int64_t>* from);
 // This task's rank in MPI_COMM_WORLD, for messages before any iosystem exists.
 int world_rank();
 // Whether MPI is initialized and not yet finalized.

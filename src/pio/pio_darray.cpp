@@ -70,14 +70,15 @@ int this_tasks_array(const File& f, const Var& v, const Decomp& d, PIO_Offset ar
   return PIO_NOERR;
 }
 
-// The offsets a darray of v goes to: the decomposition's, in frame's slice of a fixed
-// variable whose first dimension the frames index.
-std::shared_ptr<const std::vector<uint64_t>> offsets_in(const Var& v, const Decomp& d,
-                                                        uint64_t frame) {
-  if (v.record || !framed(v, d) || frame == 0) return d.offsets;
+// The offsets a darray of v goes to: the decomposition's (or its holes'), in frame's slice of
+// a fixed variable whose first dimension the frames index.
+std::shared_ptr<const std::vector<uint64_t>> offsets_in(
+    const Var& v, const Decomp& d, const std::shared_ptr<const std::vector<uint64_t>>& offsets,
+    uint64_t frame) {
+  if (v.record || !framed(v, d) || frame == 0) return offsets;
   uint64_t slice = 1;
   for (int n : d.gdims) slice *= static_cast<uint64_t>(n);
-  auto shifted = std::make_shared<std::vector<uint64_t>>(*d.offsets);
+  auto shifted = std::make_shared<std::vector<uint64_t>>(*offsets);
   for (uint64_t& o : *shifted) o += frame * slice;
   return shifted;
 }
@@ -94,7 +95,7 @@ void hold(File& f, int varid, Decomp& d, const void* array, int64_t frame, bool 
   h.most_bytes = most_bytes(*f.ios, d);
   h.refused = refused;
   if (!refused) {
-    h.offsets = offsets_in(v, d, at);
+    h.offsets = offsets_in(v, d, d.offsets, at);
     const size_t size = type_size(d.type);
     h.data.resize(d.offsets->size() * size);
     const auto* in = static_cast<const unsigned char*>(array);
@@ -106,6 +107,20 @@ void hold(File& f, int varid, Decomp& d, const void* array, int64_t frame, bool 
     }
   }
   f.held.push_back(std::move(h));
+  // A set_fill after the engine opened changes nothing it writes: ask what it was opened with.
+  const bool fills = f.engine ? f.engine_fills : tapio_fills(f);
+  if (fills || !d.holes || d.holes->empty()) return;
+  Held fill;  // the file leaves the holes unwritten: this task's share of them, as PIO fills
+  fill.var = varid;
+  fill.frame = v.record ? at : 0;
+  fill.offsets = offsets_in(v, d, d.holes, at);
+  fill.memtype = to_tapio(v.type);
+  const size_t vsize = type_size(v.type);
+  fill.data.resize(d.holes->size() * vsize);
+  fill_value(v, fill.data.data());
+  for (size_t i = 1; i < d.holes->size(); ++i)
+    std::memcpy(fill.data.data() + i * vsize, fill.data.data(), vsize);
+  f.held.push_back(std::move(fill));
 }
 
 // write_darray is collective: when the darrays held may take more than the buffer limit on
@@ -236,7 +251,7 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
   // The read is collective: a task whose array is short still takes part, reading nothing
   // into it, so that the others are not left waiting, then returns its error.
   const int local = short_array(*f, *v, *d, arraylen, "PIOc_read_darray");
-  const auto offsets = offsets_in(*v, *d, frame_of(*v));
+  const auto offsets = offsets_in(*v, *d, d->offsets, frame_of(*v));
   std::vector<unsigned char> packed;
   if (read_ahead(*f, varid, *d, frame_of(*v), offsets, &packed)) {
     if (local == PIO_NOERR) unpack(*d, packed, array);

@@ -32,6 +32,22 @@ Attr* find_attr(std::vector<Attr>& atts, const std::string& name) {
   return nullptr;
 }
 
+void fill_value(const Var& v, void* out) {
+  for (const Attr& a : v.atts)
+    if (a.name == "_FillValue") {
+      std::memcpy(out, a.bytes.data(), type_size(v.type));
+      return;
+    }
+  default_fill(v.type, out);
+}
+
+bool tapio_fills(const File& f) {
+  if (f.fill_mode == NC_FILL) return true;
+  for (const Var& v : f.vars)
+    if (v.no_fill == 0) return true;
+  return false;
+}
+
 }  // namespace tapio_pio
 
 using namespace tapio_pio;
@@ -123,12 +139,7 @@ int PIOc_inq_var_fill(int ncid, int varid, int* no_fill, void* fill_valuep) {
   Var* v = nullptr;
   if (int st = lookup_var(ncid, varid, &f, &v, "PIOc_inq_var_fill")) return st;
   if (no_fill) *no_fill = v->no_fill >= 0 ? v->no_fill : f->fill_mode == NC_NOFILL;
-  if (!fill_valuep) return PIO_NOERR;
-  if (const Attr* a = find_attr(v->atts, "_FillValue")) {
-    std::memcpy(fill_valuep, a->bytes.data(), type_size(v->type));
-    return PIO_NOERR;
-  }
-  default_fill(v->type, fill_valuep);
+  if (fill_valuep) fill_value(*v, fill_valuep);
   return PIO_NOERR;
 }
 

@@ -57,6 +57,10 @@ std::string record_dim_name(const File& f) {
 int open_for_writing(File& f, const char* call) {
   int st = TAPIO_OK;
   st = tapio_io_set_parameter(f.io, "record_dimension", record_dim_name(f).c_str());
+  f.engine_fills = tapio_fills(f);
+  if (st == TAPIO_OK) st = tapio_io_set_parameter(f.io, "fill", f.engine_fills ? "true" : "false");
+  for (size_t d = 0; st == TAPIO_OK && d < f.dims.size(); ++d)  // their ids: the dimids
+    st = tapio_define_dimension(f.io, f.dims[d].name.c_str(), f.dims[d].len);
   for (size_t i = 0; st == TAPIO_OK && i < f.vars.size(); ++i) st = define_var(f, f.vars[i]);
   if (st == TAPIO_OK) st = define_attrs(f, nullptr, f.atts);
   // A local definition error still enters tapio_open's collectives: that open fails
@@ -119,22 +123,8 @@ void drop_written(File& f, int64_t last, bool fixed_written) {
 
 // The element offsets of a held box in one record of its variable.
 std::vector<uint64_t> box_offsets(const File& f, const Held& h) {
-  const Var& v = f.vars[h.var];
-  std::vector<uint64_t> shape;
-  for (size_t d = v.record ? 1 : 0; d < v.dimids.size(); ++d) shape.push_back(f.dims[v.dimids[d]].len);
-  uint64_t n = 1;
-  for (uint64_t c : h.count) n *= c;
-  std::vector<uint64_t> out(n);
-  for (uint64_t i = 0; i < n; ++i) {  // element i of the box, C order
-    uint64_t rest = i, offset = 0, stride = 1;
-    for (size_t d = shape.size(); d-- > 0;) {
-      offset += (h.start[d] + rest % h.count[d]) * stride;
-      rest /= h.count[d];
-      stride *= shape[d];
-    }
-    out[i] = offset;
-  }
-  return out;
+  return tapio_pio::box_offsets(record_shape(f, f.vars[h.var]), h.start.data(), h.count.data(),
+                                nullptr);
 }
 
 bool written_before(const File& f, const Held& h) {

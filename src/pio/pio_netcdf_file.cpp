@@ -73,17 +73,6 @@ std::string write_piece(int fd, const Header& h, const Piece& p) {
 
 }  // namespace
 
-bool dimensions(const std::string& path, std::vector<Dim>* out) {
-  const int fd = open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  Header h;
-  const bool ok = read_header(fd, &h).empty();
-  close(fd);
-  for (size_t d = 0; ok && d < h.dims.size(); ++d)
-    out->push_back({h.dims[d].name, h.dims[d].length});
-  return ok;
-}
-
 std::string write(const std::string& path, const std::vector<Piece>& pieces) {
   const int fd = open(path.c_str(), O_RDWR);
   if (fd < 0) return "opening to write a frame again: " + std::string(std::strerror(errno));

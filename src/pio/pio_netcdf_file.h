@@ -1,6 +1,5 @@
-// What the PIO layer reads and writes in a NetCDF file itself, through tapio's format library:
-// the dimensions of its header (their names and ids, which tapio's readers do not give), and
-// data into frames the file already holds (a frame written again after a sync or a read), in
+// What the PIO layer writes in a NetCDF file itself, through tapio's format library: data
+// into frames the file already holds (a frame written again after a sync or a read), in
 // place, since tapio's engines write each step once (docs/design.md, "The PIO layer"). Apart
 // from pio.h: tapio's format headers and netCDF's macros share names.
 #pragma once
@@ -11,15 +10,6 @@
 #include <vector>
 
 namespace tapio_pio::netcdf_file {
-
-struct Dim {
-  std::string name;
-  uint64_t length = 0;  // 0: the unlimited dimension
-};
-
-// The dimensions of the header of the NetCDF file at `path`, in id order; false if it is no
-// NetCDF file (a subfile dataset).
-bool dimensions(const std::string& path, std::vector<Dim>* out);
 
 struct Piece {
   std::string var;

@@ -1,7 +1,5 @@
 // Opening an existing file: tapio's engine reads the header; the PIO layer takes its
-// dimensions (the unlimited one first, then in the order variables use them), variables and
-// attributes, numbered as netCDF numbers them.
-#include "pio/pio_netcdf_file.h"
+// dimensions, variables and attributes, numbered as netCDF numbers them.
 #include "pio/pio_state.h"
 
 namespace tapio_pio {
@@ -79,6 +77,21 @@ int any_record(File& f, size_t nvars, bool* out) {
   return TAPIO_OK;
 }
 
+// The file's dimensions in its order, their ids (a NetCDF file's header); a subfile dataset
+// declares none: its record dimension is `time`, the others come from its variables.
+int read_dims(File& f, bool has_record) {
+  size_t n = 0;
+  int st = tapio_io_dimension_count(f.io, &n);
+  for (size_t d = 0; st == TAPIO_OK && d < n; ++d) {
+    const char* name = nullptr;
+    uint64_t length = 0;
+    st = tapio_io_dimension(f.io, d, &name, &length);
+    if (st == TAPIO_OK) f.dims.push_back(Dim{name, length});
+  }
+  if (st == TAPIO_OK && n == 0 && has_record) f.dims.push_back(Dim{"time", 0});
+  return st;
+}
+
 }  // namespace
 
 int open_existing(File& f, const char* call) {
@@ -90,13 +103,7 @@ int open_existing(File& f, const char* call) {
   if (st == TAPIO_OK) st = tapio_steps(f.engine, &f.frames);
   if (st == TAPIO_OK) st = tapio_io_variable_count(f.io, &nvars);
   if (st == TAPIO_OK) st = any_record(f, nvars, &has_record);
-  // The header's dimensions, with their ids and the unlimited one's name, which tapio's
-  // readers do not give; a subfile dataset has no header: its record dimension is `time`.
-  std::vector<netcdf_file::Dim> dims;
-  if (netcdf_file::dimensions(f.path, &dims))
-    for (const auto& d : dims) f.dims.push_back(Dim{d.name, d.length});
-  else if (has_record)
-    f.dims.push_back(Dim{"time", 0});
+  if (st == TAPIO_OK) st = read_dims(f, has_record);
   for (size_t i = 0; st == TAPIO_OK && i < nvars; ++i) st = read_var(f, i, has_record);
   if (st == TAPIO_OK) st = read_attrs(f, nullptr, &f.atts);
   f.defined_in_tapio = true;

@@ -37,6 +37,9 @@ struct Decomp {
   // The most bytes a darray of it holds on any task: agreed at its first write_darray (-1:
   // not yet), so that later writes decide a flush without a message (pio_darray.cpp).
   int64_t most_bytes = -1;
+  // This task's share of the elements no task maps (a slice of the global array each), when
+  // the maps leave any: NC_NOFILL files get the fill value there, as PIO writes its holes.
+  std::shared_ptr<const std::vector<uint64_t>> holes;
 };
 
 struct Attr {
@@ -96,9 +99,11 @@ struct File {
   bool writable = false;
   bool created = false;      // by createfile (not an existing file opened for writing)
   bool define_mode = false;
-  // PIOc_set_fill's mode: NC_NOFILL at create, NC_FILL at open, as in PIO. Reported only: tapio fills what no
-  // task writes, so that holes of decompositions read as fill values (docs/pio.md).
+  // PIOc_set_fill's mode: NC_NOFILL at create, NC_FILL at open, as in PIO (tapio_fills).
   int fill_mode = NC_NOFILL;
+  // Whether the tapio engine, once open, fills what nobody writes (tapio_fills at its open):
+  // when it does not, darrays write their decomposition's holes themselves (pio_darray.cpp).
+  bool engine_fills = false;
   std::vector<Dim> dims;
   std::vector<Var> vars;
   std::vector<Attr> atts;
@@ -188,6 +193,13 @@ int close_reader(File& f, const char* call);
 // A new tapio IO for the file (the iotype's engine; a writer's parameters when `writing`).
 int new_io(File& f, bool writing, tapio_io** io, const char* call);
 
+// A variable's shape in one record (without the record dimension).
+std::vector<uint64_t> record_shape(const File& f, const Var& v);
+// The offsets, in an array of `shape`, of the elements of the box start/count in C order:
+// every stride[d]-th element along dimension d (stride null: unit strides).
+std::vector<uint64_t> box_offsets(const std::vector<uint64_t>& shape, const uint64_t* start,
+                                  const uint64_t* count, const uint64_t* stride);
+
 // "file 'x.nc'" and "file 'x.nc', variable 'v'" for messages.
 std::string where(const File& f);
 std::string where(const File& f, const Var& v);
@@ -204,5 +216,11 @@ void default_fill(nc_type t, void* out);
 // for attributes and other small arrays; bulk data goes to tapio's own conversions.
 int convert_values(const void* in, nc_type from, void* out, nc_type to, size_t n);
 Attr* find_attr(std::vector<Attr>& atts, const std::string& name);
+// v's fill value (its _FillValue, or the type's default) into out (type_size(v.type) bytes).
+void fill_value(const Var& v, void* out);
+// Whether tapio fills what no task writes (its `fill` parameter): unless the file is
+// NC_NOFILL and no variable asks for its fill (PIOc_def_var_fill). If not, the PIO layer
+// writes the fill value into decomposition holes itself, as PIO does; the rest stays unwritten.
+bool tapio_fills(const File& f);
 
 }  // namespace tapio_pio

@@ -1,6 +1,8 @@
-// Box access (put/get_var, _var1, _vara, _vars with unit strides): PIO writes the first
-// task's data (every task passes the same), held until the next flush; every task reads.
+// Box access (put/get_var, _var1, _vara, _vars): PIO writes the first task's data (every
+// task passes the same), held until the next flush; every task reads. A strided box goes to
+// tapio as the offsets of its elements, record by record.
 #include <cstring>
+#include <memory>
 
 #include "pio/pio_state.h"
 
@@ -8,10 +10,16 @@ namespace tapio_pio {
 namespace {
 
 struct Box {
-  std::vector<uint64_t> start, count;  // every dimension, the record one included
+  std::vector<uint64_t> start, count, stride;  // every dimension, the record one included
+  bool strided() const {
+    for (uint64_t s : stride)
+      if (s != 1) return true;
+    return false;
+  }
 };
 
-// The box of a call: whole (start/count null), one element (count null) or given.
+// The box of a call: whole (start/count null), one element (count null) or given; stride
+// null: unit strides.
 int make_box(const File& f, const Var& v, const PIO_Offset* start, const PIO_Offset* count,
              const PIO_Offset* stride, bool whole, Box* box, const char* call) {
   const size_t n = v.dimids.size();
@@ -22,18 +30,31 @@ int make_box(const File& f, const Var& v, const PIO_Offset* start, const PIO_Off
     if ((start && start[d] < 0) || (count && count[d] < 0))
       return fail(f.ios, PIO_EINVALCOORDS, std::string(call) + ": " + where(f, v) +
                   ": negative start or count");
-    if (stride && stride[d] != 1)
-      return fail(f.ios, PIO_ESTRIDE, std::string(call) + ": " + where(f, v) +
-                  ": tapio reads and writes unit strides only (docs/pio.md)");
+    if (stride && stride[d] < 1)
+      return fail(f.ios, PIO_ESTRIDE, std::string(call) + ": " + where(f, v) + ": stride " +
+                  std::to_string(stride[d]) + " along dimension '" +
+                  f.dims[v.dimids[d]].name + "' (at least 1)");
+    const uint64_t st = stride ? static_cast<uint64_t>(stride[d]) : 1;
+    const uint64_t extent = c ? (c - 1) * st + 1 : 0;  // the elements the box spans
     const bool record = v.record && d == 0;
-    if (!record && s + c > len)
+    if (!record && (s > len || extent > len - s))
       return fail(f.ios, s > len ? PIO_EINVALCOORDS : PIO_EEDGE,
                   std::string(call) + ": " + where(f, v) + ": start + count beyond dimension '" +
                   f.dims[v.dimids[d]].name + "'");
     box->start.push_back(s);
     box->count.push_back(c);
+    box->stride.push_back(st);
   }
   return PIO_NOERR;
+}
+
+// The offsets, in one record, of a strided box's elements.
+std::shared_ptr<const std::vector<uint64_t>> strided_offsets(const File& f, const Var& v,
+                                                             const Box& box) {
+  const size_t first = v.record ? 1 : 0;
+  return std::make_shared<const std::vector<uint64_t>>(
+      box_offsets(record_shape(f, v), box.start.data() + first, box.count.data() + first,
+                  box.stride.data() + first));
 }
 
 uint64_t elements(const std::vector<uint64_t>& count, size_t from) {
@@ -52,12 +73,16 @@ int hold_box(File& f, int varid, const Box& box, nc_type memtype, const void* bu
   const uint64_t n = elements(box.count, first);
   const size_t in_bytes = n * type_size(memtype);
   int code = PIO_NOERR;
+  const auto offsets = box.strided() ? strided_offsets(f, v, box) : nullptr;
   for (uint64_t r = 0; f.ios->rank == 0 && n > 0 && r < records; ++r) {
     Held h;
     h.var = varid;
-    h.frame = v.record ? box.start[0] + r : 0;
-    h.start.assign(box.start.begin() + first, box.start.end());
-    h.count.assign(box.count.begin() + first, box.count.end());
+    h.frame = v.record ? box.start[0] + r * box.stride[0] : 0;
+    h.offsets = offsets;
+    if (!offsets) {
+      h.start.assign(box.start.begin() + first, box.start.end());
+      h.count.assign(box.count.begin() + first, box.count.end());
+    }
     h.memtype = to_tapio(v.type);
     h.data.resize(n * type_size(v.type));
     const int st = convert_values(static_cast<const unsigned char*>(buf) + r * in_bytes,
@@ -68,16 +93,35 @@ int hold_box(File& f, int varid, const Box& box, nc_type memtype, const void* bu
   return code;
 }
 
+// The gets of a box, queued: the box itself, or a strided one's offsets record by record
+// (each record a tapio_get of its own step).
+int queue_gets(const File& f, const Var& v, tapio_engine* engine, tapio_var* handle,
+               const Box& box, nc_type memtype, void* buf) {
+  const size_t first = v.record ? 1 : 0;
+  if (!box.strided()) {
+    int st = TAPIO_OK;
+    if (v.record) st = tapio_var_set_step_selection(handle, box.start[0], box.count[0]);
+    return st != TAPIO_OK ? st
+                          : tapio_get_sel(engine, handle, box.start.data() + first,
+                                          box.count.data() + first, to_tapio(memtype), buf);
+  }
+  const auto offsets = strided_offsets(f, v, box);
+  const uint64_t records = v.record ? box.count[0] : 1;
+  int st = tapio_var_set_offsets(handle, offsets->size(), offsets->data());
+  for (uint64_t r = 0; st == TAPIO_OK && r < records && !offsets->empty(); ++r) {
+    if (v.record) st = tapio_var_set_step_selection(handle, box.start[0] + r * box.stride[0], 1);
+    if (st == TAPIO_OK)
+      st = tapio_get(engine, handle, to_tapio(memtype),
+                     static_cast<unsigned char*>(buf) + r * offsets->size() * type_size(memtype));
+  }
+  return st;
+}
+
 int get_box(File& f, Var& v, const Box& box, nc_type memtype, void* buf, const char* call) {
   tapio_engine* engine = nullptr;
   tapio_var* handle = nullptr;
   if (int st = reading(f, v, &engine, &handle, call)) return st;
-  const size_t first = v.record ? 1 : 0;
-  int st = TAPIO_OK;
-  if (v.record) st = tapio_var_set_step_selection(handle, box.start[0], box.count[0]);
-  if (st == TAPIO_OK)
-    st = tapio_get_sel(engine, handle, box.start.data() + first, box.count.data() + first,
-                       to_tapio(memtype), buf);
+  int st = queue_gets(f, v, engine, handle, box, memtype, buf);
   std::string why = st == TAPIO_OK ? "" : tapio_last_error();
   const int performed = tapio_perform_gets(engine);  // collective, whatever this task saw
   if (st == TAPIO_OK && performed != TAPIO_OK) {
@@ -122,6 +166,31 @@ int access(int ncid, int varid, const PIO_Offset* start, const PIO_Offset* count
 }
 
 }  // namespace
+
+std::vector<uint64_t> record_shape(const File& f, const Var& v) {
+  std::vector<uint64_t> shape;
+  for (size_t d = v.record ? 1 : 0; d < v.dimids.size(); ++d)
+    shape.push_back(f.dims[v.dimids[d]].len);
+  return shape;
+}
+
+std::vector<uint64_t> box_offsets(const std::vector<uint64_t>& shape, const uint64_t* start,
+                                  const uint64_t* count, const uint64_t* stride) {
+  uint64_t n = 1;
+  for (size_t d = 0; d < shape.size(); ++d) n *= count[d];
+  std::vector<uint64_t> out(n);
+  for (uint64_t i = 0; i < n; ++i) {  // element i of the box, C order
+    uint64_t rest = i, offset = 0, scale = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      offset += (start[d] + rest % count[d] * (stride ? stride[d] : 1)) * scale;
+      rest /= count[d];
+      scale *= shape[d];
+    }
+    out[i] = offset;
+  }
+  return out;
+}
+
 }  // namespace tapio_pio
 
 using namespace tapio_pio;

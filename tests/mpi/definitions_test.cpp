@@ -1,6 +1,7 @@
 // Rank-inconsistent definitions (issue 14, item 3b): tapio_open fails on every rank with
 // TAPIO_ERR_ARG naming the first definition that differs, as rank 0 has it and as the lowest
-// differing rank has it; consistent definitions open as before, on every engine.
+// differing rank has it; consistent definitions open as before, on every engine. Declared
+// dimensions (issue 25) keep their order in a NetCDF file, through read and append.
 #include <gtest/gtest.h>
 
 #include "test_util.h"
@@ -18,6 +19,7 @@ struct Defs {
   const char* title = "test";
   bool salt = false;
   const char* buffer_size = nullptr;
+  bool declare = false;  // a dimension no variable uses
 };
 
 // Opens a file for writing with `mine` on the last rank and the defaults elsewhere: returns the
@@ -32,6 +34,9 @@ Outcome open_with(const char* engine, const Defs& mine) {
   EXPECT_EQ(tapio_io_set_engine(io, engine), TAPIO_OK);
   if (d.buffer_size) {
     EXPECT_EQ(tapio_io_set_parameter(io, "buffer_size", d.buffer_size), TAPIO_OK);
+  }
+  if (d.declare) {
+    EXPECT_EQ(tapio_define_dimension(io, "unused", 5), TAPIO_OK);
   }
   const uint64_t shape[2] = {4, d.x};
   const char* dims[2] = {"y", "x"};
@@ -69,13 +74,15 @@ struct Case {
 
 TEST(Definitions, DifferingDefinitionsFailEverywhereNamingTheFirst) {
   if (size() < 2) GTEST_SKIP() << "needs two ranks";
-  Defs shape, salt, units, title, param;
+  Defs shape, salt, units, title, param, declare;
   shape.x = 9;
   salt.salt = true;
   units.units = "C";
   title.title = "tset";
   param.buffer_size = "1MiB";
+  declare.declare = true;
   const std::vector<Case> cases = {
+      {"declared dimension", declare, "0 dimensions declared", "1 dimensions declared"},
       {"shape", shape, "variable 'temp' (float64 [4, 8] (y, x)",
        "variable 'temp' (float64 [4, 9] (y, x)"},
       {"extra variable", salt, "1 variables", "2 variables"},
@@ -96,6 +103,77 @@ TEST(Definitions, DifferingDefinitionsFailEverywhereNamingTheFirst) {
       EXPECT_TRUE(contains(o.message, last + c.at_last))
           << engine << ", " << c.name << ": " << o.message;
     }
+}
+
+// The IO's declared dimensions as "name=length" (0: unlimited).
+std::vector<std::string> declared(tapio_io* io) {
+  size_t n = 0;
+  EXPECT_EQ(tapio_io_dimension_count(io, &n), TAPIO_OK);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = nullptr;
+    uint64_t length = 0;
+    EXPECT_EQ(tapio_io_dimension(io, i, &name, &length), TAPIO_OK);
+    out.push_back(std::string(name) + "=" + std::to_string(length));
+  }
+  return out;
+}
+
+// One step of temp(t, y, x) from rank 0 (the others put nothing), from an IO of its own.
+int write_step(tapio_context* ctx, const std::string& io_name, const std::string& path,
+               tapio_mode mode, bool declare_more) {
+  tapio_io* io;
+  EXPECT_EQ(tapio_declare_io(ctx, io_name.c_str(), &io), TAPIO_OK);
+  EXPECT_EQ(tapio_io_set_engine(io, "collective"), TAPIO_OK);
+  if (mode == TAPIO_MODE_WRITE) {  // in an order no variable uses them in, one unused
+    EXPECT_EQ(tapio_define_dimension(io, "x", 8), TAPIO_OK);
+    EXPECT_EQ(tapio_define_dimension(io, "unused", 3), TAPIO_OK);
+    EXPECT_EQ(tapio_define_dimension(io, "y", 4), TAPIO_OK);
+    EXPECT_EQ(tapio_define_dimension(io, "t", 0), TAPIO_OK);
+    EXPECT_EQ(tapio_define_dimension(io, "x", 8), TAPIO_OK);  // again: no change
+    EXPECT_EQ(tapio_define_dimension(io, "x", 9), TAPIO_ERR_ARG);
+    EXPECT_EQ(tapio_define_dimension(io, "t2", 0), TAPIO_ERR_ARG);  // a second unlimited
+  }
+  if (declare_more) {
+    EXPECT_EQ(tapio_define_dimension(io, "z", 2), TAPIO_OK);
+  }
+  const uint64_t shape[2] = {4, 8};
+  const char* dims[2] = {"y", "x"};
+  tapio_var* v;
+  EXPECT_EQ(tapio_define_variable(io, "temp", TAPIO_FLOAT64, 2, shape, dims, 0, &v), TAPIO_OK);
+  tapio_engine* e = nullptr;
+  const int st = tapio_open(io, path.c_str(), mode, &e);
+  if (st != TAPIO_OK) return st;
+  EXPECT_EQ(declared(io), (std::vector<std::string>{"x=8", "unused=3", "y=4", "t=0"}));
+  std::vector<double> data(32, 1.5);
+  const uint64_t start[2] = {0, 0}, count[2] = {rank() == 0 ? 4u : 0u, 8};
+  EXPECT_EQ(tapio_begin_step(e, nullptr), TAPIO_OK);
+  EXPECT_EQ(tapio_put_sel(e, v, start, count, TAPIO_FLOAT64, data.data()), TAPIO_OK);
+  EXPECT_EQ(tapio_end_step(e), TAPIO_OK);
+  return tapio_close(e);
+}
+
+TEST(Definitions, DeclaredDimensionsKeepTheirOrderThroughAppend) {
+  TempDir dir;
+  const std::string path = dir.file("dims.nc");
+  tapio_context* ctx;
+  ASSERT_EQ(tapio_init(MPI_COMM_WORLD, nullptr, &ctx), TAPIO_OK);
+  EXPECT_EQ(write_step(ctx, "create", path, TAPIO_MODE_WRITE, false), TAPIO_OK);
+  EXPECT_EQ(write_step(ctx, "append", path, TAPIO_MODE_APPEND, false), TAPIO_OK);
+  const Outcome more = outcome(write_step(ctx, "more", path, TAPIO_MODE_APPEND, true));
+  EXPECT_EQ(more.code, TAPIO_ERR_UNSUPPORTED) << more.message;
+  EXPECT_TRUE(contains(more.message, "dimension 'z' is declared with length 2")) << more.message;
+  expect_same_everywhere(more.code);
+  tapio_io* io;
+  tapio_engine* e;
+  ASSERT_EQ(tapio_declare_io(ctx, "read", &io), TAPIO_OK);
+  ASSERT_EQ(tapio_open(io, path.c_str(), TAPIO_MODE_READ, &e), TAPIO_OK);
+  uint64_t steps = 0;
+  EXPECT_EQ(tapio_steps(e, &steps), TAPIO_OK);
+  EXPECT_EQ(steps, 2u);
+  EXPECT_EQ(declared(io), (std::vector<std::string>{"x=8", "unused=3", "y=4", "t=0"}));
+  EXPECT_EQ(tapio_close(e), TAPIO_OK);
+  EXPECT_EQ(tapio_finalize(ctx), TAPIO_OK);
 }
 
 }  // namespace

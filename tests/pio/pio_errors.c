@@ -30,10 +30,12 @@ static void expect_message(int code, const char* what) {
 }
 
 /* One frame of 4 ints per task, written and closed: the file the error cases write into. */
-static void make_file(int iosysid, int ioid, int ntasks, const char* path, int* ncid,
+/* A file of one record variable; with `fill`, NC_FILL (else PIO's NC_NOFILL at create). */
+static void make_file(int iosysid, int ioid, int ntasks, const char* path, int fill, int* ncid,
                       int* varid) {
   int iotype = PIO_IOTYPE_PNETCDF, dims[2];
   EXPECT(PIOc_createfile(iosysid, ncid, &iotype, path, PIO_CLOBBER | PIO_64BIT_DATA), 0);
+  if (fill) EXPECT(PIOc_set_fill(*ncid, PIO_FILL, NULL), 0);
   EXPECT(PIOc_def_dim(*ncid, "step", PIO_UNLIMITED, &dims[0]), 0);
   EXPECT(PIOc_def_dim(*ncid, "cell", 4 * ntasks, &dims[1]), 0);
   EXPECT(PIOc_def_var(*ncid, "heat", PIO_INT, 2, dims, varid), 0);
@@ -65,7 +67,7 @@ int main(int argc, char** argv) {
   EXPECT(PIOc_createfile(iosysid, &ncid, &nc4, "pio_errors_nc4.nc", PIO_CLOBBER), PIO_EBADIOTYPE);
   expect_message(PIO_EBADIOTYPE, "pio_errors_nc4.nc");
 
-  make_file(iosysid, ioid, ntasks, "pio_errors.nc", &ncid, &varid);
+  make_file(iosysid, ioid, ntasks, "pio_errors.nc", 0, &ncid, &varid);
   EXPECT(PIOc_setframe(ncid, varid, 0), 0);
   EXPECT(PIOc_write_darray(ncid, varid, ioid, 4, data, NULL), 0);
   /* A darray shorter than the decomposition. */
@@ -127,7 +129,7 @@ int main(int argc, char** argv) {
   EXPECT(PIOc_InitDecomp(iosysid, PIO_INT, 1, &gdim, 4, dup_map, &dup_ioid, NULL, NULL, NULL), 0);
   EXPECT(PIOc_InitDecomp(iosysid, PIO_INT, 1, &gdim, 4, shared_map, &shared_ioid, NULL, NULL,
                          NULL), 0);
-  make_file(iosysid, ioid, ntasks, "pio_errors_dup.nc", &ncid, &varid);
+  make_file(iosysid, ioid, ntasks, "pio_errors_dup.nc", 0, &ncid, &varid);
   EXPECT(PIOc_setframe(ncid, varid, 0), 0);
   EXPECT(PIOc_write_darray(ncid, varid, ioid, 4, data, NULL), 0);
   EXPECT(PIOc_setframe(ncid, varid, 1), 0);
@@ -163,7 +165,7 @@ int main(int argc, char** argv) {
   /* A short array on the last task only, in a file of its own: that task gets PIO_EINVAL,
    * and the others are not left waiting in the write's agreement on the buffer limit. */
   int short_ncid, short_var;
-  make_file(iosysid, ioid, ntasks, "pio_errors_short.nc", &short_ncid, &short_var);
+  make_file(iosysid, ioid, ntasks, "pio_errors_short.nc", 0, &short_ncid, &short_var);
   EXPECT(PIOc_setframe(short_ncid, short_var, 0), 0);
   EXPECT(PIOc_write_darray(short_ncid, short_var, ioid, rank == ntasks - 1 ? 3 : 4, data, NULL),
          rank == ntasks - 1 ? PIO_EINVAL : 0);
@@ -215,7 +217,7 @@ int main(int argc, char** argv) {
   /* Over the buffer limit, write_darray syncs: frames before the newest are on disk before
    * any sync, seen by a reader of the path while the writer is open. */
   const PIO_Offset old_limit = PIOc_set_buffer_size_limit(1);
-  make_file(iosysid, ioid, ntasks, "pio_errors_limit.nc", &ncid, &varid);
+  make_file(iosysid, ioid, ntasks, "pio_errors_limit.nc", 0, &ncid, &varid);
   for (int frame = 0; frame < 3; frame++) {
     EXPECT(PIOc_setframe(ncid, varid, frame), 0);
     EXPECT(PIOc_write_darray(ncid, varid, ioid, 4, data, NULL), 0);
@@ -233,9 +235,9 @@ int main(int argc, char** argv) {
   /* Over the limit with a darray the last task refused: every task counts it (one darray is
    * under the limit, two over), so every task syncs at the same call and none waits for the
    * others; then every frame is complete on disk, the refused one holding fill values where
-   * the last task would have written. */
+   * the last task would have written (the file is in NC_FILL mode). */
   EXPECT(PIOc_set_buffer_size_limit(sizeof data + 4), 1);
-  make_file(iosysid, ioid, ntasks, "pio_errors_limit_refused.nc", &ncid, &varid);
+  make_file(iosysid, ioid, ntasks, "pio_errors_limit_refused.nc", 1, &ncid, &varid);
   for (int frame = 0; frame < 3; frame++) {
     const int refused = frame == 1 && rank == ntasks - 1;
     EXPECT(PIOc_setframe(ncid, varid, frame), 0);
@@ -332,6 +334,33 @@ int main(int argc, char** argv) {
   }
   EXPECT(PIOc_read_darray(ncid, huge_var, ioid, 4, in), PIO_ERANGE);
   EXPECT(PIOc_closefile(ncid), 0);
+
+  /* A map entry beyond the global size wraps around it, as PIO places it: accepted onto an
+   * element no other entry maps (the last task gives its last cell as gdim more, and it is
+   * written there), refused on every task onto one another entry maps (element 0: PIO would
+   * let the tasks race for it). */
+  int wrap_ioid = -1;
+  PIO_Offset wrap_map[4];
+  for (int i = 0; i < 4; i++) wrap_map[i] = map[i];
+  if (rank == ntasks - 1) wrap_map[3] = map[3] + gdim;
+  EXPECT(PIOc_InitDecomp(iosysid, PIO_INT, 1, &gdim, 4, wrap_map, &wrap_ioid, NULL, NULL, NULL),
+         0);
+  make_file(iosysid, ioid, ntasks, "pio_errors_wrap.nc", 0, &ncid, &varid);
+  EXPECT(PIOc_write_darray(ncid, varid, wrap_ioid, 4, data, NULL), 0);
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_openfile(iosysid, &ncid, &iotype, "pio_errors_wrap.nc", PIO_NOWRITE), 0);
+  EXPECT(PIOc_read_darray(ncid, varid, ioid, 4, in), 0);
+  for (int i = 0; i < 4; i++)
+    if (in[i] != data[i]) {
+      fprintf(stderr, "wrapped map, element %d: %d, expected %d\n", i, in[i], data[i]);
+      failures++;
+    }
+  EXPECT(PIOc_closefile(ncid), 0);
+  EXPECT(PIOc_freedecomp(iosysid, wrap_ioid), 0);
+  if (rank == ntasks - 1) wrap_map[3] = gdim + 1; /* element 0, task 0's */
+  EXPECT(PIOc_InitDecomp(iosysid, PIO_INT, 1, &gdim, 4, wrap_map, &wrap_ioid, NULL, NULL, NULL),
+         PIO_EINVAL);
+  expect_message(PIO_EINVAL, "beyond the global size wraps around it onto element 0");
 
   EXPECT(PIOc_freedecomp(iosysid, ioid), 0);
   EXPECT(PIOc_freedecomp(iosysid, ioid), PIO_EBADID); /* stale ioid */

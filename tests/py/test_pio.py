@@ -7,12 +7,14 @@ go to disk) and reads it back itself; here netCDF4-python compares every value w
 and ncdump names the format the mode flags asked for.
 """
 import json
+import os
 import subprocess
 
 import numpy as np
 import pytest
 
-from conftest import BUILD, MPI_ENV, SHARED, mpiexec, mpirun
+from conftest import (BUILD, MPI_ENV, ROOT, SHARED, cmake_cache, mpiexec, mpirun,
+                      skip_optional_peer)
 
 netCDF4 = pytest.importorskip("netCDF4")
 
@@ -59,6 +61,161 @@ def test_history_file_holds_what_the_pio_program_wrote(tmp_path, fmt):
             assert (temp[land] == np.float32(-1.0e30)).all()
             assert (salt[land] == np.float32(netCDF4.default_fillvals["f4"])).all()
             assert (mask[land] == netCDF4.default_fillvals["i4"]).all()
+
+
+@pytest.mark.parametrize("np_", [1, 3])
+def test_dimension_ids_follow_definition_order_after_append(tmp_path, np_):
+    """pio_dims defines lon, an unused dimension, lat, then the unlimited time, and uses them
+    as temp(time, lat, lon): the file numbers them in definition order, keeps the unused one,
+    and an append (a frame written after reopening) keeps all of it; the program checks the
+    ids itself on reopen."""
+    path = tmp_path / "dims.nc"
+    out = mpirun(np_, BUILD / "tests" / "pio" / "pio_dims", path, timeout=60)
+    assert "pio_dims OK" in out
+    with netCDF4.Dataset(path) as ds:
+        dims = [(name, len(d), d.isunlimited()) for name, d in ds.dimensions.items()]
+        assert dims == [("lon", 4, False), ("unused", 3, False), ("lat", 2, False),
+                        ("time", 2, True)]
+        assert ds["temp"].dimensions == ("time", "lat", "lon")
+        np.testing.assert_array_equal(ds["lon"][:], 90.0 * np.arange(4))
+        cells = np.arange(8, dtype=np.float32).reshape(2, 4)
+        for frame in range(2):
+            np.testing.assert_array_equal(ds["temp"][frame], 10 * frame + cells)
+    header = subprocess.run(["ncdump", "-h", path], capture_output=True, text=True,
+                            check=True).stdout
+    dims_section = header.split("dimensions:")[1].split("variables:")[0].split()
+    assert dims_section == ["lon", "=", "4", ";", "unused", "=", "3", ";", "lat", "=", "2", ";",
+                            "time", "=", "UNLIMITED", ";", "//", "(2", "currently)"]
+
+
+NC_DECOMP = BUILD / "tests" / "pio" / "pio_nc_decomp"
+PIO_PREFIX = (os.environ.get("PIO_HOME")
+              or os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
+                              "tapio", "pio-2.7.0")) + "/install"
+
+
+def nc_decomp_contents(path):
+    """A decomposition file's attributes (PIO's backtrace left out: it names the program's
+    addresses), dimensions and variables."""
+    with netCDF4.Dataset(path) as ds:
+        atts = {a: ds.getncattr(a) for a in ds.ncattrs() if a != "backtrace"}
+        atts = {a: v.rstrip("\x00") if isinstance(v, str) else v.tolist()
+                for a, v in atts.items()}
+        dims = [(name, len(d)) for name, d in ds.dimensions.items()]
+        for v in ds.variables.values():
+            v.set_auto_mask(False)
+        variables = {name: (v.dimensions, v.dtype.str, v[:].tolist())
+                     for name, v in ds.variables.items()}
+    return atts, dims, variables
+
+
+def test_nc_decomposition_file_in_pios_format(tmp_path):
+    """PIOc_write_nc_decomp at 3 tasks: PIO's attributes, dimensions and variables, task 0's
+    descending map sorted as PIO keeps it, task 1's hole as -1, rows padded with NC_FILL_INT;
+    PIOc_read_nc_decomp gives the decomposition back (checked by the program)."""
+    out = mpirun(3, NC_DECOMP, tmp_path / "decomp.nc", tmp_path / "data.nc", timeout=60)
+    assert "pio_nc_decomp OK" in out
+    atts, dims, variables = nc_decomp_contents(tmp_path / "decomp.nc")
+    assert atts == {"PIO_library_version": "2.7.0", "max_maplen": 5,
+                    "title": "decomp title", "history": "decomp history",
+                    "source": "Decomposition file produced by PIO library.",
+                    "array_order": "C"}
+    assert dims == [("dims", 2), ("task", 3), ("map_element", 5)]
+    fill = netCDF4.default_fillvals["i4"]
+    assert variables == {
+        "global_size": (("dims",), "<i4", [3, 4]),
+        "maplen": (("task",), "<i4", [4, 5, 4]),
+        "map": (("task", "map_element"), "<i4",
+                [[0, 3, 6, 9, fill], [1, -1, 4, 7, 10], [2, 5, 8, 11, fill]]),
+    }
+
+
+def test_nc_decomposition_file_same_as_real_pio(tmp_path):
+    """The same program built with the real PIO 2.7.0 writes the same file (an optional peer:
+    scripts/install_pio.sh)."""
+    program = real_pio_program("pio_nc_decomp", tmp_path)
+    assert "pio_nc_decomp OK" in mpirun(3, program, tmp_path / "real.nc", tmp_path / "d1.nc",
+                                        timeout=60)
+    assert "pio_nc_decomp OK" in mpirun(3, NC_DECOMP, tmp_path / "ours.nc", tmp_path / "d2.nc",
+                                        timeout=60)
+    assert nc_decomp_contents(tmp_path / "ours.nc") == nc_decomp_contents(tmp_path / "real.nc")
+
+
+@pytest.mark.parametrize("np_", [1, 2])
+def test_strided_puts_and_gets(tmp_path, np_):
+    """pio_strides writes every second row and column of `grid` and every second frame and
+    column of `series` with put_vars (the first task's data, as in PIO), reads them back
+    strided and whole, and gets PIO_ESTRIDE and PIO_EEDGE for the strides netCDF refuses;
+    here netCDF4-python reads the file."""
+    path = tmp_path / "strides.nc"
+    assert "pio_strides OK" in mpirun(np_, BUILD / "tests" / "pio" / "pio_strides", path,
+                                      timeout=60)
+    fill = netCDF4.default_fillvals["i4"]
+    y, x = np.meshgrid(np.arange(4), np.arange(6), indexing="ij")
+    with netCDF4.Dataset(path) as ds:
+        ds.set_auto_mask(False)
+        want = np.where((y % 2 == 0) & (x % 2 == 1), 10 * y + x, fill)
+        np.testing.assert_array_equal(ds["grid"][:], want)
+        assert len(ds.dimensions["time"]) == 3
+        f, x = np.meshgrid(np.arange(3), np.arange(6), indexing="ij")
+        want = np.where((f % 2 == 0) & (x % 2 == 0), 10 * f + x, fill)
+        np.testing.assert_array_equal(ds["series"][:], want)
+
+
+def real_pio_program(source, tmp_path):
+    """A C program of tests/pio built with the real PIO 2.7.0 (an optional peer:
+    scripts/install_pio.sh)."""
+    if not os.path.exists(f"{PIO_PREFIX}/lib/libpioc.a"):
+        skip_optional_peer(f"the real PIO 2.7.0 (scripts/install_pio.sh) is not in {PIO_PREFIX}")
+    program = tmp_path / f"{source}_real"
+    cc = cmake_cache("MPI_C_COMPILER") or "mpicc.openmpi"
+    subprocess.run([cc, "-o", program, ROOT / "tests" / "pio" / f"{source}.c",
+                    f"-I{PIO_PREFIX}/include", f"{PIO_PREFIX}/lib/libpioc.a",
+                    f"{PIO_PREFIX}/lib/libgptl.a", "-lpnetcdf", "-lnetcdf", "-lm"],
+                   check=True, timeout=300)
+    return program
+
+
+def fill_file_values(path):
+    with netCDF4.Dataset(path) as ds:
+        ds.set_auto_mask(False)
+        return {name: ds[name][:] for name in ("a", "b", "c")}
+
+
+@pytest.mark.parametrize("fill", [0, 1])
+def test_fill_modes(tmp_path, fill):
+    """pio_fill at 3 tasks: decomposition holes (cells 3 and 8) read as the fill value in both
+    modes, as PIO fills them; what nobody wrote (frame 1 of a, all of b, the end of c) is
+    zeros with NC_NOFILL (left unwritten) and fill values with NC_FILL."""
+    path = tmp_path / "fill.nc"
+    assert "pio_fill OK" in mpirun(3, BUILD / "tests" / "pio" / "pio_fill", path, fill,
+                                   timeout=60)
+    got = fill_file_values(path)
+    int_fill, double_fill = netCDF4.default_fillvals["i4"], netCDF4.default_fillvals["f8"]
+    cells = np.arange(12).reshape(2, 6)
+    holes = (cells == 3) | (cells == 8)
+    for frame in (0, 2):
+        np.testing.assert_array_equal(got["a"][frame], np.where(holes, int_fill, 100 * frame + cells))
+    unwritten_int = int_fill if fill else 0
+    np.testing.assert_array_equal(got["a"][1], np.full((2, 6), unwritten_int))
+    np.testing.assert_array_equal(got["b"], np.full((2, 6), unwritten_int))
+    np.testing.assert_array_equal(got["c"], [0.5, 1.5, 2.5] + [double_fill if fill else 0.0] * 3)
+
+
+@pytest.mark.parametrize("fill", [0, 1])
+def test_fill_modes_same_as_real_pio(tmp_path, fill):
+    """The same program built with the real PIO writes the same values, but for the frame no
+    task wrote with NC_FILL: PIO's PnetCDF iotype fills no record it skips (zeros), tapio
+    fills it as netCDF does (docs/pio.md)."""
+    program = real_pio_program("pio_fill", tmp_path)
+    assert "pio_fill OK" in mpirun(3, program, tmp_path / "real.nc", fill, timeout=60)
+    assert "pio_fill OK" in mpirun(3, BUILD / "tests" / "pio" / "pio_fill", tmp_path / "ours.nc",
+                                   fill, timeout=60)
+    real, ours = fill_file_values(tmp_path / "real.nc"), fill_file_values(tmp_path / "ours.nc")
+    if fill:
+        real["a"], ours["a"] = real["a"][[0, 2]], ours["a"][[0, 2]]
+    for name in real:
+        np.testing.assert_array_equal(ours[name], real[name], name)
 
 
 def test_tapio_config_overrides_the_iotype(tmp_path):

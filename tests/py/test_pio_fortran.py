@@ -180,14 +180,6 @@ def same_values(a, b, values_differ=()):
             np.testing.assert_array_equal(v[:], w[:], name)
 
 
-# Known defect (issue 25, open): tapio's NetCDF header numbers dimensions in the order
-# variables use them (and the unlimited one first), not in the order the program defined them,
-# so dimension ids change after a reopen. Strict: the mark must go when the fix lands.
-DIMENSION_ORDER = pytest.mark.xfail(strict=True, reason="dimension ids follow use, not "
-                                    "definition order (issue 25)")
-
-
-@DIMENSION_ORDER
 @pytest.mark.parametrize("np_", [1, 2, 4])
 def test_frames_with_holes_on_tapio(ours_on_tapio, tmp_path, np_):
     path = run_frames(frames_program("tapio", tmp_path), np_, tmp_path / "frames.nc")
@@ -234,7 +226,6 @@ def test_installed_module_builds_pio_programs_on_tapio(ours_on_tapio, tmp_path):
     check_strict_file(tmp_path / "strict.nc")
 
 
-@DIMENSION_ORDER
 def test_frames_formats_on_tapio(ours_on_tapio, tmp_path):
     for fmt, iotype, rearr in [("cdf1", "netcdf", "box"), ("cdf2", "pnetcdf", "subset")]:
         path = run_frames(frames_program("tapio", tmp_path), 2, tmp_path / f"{fmt}.nc", fmt,

@@ -103,6 +103,12 @@ void mark_joined(const Header& h, const std::vector<SampleDim>& dims, IoDef* io)
     def.record = true;
     def.shape[0] = 0;
   }
+  // A sample dimension is the joined arrays' own, not a declared one (io_from_header's).
+  auto is_sample = [&](const DimensionDef& d) {
+    return std::any_of(dims.begin(), dims.end(),
+                       [&](const SampleDim& s) { return h.dims[s.dimid].name == d.name; });
+  };
+  io->dims.erase(std::remove_if(io->dims.begin(), io->dims.end(), is_sample), io->dims.end());
 }
 
 }  // namespace tapio::netcdf

@@ -43,7 +43,8 @@ std::vector<SampleDim> sample_dims(const Header& h);
 
 // Read mode: marks the variables of `io` (read from `h`, variable for variable) that lie over
 // a sample dimension as joined arrays, whose length is then a step's count (shape[0] = 0 until
-// a step is read). Count variables stay as they are.
+// a step is read), and drops the sample dimensions from its declared ones. Count variables
+// stay as they are.
 void mark_joined(const Header& h, const std::vector<SampleDim>& dims, IoDef* io);
 
 }  // namespace tapio::netcdf

@@ -3,7 +3,7 @@
 namespace tapio::netcdf {
 namespace {
 
-Result<int32_t> dim_id(Header& h, const std::string& name, uint64_t length,
+Result<int32_t> dim_id(const IoDef& io, Header& h, const std::string& name, uint64_t length,
                        const std::string& var) {
   const int found = h.find_dim(name);
   if (found < 0) {
@@ -11,10 +11,32 @@ Result<int32_t> dim_id(Header& h, const std::string& name, uint64_t length,
     return static_cast<int32_t>(h.dims.size() - 1);
   }
   if (h.dims[found].length != length)
-    return error(TAPIO_ERR_SHAPE,
-                 "dimension '{}' has length {} in variable '{}' but {} in an earlier variable",
-                 name, length, var, h.dims[found].length);
+    return error(TAPIO_ERR_SHAPE, "dimension '{}' has length {} in variable '{}' but {} {}",
+                 name, length, var, h.dims[found].length,
+                 io.find_dim(name) ? "where it is declared" : "in an earlier variable");
   return static_cast<int32_t>(found);
+}
+
+// The declared dimensions first, in their order, then the record dimension if a record
+// variable needs it and it was not declared (so it is first when none was).
+Status add_declared_dims(const IoDef& io, const std::string& record_dim, bool any_record,
+                         Header& h) {
+  for (const DimensionDef& d : io.dims) {
+    TAPIO_RETURN_IF_ERROR(validate_name("dimension", d.name));
+    if (h.find_dim(d.name) >= 0)
+      return error(TAPIO_ERR_ARG, "dimension '{}' is declared twice", d.name);
+    if (d.unlimited() && d.name != record_dim)
+      return error(TAPIO_ERR_ARG, "dimension '{}' is declared unlimited, but the steps go "
+                   "along '{}' (the record_dimension parameter): a NetCDF file has one "
+                   "unlimited dimension", d.name, record_dim);
+    if (!d.unlimited() && d.name == record_dim && any_record)
+      return error(TAPIO_ERR_ARG, "dimension '{}' is declared with length {}, but record "
+                   "variables hold their steps along it (the record_dimension parameter)",
+                   d.name, d.length);
+    h.dims.push_back(Dim{d.name, d.length});
+  }
+  if (any_record && h.find_dim(record_dim) < 0) h.dims.push_back(Dim{record_dim, 0});
+  return ok_status();
 }
 
 Status check_type_fits(DataType t, int version, const std::string& what) {
@@ -37,7 +59,8 @@ Result<Header> header_from_io(const IoDef& io, int version, const std::string& r
   h.version = version;
   bool any_record = false;
   for (const auto& v : io.vars) any_record |= v.record;
-  if (any_record) h.dims.push_back(Dim{record_dim, 0});
+  TAPIO_RETURN_IF_ERROR(add_declared_dims(io, record_dim, any_record, h));
+  const int32_t record_id = h.find_dim(record_dim);
   for (const auto& a : io.attrs) {
     TAPIO_RETURN_IF_ERROR(check_type_fits(a.type, version, fmt::format("attribute '{}'", a.name)));
     h.attrs.push_back(to_nc_attr(a));
@@ -54,9 +77,9 @@ Result<Header> header_from_io(const IoDef& io, int version, const std::string& r
     Var nv;
     nv.name = v.name;
     nv.type = to_nc_type(v.type);
-    if (v.record) nv.dimids.push_back(0);
+    if (v.record) nv.dimids.push_back(record_id);
     for (size_t d = 0; d < v.shape.size(); ++d) {
-      TAPIO_ASSIGN_OR_RETURN(int32_t id, dim_id(h, v.dim_names[d], v.shape[d], v.name));
+      TAPIO_ASSIGN_OR_RETURN(int32_t id, dim_id(io, h, v.dim_names[d], v.shape[d], v.name));
       nv.dimids.push_back(id);
     }
     for (const auto& a : v.attrs) {
@@ -72,6 +95,7 @@ Result<Header> header_from_io(const IoDef& io, int version, const std::string& r
 Result<IoDef> io_from_header(const Header& h, const std::string& io_name) {
   IoDef io;
   io.name = io_name;
+  for (const auto& d : h.dims) io.dims.push_back(DimensionDef{d.name, d.length});
   for (const auto& a : h.attrs) io.attrs.push_back(from_nc_attr(a));
   for (const auto& nv : h.vars) {
     VariableDef v;
