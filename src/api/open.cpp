@@ -34,7 +34,8 @@ Result<std::unique_ptr<Engine>> open_engine_for(IoState* io, const std::string& 
   if (ctx->config)
     TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, spec.path, &spec.engine, &spec.params));
   if (spec.engine.empty()) {
-    TAPIO_ASSIGN_OR_RETURN(spec.engine, default_engine(ctx->comm, spec.path, spec.mode));
+    TAPIO_ASSIGN_OR_RETURN(spec.engine,
+                           default_engine(ctx->comm, storage_of(env.res), spec.path, spec.mode));
   }
   TAPIO_RETURN_IF_ERROR(check_same_definitions(ctx->comm, io->def, spec.path, spec.engine,
                                                spec.params, spec.mode));

@@ -66,10 +66,15 @@ struct Resources {
   // The context's node shared memory, made by the first engine that wants it for its topology
   // (collective at that engine's open; may be null). Engines share it.
   std::shared_ptr<comm::NodeMemory>* node_memory = nullptr;
-  // Where the engine's files live (io/storage.h); null: the POSIX file system. The subfile
-  // engine creates, opens, lists and removes its files only through it.
+  // Where the engine's files live (io/storage.h); null: the POSIX file system. Every engine
+  // creates, opens, lists, locks and removes its files only through it (storage_of).
   io::Storage* storage = nullptr;
 };
+
+// The storage of `res`: its own, or the POSIX file system.
+inline io::Storage& storage_of(const Resources& res) {
+  return res.storage ? *res.storage : io::posix_storage();
+}
 
 // Everything an engine is opened with.
 struct EngineEnv {
@@ -169,7 +174,7 @@ class Engine {
 
   const comm::Comm& comm() const { return *res_.comm; }
   const Resources& resources() const { return res_; }
-  io::Storage& storage() const { return res_.storage ? *res_.storage : io::posix_storage(); }
+  io::Storage& storage() const { return storage_of(res_); }
   // Every rank's status, agreed (timed as the agree phase); `then` counts where no rank
   // failed `local` (comm::agree).
   Status agree(const Status& local, const Status& then = ok_status());
@@ -242,14 +247,14 @@ const std::vector<EngineEntry>& engine_registry();
 // Open an engine by env.engine. Collective; returns the same status on every rank.
 Result<std::unique_ptr<Engine>> open_engine(EngineEnv env);
 
-// Whether `path` is a subfile dataset: a directory holding its index (tapio.idx), whatever its
-// name. Local.
-bool is_subfile_dataset(const std::string& path);
+// Whether `path` in `storage` is a subfile dataset: a directory holding its index (tapio.idx),
+// whatever its name. Local.
+bool is_subfile_dataset(io::Storage& storage, const std::string& path);
 
 // The engine a path gets when neither the program nor the config names one: to read or append,
 // an existing dataset gets "subfile" whatever its name (`x.nc` too); otherwise paths ending in
 // `.nc` get "collective" and others "subfile". Collective: rank 0 looks, the others are told.
-Result<std::string> default_engine(const comm::Comm& comm, const std::string& path,
-                                   OpenMode mode);
+Result<std::string> default_engine(const comm::Comm& comm, io::Storage& storage,
+                                   const std::string& path, OpenMode mode);
 
 }  // namespace tapio

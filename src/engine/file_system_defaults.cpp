@@ -122,11 +122,11 @@ Result<FileSystemPlan> plan_for_file_system(const io::FileSystemInfo& fs, const 
   return plan;
 }
 
-Status apply_file_system(const comm::Comm& comm, OpenSpec* spec) {
+Status apply_file_system(const comm::Comm& comm, io::Storage& storage, OpenSpec* spec) {
   io::FileSystemInfo fs;
   Encoded values{};
   if (comm.rank() == 0) {
-    fs = io::detect_filesystem(spec->path);
+    fs = storage.file_system(spec->path);
     values = encode(fs);
   }
   // Agreed at once: a rank whose broadcast failed knows nothing of the file system.

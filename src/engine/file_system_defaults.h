@@ -24,9 +24,9 @@ struct FileSystemPlan {
 // 4GiB.
 Result<FileSystemPlan> plan_for_file_system(const io::FileSystemInfo& fs, const OpenSpec& spec);
 
-// Collective (same status on every rank): rank 0 detects the file system of spec->path and
-// broadcasts it; every rank applies the plan to spec->params (where unset) and
+// Collective (same status on every rank): rank 0 asks `storage` for the file system of
+// spec->path and broadcasts it; every rank applies the plan to spec->params (where unset) and
 // spec->striping; rank 0 reports the warnings.
-Status apply_file_system(const comm::Comm& comm, OpenSpec* spec);
+Status apply_file_system(const comm::Comm& comm, io::Storage& storage, OpenSpec* spec);
 
 }  // namespace tapio

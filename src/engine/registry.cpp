@@ -1,5 +1,5 @@
 // Which engine opens a file: the registry of built engines and the path defaults.
-#include <filesystem>
+#include <algorithm>
 
 #include "core/warnings.h"
 #include "engine/collective/collective_engine.h"
@@ -12,19 +12,21 @@
 
 namespace tapio {
 
-bool is_subfile_dataset(const std::string& path) {
-  std::error_code ec;
-  return std::filesystem::is_directory(path, ec) &&
-         std::filesystem::is_regular_file(std::filesystem::path(path) / subfile::kIndexName, ec);
+bool is_subfile_dataset(io::Storage& storage, const std::string& path) {
+  // A path that is no directory (a NetCDF file, nothing) cannot be listed.
+  auto found = storage.list(path, subfile::kIndexName);
+  return found.ok() && std::any_of(found->begin(), found->end(), [](const io::StoredFile& f) {
+           return f.name == subfile::kIndexName;
+         });
 }
 
-Result<std::string> default_engine(const comm::Comm& comm, const std::string& path,
-                                   OpenMode mode) {
+Result<std::string> default_engine(const comm::Comm& comm, io::Storage& storage,
+                                   const std::string& path, OpenMode mode) {
   // An existing dataset is read with the engine that wrote it, whatever it is called; rank 0
   // looks (a large job must not stat the path from every rank) and one reduction tells all.
   uint64_t dataset = 0;
   if (mode != OpenMode::kWrite) {
-    if (comm.rank() == 0) dataset = is_subfile_dataset(path);
+    if (comm.rank() == 0) dataset = is_subfile_dataset(storage, path);
     TAPIO_RETURN_IF_ERROR(comm.allreduce_max(&dataset));
   }
   // Otherwise one standard NetCDF file for `.nc` paths, a subfile dataset (a directory) for
@@ -90,7 +92,7 @@ Result<std::unique_ptr<Engine>> open_engine(EngineEnv env) {
     return error(TAPIO_ERR_INTERNAL, "file '{}': engine '{}' is not registered", env.spec.path,
                  env.spec.engine);
   TAPIO_RETURN_IF_ERROR(check_operator(env.spec, *entry));
-  TAPIO_RETURN_IF_ERROR(apply_file_system(*env.res.comm, &env.spec));
+  TAPIO_RETURN_IF_ERROR(apply_file_system(*env.res.comm, storage_of(env.res), &env.spec));
   warn_if_async_shares_a_cpu(env);
   auto engine = entry->open(std::move(env));
   if (engine.ok()) (*engine)->opened();

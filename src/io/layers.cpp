@@ -14,14 +14,15 @@ constexpr uint64_t kDirectBlock = 4096;  // what O_DIRECT needs of offsets and l
 
 // The O_DIRECT twin of a file the aligned layer writes whole units through, or null (and a
 // warning) where it cannot be had.
-std::unique_ptr<File> direct_twin(const File& file, const LayerSpec& spec, Counters* counters) {
+std::unique_ptr<File> direct_twin(Storage& storage, const File& file, const LayerSpec& spec,
+                                  Counters* counters) {
   if (spec.align % kDirectBlock != 0) {
     warn(fmt::format("'{}': layer_direct needs layer_align to be a multiple of {} (it is {}); "
                      "writing through the page cache",
                      file.path(), kDirectBlock, spec.align));
     return nullptr;
   }
-  auto direct = open_posix_direct(file.path(), counters);
+  auto direct = storage.open_direct(file.path(), counters);
   if (direct.ok()) return std::move(direct).value();
   warn(fmt::format("{}; writing through the page cache instead", direct.status().message()));
   return nullptr;
@@ -57,11 +58,12 @@ Result<LayerSpec> LayerSpec::parse(const Params& params, uint64_t stripe_size) {
   return spec;
 }
 
-std::unique_ptr<File> stack_layers(std::unique_ptr<File> file, const LayerSpec& spec,
-                                   OpenMode mode, Counters* counters) {
+std::unique_ptr<File> stack_layers(Storage& storage, std::unique_ptr<File> file,
+                                   const LayerSpec& spec, OpenMode mode, Counters* counters) {
   if (spec.aligned) {
     std::unique_ptr<File> direct;
-    if (spec.direct && mode != OpenMode::kReadOnly) direct = direct_twin(*file, spec, counters);
+    if (spec.direct && mode != OpenMode::kReadOnly)
+      direct = direct_twin(storage, *file, spec, counters);
     file = std::make_unique<AlignedFile>(std::move(file), spec.align, std::move(direct));
   }
   if (spec.buffered)
@@ -70,13 +72,12 @@ std::unique_ptr<File> stack_layers(std::unique_ptr<File> file, const LayerSpec& 
   return file;
 }
 
-Result<std::unique_ptr<File>> open_layered(const std::string& path, OpenMode mode,
-                                           Counters* counters, const LayerSpec& spec,
-                                           const std::optional<LustreLayout>& striping,
-                                           Storage* storage) {
-  Storage& where = storage != nullptr ? *storage : posix_storage();
-  TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<File> file, where.open(path, mode, counters, striping));
-  return stack_layers(std::move(file), spec, mode, counters);
+Result<std::unique_ptr<File>> open_layered(Storage& storage, const std::string& path,
+                                           OpenMode mode, Counters* counters,
+                                           const LayerSpec& spec,
+                                           const std::optional<LustreLayout>& striping) {
+  TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<File> file, storage.open(path, mode, counters, striping));
+  return stack_layers(storage, std::move(file), spec, mode, counters);
 }
 
 }  // namespace tapio::io

@@ -2,7 +2,7 @@
 // FFIO's `assign -F bufa:256:2`): `layers = "cache,buffered,aligned"`. From the engine down the
 // stack is always cache -> buffered -> aligned -> POSIX, whatever the order of the words, so
 // small reads are answered before anything is read ahead, and buffered writes are cut into
-// aligned units last. No layers (the default) is the POSIX file itself.
+// aligned units last. No layers (the default) is the storage's file itself.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -33,16 +33,17 @@ struct LayerSpec {
   static Result<LayerSpec> parse(const Params& params, uint64_t stripe_size);
 };
 
-// Stacks the layers of `spec` on `file`. With spec.direct, `path` is opened a second time with
-// O_DIRECT for the aligned layer; a file system that refuses (tmpfs) or an align that is not a
-// multiple of 4096 gets a warning naming the file, and the layer writes through the page cache.
-std::unique_ptr<File> stack_layers(std::unique_ptr<File> file, const LayerSpec& spec,
-                                   OpenMode mode, Counters* counters);
+// Stacks the layers of `spec` on `file`, which `storage` opened. With spec.direct, the aligned
+// layer gets the file opened a second time for direct I/O (Storage::open_direct, O_DIRECT on
+// POSIX); a storage that refuses (tmpfs, memory) or an align that is not a multiple of 4096
+// gets a warning naming the file, and the layer writes through the page cache.
+std::unique_ptr<File> stack_layers(Storage& storage, std::unique_ptr<File> file,
+                                   const LayerSpec& spec, OpenMode mode, Counters* counters);
 
-// storage.open(...) (POSIX when null), then stack_layers.
-Result<std::unique_ptr<File>> open_layered(const std::string& path, OpenMode mode,
-                                           Counters* counters, const LayerSpec& spec,
-                                           const std::optional<LustreLayout>& striping = {},
-                                           Storage* storage = nullptr);
+// storage.open(...), then stack_layers.
+Result<std::unique_ptr<File>> open_layered(Storage& storage, const std::string& path,
+                                           OpenMode mode, Counters* counters,
+                                           const LayerSpec& spec,
+                                           const std::optional<LustreLayout>& striping = {});
 
 }  // namespace tapio::io

@@ -246,7 +246,7 @@ void direct_round_trip(const std::string& dir, bool* warned) {
   ASSERT_TRUE(spec.ok());
   const std::string path = dir + "/direct.dat";
   Counters counters;
-  auto f = open_layered(path, OpenMode::kCreate, &counters, *spec);
+  auto f = open_layered(posix_storage(), path, OpenMode::kCreate, &counters, *spec);
   set_warning_sink(old);
   ASSERT_TRUE(f.ok()) << f.status().message();
   const std::vector<unsigned char> all = write_small(**f, 0, 300, 100);  // 30,000 bytes

@@ -1,5 +1,6 @@
 // The POSIX Storage: files through open_posix and locks through lock_posix (and so the syscall
-// table), directories through std::filesystem.
+// table), directories through std::filesystem; and what the Storage interface answers for
+// storages without direct I/O or file-system kinds.
 #include <algorithm>
 #include <filesystem>
 
@@ -47,6 +48,13 @@ class PosixStorage final : public Storage {
     return files;
   }
 
+  Result<std::unique_ptr<File>> open_direct(const std::string& path,
+                                            Counters* counters) override {
+    return open_posix_direct(path, counters);
+  }
+
+  FileSystemInfo file_system(const std::string& path) override { return detect_filesystem(path); }
+
   Status remove(const std::string& path) override {
     std::error_code ec;
     fs::remove(path, ec);
@@ -61,6 +69,12 @@ class PosixStorage final : public Storage {
 };
 
 }  // namespace
+
+Result<std::unique_ptr<File>> Storage::open_direct(const std::string& path, Counters*) {
+  return error(TAPIO_ERR_UNSUPPORTED, "'{}': this storage has no direct I/O", path);
+}
+
+FileSystemInfo Storage::file_system(const std::string&) { return {}; }
 
 Storage& posix_storage() {
   static PosixStorage storage;

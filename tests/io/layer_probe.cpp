@@ -71,8 +71,8 @@ int main(int argc, char** argv) {
   tapio::io::Counters counters;
   const bool writing = mode == "write";
   auto file = tapio::io::open_layered(
-      path, writing ? tapio::io::OpenMode::kCreate : tapio::io::OpenMode::kReadOnly, &counters,
-      *spec);
+      tapio::io::posix_storage(), path,
+      writing ? tapio::io::OpenMode::kCreate : tapio::io::OpenMode::kReadOnly, &counters, *spec);
   if (!file.ok()) return fail(file.status().message());
   uint64_t digest = 0;
   const double start = MPI_Wtime();

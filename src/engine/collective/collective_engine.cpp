@@ -23,7 +23,7 @@ DataFile::~DataFile() {
 Result<io::File*> DataFile::get() {
   if (!file_) {
     const io::OpenMode mode = read_only_ ? io::OpenMode::kReadOnly : io::OpenMode::kReadWrite;
-    TAPIO_ASSIGN_OR_RETURN(file_, io::open_posix(path_, mode, &profile_->io));
+    TAPIO_ASSIGN_OR_RETURN(file_, storage_->open(path_, mode, &profile_->io));
   }
   return file_.get();
 }
@@ -90,7 +90,7 @@ CollectiveEngine::CollectiveEngine(EngineEnv env)
     : Engine(std::move(env)),
       spec_(CollectiveSpec::parse(params())),
       nc_(dataset_env(resources(), open_spec(), &profile(), spec_.file)),
-      data_(path(), mode() == OpenMode::kRead, spec_.file.fsync,
+      data_(&storage(), path(), mode() == OpenMode::kRead, spec_.file.fsync,
             spec_.file.async && mode() != OpenMode::kRead, &profile()) {
   const comm::Topology& t = resources().topology;
   const int count = plan::aggregator_count(comm().size(), t.nodes, spec_.aggregators,

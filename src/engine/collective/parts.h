@@ -16,6 +16,7 @@
 #include "engine/profile.h"
 #include "format/netcdf/header.h"
 #include "io/file.h"
+#include "io/storage.h"
 #include "io/write_behind.h"
 #include "plan/coverage.h"
 #include "plan/exchange.h"
@@ -91,8 +92,10 @@ struct Buffers {
 // step's commit waits for finish_writes, agreed on every rank, at the next end_step or close.
 class DataFile {
  public:
-  DataFile(std::string path, bool read_only, Fsync fsync, bool async, Profile* profile)
-      : path_(std::move(path)),
+  DataFile(io::Storage* storage, std::string path, bool read_only, Fsync fsync, bool async,
+           Profile* profile)
+      : storage_(storage),
+        path_(std::move(path)),
         read_only_(read_only),
         fsync_(fsync),
         async_(async),
@@ -124,6 +127,7 @@ class DataFile {
   Status close(Status local);
 
  private:
+  io::Storage* storage_;  // where the file lives (opened on first use)
   std::string path_;
   bool read_only_;
   Fsync fsync_;

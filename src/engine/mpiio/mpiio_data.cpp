@@ -221,7 +221,7 @@ Status MpiioEngine::reserve_extents(const comm::Extents& extents, uint64_t step)
   PhaseTimer t(&profile(), Phase::kMetadata);
   io::File* file = nc_.root_file();  // rank 0's; the others open their own once
   if (!file && !own_file_) {
-    auto opened = io::open_posix(path(), io::OpenMode::kReadWrite, &profile().io);
+    auto opened = storage().open(path(), io::OpenMode::kReadWrite, &profile().io);
     if (!opened.ok()) return opened.status();
     own_file_ = std::move(opened).value();
   }

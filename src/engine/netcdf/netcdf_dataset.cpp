@@ -33,7 +33,8 @@ std::vector<uint8_t> fill_image(const netcdf::Var& v, uint64_t total) {
 
 DatasetEnv dataset_env(const Resources& res, const OpenSpec& open, Profile* profile,
                        NetcdfSpec spec) {
-  return DatasetEnv{res.comm, res.io, open.path, open.mode, profile, spec, open.striping, {}};
+  return DatasetEnv{res.comm, res.io, open.path, open.mode, profile, spec, open.striping, {},
+                    &storage_of(res)};
 }
 
 Status NetcdfDataset::agree(const Status& local) {
@@ -109,14 +110,14 @@ Status NetcdfDataset::lock_file(bool create) {
   io::LockRequest request;
   request.create = create;
   request.striped = env_.striping.has_value();
-  TAPIO_ASSIGN_OR_RETURN(lock_, io::lock_writer(io::posix_storage(), env_.path,
+  TAPIO_ASSIGN_OR_RETURN(lock_, io::lock_writer(*env_.storage, env_.path,
                                                 env_.spec.file_locking, request));
   return ok_status();
 }
 
 Status NetcdfDataset::lock_and_create() {
   TAPIO_RETURN_IF_ERROR(lock_file(true));
-  TAPIO_ASSIGN_OR_RETURN(file_, io::open_layered(env_.path, io::OpenMode::kCreate,
+  TAPIO_ASSIGN_OR_RETURN(file_, io::open_layered(*env_.storage, env_.path, io::OpenMode::kCreate,
                                                  &env_.profile->io, env_.layers, env_.striping));
   return ok_status();
 }
@@ -150,7 +151,8 @@ Status NetcdfDataset::open_existing(uint64_t* first_step) {
   if (env_.mode == OpenMode::kAppend)  // before the header is read: no writer may move it
     TAPIO_RETURN_IF_ERROR(comm::agree(comm(), comm().rank() == 0 ? lock_file(false) : ok_status()));
   TAPIO_ASSIGN_OR_RETURN(file_,
-                         ncfile::open_on_root(comm(), env_.path, mode, &env_.profile->io, env_.layers));
+                         ncfile::open_on_root(comm(), *env_.storage, env_.path, mode,
+                                              &env_.profile->io, env_.layers));
   {
     PhaseTimer t(env_.profile, Phase::kMetadata);
     TAPIO_ASSIGN_OR_RETURN(header_, ncfile::bcast_header(comm(), file_.get()));
@@ -297,8 +299,8 @@ Status NetcdfDataset::copy_share(const std::vector<RaggedSamples::Move>& moves) 
   std::unique_ptr<io::File> own;  // rank 0 has the file open; the others open it for this
   io::File* file = file_.get();
   if (!file) {
-    TAPIO_ASSIGN_OR_RETURN(own, io::open_posix(env_.path, io::OpenMode::kReadWrite,
-                                               &env_.profile->io));
+    TAPIO_ASSIGN_OR_RETURN(own, env_.storage->open(env_.path, io::OpenMode::kReadWrite,
+                                                   &env_.profile->io));
     file = own.get();
   }
   const auto rank = static_cast<uint64_t>(comm().rank());

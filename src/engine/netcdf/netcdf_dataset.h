@@ -38,6 +38,7 @@ struct DatasetEnv {
   // Buffering layers of rank 0's file: the serial engine's only, since elsewhere MPI-IO or
   // aggregators write the same file through other descriptors (docs/design.md).
   io::LayerSpec layers;
+  io::Storage* storage = nullptr;  // where the file lives: every rank opens it through this
 };
 
 // Which variables some rank put: in the last batch, and in the current step.

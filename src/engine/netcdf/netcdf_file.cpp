@@ -56,13 +56,14 @@ Result<netcdf::Header> bcast_header(const comm::Comm& comm, io::File* file) {
   return netcdf::decode(encoded.data() + 8, encoded.size() - 8, file_size, &need_more);
 }
 
-Result<std::unique_ptr<io::File>> open_on_root(const comm::Comm& comm, const std::string& path,
-                                              io::OpenMode mode, io::Counters* counters,
+Result<std::unique_ptr<io::File>> open_on_root(const comm::Comm& comm, io::Storage& storage,
+                                              const std::string& path, io::OpenMode mode,
+                                              io::Counters* counters,
                                               const io::LayerSpec& layers) {
   std::unique_ptr<io::File> file;
   Status local = ok_status();
   if (comm.rank() == 0) {
-    auto opened = io::open_layered(path, mode, counters, layers);
+    auto opened = io::open_layered(storage, path, mode, counters, layers);
     if (opened.ok()) {
       file = std::move(opened).value();
     } else {

@@ -21,9 +21,11 @@ Status write_numrecs(io::File& file, const netcdf::Header& h, uint64_t numrecs);
 // the decoded header. The same status on every rank.
 Result<netcdf::Header> bcast_header(const comm::Comm& comm, io::File* file);
 
-// Collective: rank 0 opens `path`; others get nullptr. The same status on every rank.
-Result<std::unique_ptr<io::File>> open_on_root(const comm::Comm& comm, const std::string& path,
-                                              io::OpenMode mode, io::Counters* counters,
+// Collective: rank 0 opens `path` in `storage`; others get nullptr. The same status on every
+// rank.
+Result<std::unique_ptr<io::File>> open_on_root(const comm::Comm& comm, io::Storage& storage,
+                                              const std::string& path, io::OpenMode mode,
+                                              io::Counters* counters,
                                               const io::LayerSpec& layers);
 
 }  // namespace tapio::ncfile

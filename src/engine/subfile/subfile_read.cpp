@@ -225,9 +225,10 @@ Status SubfileEngine::ensure_loaded(uint64_t step) {
 Result<io::File*> SubfileEngine::data_file(uint32_t generation, uint32_t subfile) {
   auto& f = data_files_[{generation, subfile}];
   if (!f) {
-    TAPIO_ASSIGN_OR_RETURN(f, io::open_layered(file_path(subfile::data_name(generation, subfile)),
+    TAPIO_ASSIGN_OR_RETURN(f, io::open_layered(storage(),
+                                               file_path(subfile::data_name(generation, subfile)),
                                                io::OpenMode::kReadOnly, &profile().io,
-                                               spec_.layers, {}, &storage()));
+                                               spec_.layers));
   }
   return f.get();
 }

@@ -151,9 +151,9 @@ Status SubfileEngine::setup_writers() {
   const bool first = !group_ || group_->rank() == 0;
   Status local = ok_status();
   if (first) {  // the group's first rank creates its subfile
-    auto data = io::open_layered(file_path(subfile::data_name(generation_, subfile_)),
+    auto data = io::open_layered(storage(), file_path(subfile::data_name(generation_, subfile_)),
                                  io::OpenMode::kCreate, &profile().io, spec_.layers,
-                                 open_spec().striping, &storage());
+                                 open_spec().striping);
     local = data.status();
     if (local.ok()) data_ = std::move(data).value();
   }
@@ -174,9 +174,8 @@ Status SubfileEngine::open_subfile() {
   if (spec_.fpp || aggregate_) return ok_status();
   Status local = ok_status();
   if (group_->rank() != 0) {
-    auto data = io::open_layered(file_path(subfile::data_name(generation_, subfile_)),
-                                 io::OpenMode::kReadWrite, &profile().io, spec_.layers, {},
-                                 &storage());
+    auto data = io::open_layered(storage(), file_path(subfile::data_name(generation_, subfile_)),
+                                 io::OpenMode::kReadWrite, &profile().io, spec_.layers);
     local = data.status();
     if (local.ok()) data_ = std::move(data).value();
   }
