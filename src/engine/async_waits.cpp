@@ -28,4 +28,20 @@ Status drain_async(io::WriteBehind& behind, Profile* profile) {
   return st;
 }
 
+void reserve_async(io::BackgroundWriter& writer, uint64_t bytes, uint64_t budget,
+                   Profile* profile) {
+  PhaseTimer t(profile, Phase::kWrite);
+  const auto start = std::chrono::steady_clock::now();
+  if (writer.reserve(bytes, budget)) count_wait(start, profile);
+}
+
+Status drain_async(io::BackgroundWriter& writer, Profile* profile) {
+  PhaseTimer t(profile, Phase::kWrite);
+  if (!writer.busy()) return writer.finish();
+  const auto start = std::chrono::steady_clock::now();
+  Status st = writer.finish();
+  count_wait(start, profile);
+  return st;
+}
+
 }  // namespace tapio

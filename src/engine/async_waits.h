@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "engine/profile.h"
+#include "io/background_writer.h"
 #include "io/write_behind.h"
 
 namespace tapio {
@@ -13,5 +14,9 @@ namespace tapio {
 void reserve_async(io::WriteBehind& behind, uint64_t bytes, uint64_t budget, Profile* profile);
 // Block until every queued job has finished; the first failure since the last one reported.
 Status drain_async(io::WriteBehind& behind, Profile* profile);
+// The same for a background writer; drain_async returns its finish().
+void reserve_async(io::BackgroundWriter& writer, uint64_t bytes, uint64_t budget,
+                   Profile* profile);
+Status drain_async(io::BackgroundWriter& writer, Profile* profile);
 
 }  // namespace tapio
