@@ -35,10 +35,6 @@ Status write_pieces(File& file, const std::vector<Piece>& pieces, bool eager) {
   return ok_status();
 }
 
-BackgroundWriter::~BackgroundWriter() {
-  if (queue_) (void)queue_->drain();  // the owner's close reported the errors
-}
-
 WriteBehind& BackgroundWriter::queue() {
   if (!queue_) queue_ = std::make_unique<WriteBehind>();
   return *queue_;

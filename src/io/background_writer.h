@@ -40,7 +40,6 @@ class BackgroundWriter {
   };
 
   explicit BackgroundWriter(Options options) : options_(options) {}
-  ~BackgroundWriter();  // finishes the queued jobs: they point into the owner's buffers
   BackgroundWriter(const BackgroundWriter&) = delete;
   BackgroundWriter& operator=(const BackgroundWriter&) = delete;
 
@@ -78,6 +77,7 @@ class BackgroundWriter {
 
   Options options_;
   Status kept_;  // keeps_failures: a failure wait() met, for finish()
+  // Destroyed, it finishes the queued jobs (they point into the owner's buffers).
   std::unique_ptr<WriteBehind> queue_;
 };
 
