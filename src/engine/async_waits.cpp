@@ -13,17 +13,18 @@ void count_wait(std::chrono::steady_clock::time_point start, Profile* profile) {
 
 }  // namespace
 
-void reserve_async(io::WriteBehind& behind, uint64_t bytes, uint64_t budget, Profile* profile) {
+void reserve_async(io::BackgroundWriter& writer, uint64_t bytes, uint64_t budget,
+                   Profile* profile) {
   PhaseTimer t(profile, Phase::kWrite);
   const auto start = std::chrono::steady_clock::now();
-  if (behind.wait_for_room(bytes, budget)) count_wait(start, profile);
+  if (writer.reserve(bytes, budget)) count_wait(start, profile);
 }
 
-Status drain_async(io::WriteBehind& behind, Profile* profile) {
+Status drain_async(io::BackgroundWriter& writer, Profile* profile) {
   PhaseTimer t(profile, Phase::kWrite);
-  if (!behind.busy()) return behind.drain();
+  if (!writer.busy()) return writer.finish();
   const auto start = std::chrono::steady_clock::now();
-  Status st = behind.drain();
+  Status st = writer.finish();
   count_wait(start, profile);
   return st;
 }

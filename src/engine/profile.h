@@ -108,22 +108,4 @@ class ScopedTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Adds the nanoseconds between construction and destruction to an atomic counter (for a
-// background thread's time).
-class AtomicTimer {
- public:
-  explicit AtomicTimer(std::atomic<int64_t>* target)
-      : target_(target), start_(std::chrono::steady_clock::now()) {}
-  ~AtomicTimer() {
-    target_->fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::steady_clock::now() - start_)
-                           .count(),
-                       std::memory_order_relaxed);
-  }
-
- private:
-  std::atomic<int64_t>* target_;
-  std::chrono::steady_clock::time_point start_;
-};
-
 }  // namespace tapio

@@ -16,10 +16,6 @@ bool Aggregation::any_remote() const {
   return !node || std::any_of(node_rank.begin(), node_rank.end(), [](int nr) { return nr < 0; });
 }
 
-DataFile::~DataFile() {
-  if (writer_) (void)writer_->drain();  // close() reported its errors already
-}
-
 Result<io::File*> DataFile::get() {
   if (!file_) {
     const io::OpenMode mode = read_only_ ? io::OpenMode::kReadOnly : io::OpenMode::kReadWrite;
@@ -28,52 +24,22 @@ Result<io::File*> DataFile::get() {
   return file_.get();
 }
 
-io::WriteBehind* DataFile::writer() {
-  if (!writer_) writer_ = std::make_unique<io::WriteBehind>();
-  return writer_.get();
-}
-
 Status DataFile::sync_for_step() {
   if (!file_ || fsync_ != Fsync::kStep) return ok_status();
   if (async_) {
-    writer()->submit([file = file_.get(), background = &profile_->background_write_ns] {
-      AtomicTimer t(background);
-      return file->sync();
-    });
+    writer_.sync(file_.get());
     return ok_status();
   }
   PhaseTimer t(profile_, Phase::kSync);
   return file_->sync();
 }
 
-Status DataFile::drain() { return writer_ ? writer_->drain() : ok_status(); }
-
-Status DataFile::wait(io::WriteBehind::Ticket ticket) {
-  const Status st = writer_ ? writer_->wait(ticket) : ok_status();
-  if (async_) keep(&failed_, st);
-  return st;
-}
-
-void DataFile::wait_queued() {
-  if (writer_) keep(&failed_, writer_->drain());
-}
-
-Status DataFile::finish_writes() {
-  Status st = std::exchange(failed_, Status());
-  if (writer_) keep(&st, drain_async(*writer_, profile_));
-  return st;
-}
-
-Status DataFile::failure() {
-  Status st = failed_;
-  if (writer_) keep(&st, writer_->failure());
-  return st;
-}
+Status DataFile::finish_writes() { return drain_async(writer_, profile_); }
 
 Status DataFile::close(Status local) {
-  if (writer_) {
+  if (writer_.started()) {
     PhaseTimer t(profile_, Phase::kWrite);
-    keep(&local, writer_->drain());
+    keep(&local, writer_.drain());
   }
   if (!file_) return local;
   if (local.ok() && !read_only_ && fsync_ != Fsync::kNever) {
@@ -115,7 +81,8 @@ int CollectiveEngine::slot_count() const {
 }
 
 CollectiveEngine::~CollectiveEngine() {
-  (void)data_.drain();  // queued writes point into the round buffers; close reported errors
+  // Queued writes point into the round buffers; close reported the errors.
+  (void)data_.writer().drain();
   BufferPool* pool = resources().buffers;
   if (!pool) return;
   pool->give(std::move(bufs_.staging));
@@ -202,7 +169,7 @@ Status CollectiveEngine::write_step(const std::vector<PutOp>& puts, uint64_t ste
 
 Status CollectiveEngine::background_failure() {
   Status st = nc_.background_failure();
-  keep(&st, data_.failure().with_context(
+  keep(&st, data_.writer().failure().with_context(
                 fmt::format("rank {}: a background write failed", comm().rank())));
   return st;
 }

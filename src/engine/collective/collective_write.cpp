@@ -183,9 +183,9 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
 }
 
 void CollectiveEngine::wait_for_queued_writes() {
-  if (data_.has_writer()) {
+  if (data_.writer().started()) {
     PhaseTimer t(&profile(), Phase::kWrite);
-    data_.wait_queued();  // a failure stays for the commit it belongs to
+    data_.writer().wait_queued();  // a failure stays for the commit it belongs to
   }
   // This node's ranks copy into the shared slots only after their aggregators waited.
   if (agg_.node) keep(&deferred_, agg_.node->node().barrier());
@@ -194,28 +194,18 @@ void CollectiveEngine::wait_for_queued_writes() {
 Status CollectiveEngine::write_direct(const plan::DirectPlan& direct) {
   if (direct.requests.empty()) return ok_status();
   TAPIO_ASSIGN_OR_RETURN(io::File * file, data_.get());
+  std::vector<io::Piece> pieces;
+  pieces.reserve(direct.requests.size());
+  for (const plan::DirectRequest& q : direct.requests)
+    pieces.push_back(io::Piece{q.file.offset, bufs_.staging.data() + q.mem, q.file.length});
   if (data_.async()) {  // from the staging buffer, which the next batch reuses only after
-    const std::string ctx =
-        collective::background_write_context(where(), current_step(), comm().rank());
-    data_.writer()->submit([file, requests = direct.requests, from = bufs_.staging.data(),
-                            eager = data_.eager(), background = &profile().background_write_ns,
-                            ctx] {
-      AtomicTimer t(background);
-      for (const plan::DirectRequest& q : requests) {
-        TAPIO_RETURN_IF_ERROR(
-            file->write_at(q.file.offset, from + q.mem, q.file.length).with_context(ctx));
-        if (eager) file->start_writeback(q.file.offset, q.file.length);
-      }
-      return ok_status();
-    });
+    data_.writer().write(
+        file, std::move(pieces), data_.eager(),
+        collective::background_write_context(where(), current_step(), comm().rank()));
     return data_.sync_for_step();
   }
   PhaseTimer t(&profile(), Phase::kWrite);
-  for (const plan::DirectRequest& q : direct.requests) {
-    TAPIO_RETURN_IF_ERROR(
-        file->write_at(q.file.offset, bufs_.staging.data() + q.mem, q.file.length));
-    if (data_.eager()) file->start_writeback(q.file.offset, q.file.length);
-  }
+  TAPIO_RETURN_IF_ERROR(io::write_pieces(*file, pieces, data_.eager()));
   return data_.sync_for_step();
 }
 

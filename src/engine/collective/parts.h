@@ -16,8 +16,8 @@
 #include "engine/profile.h"
 #include "format/netcdf/header.h"
 #include "io/file.h"
+#include "io/background_writer.h"
 #include "io/storage.h"
-#include "io/write_behind.h"
 #include "plan/coverage.h"
 #include "plan/exchange.h"
 #include "plan/segments.h"
@@ -86,10 +86,12 @@ struct Buffers {
 };
 
 // The data file, opened by each rank on its first own request (aggregators and ranks going
-// direct; an error surfaces at the agreement that ends the call), and the write-behind thread
-// an aggregator starts on its first pipelined write. With async output (`async`), every write
-// of a step and its sync (fsync = step) go to that thread and stay queued past end_step; the
-// step's commit waits for finish_writes, agreed on every rank, at the next end_step or close.
+// direct; an error surfaces at the agreement that ends the call), and its background writer,
+// whose thread an aggregator starts on its first pipelined write. With async output (`async`),
+// every write of a step and its sync (fsync = step) go to that thread and stay queued past
+// end_step; a failure a slot's wait meets is kept (the step it belongs to may have ended), and
+// the step's commit waits for finish_writes, agreed on every rank, at the next end_step or
+// close.
 class DataFile {
  public:
   DataFile(io::Storage* storage, std::string path, bool read_only, Fsync fsync, bool async,
@@ -99,23 +101,14 @@ class DataFile {
         read_only_(read_only),
         fsync_(fsync),
         async_(async),
-        profile_(profile) {}
-  ~DataFile();  // queued writes point into round buffers: drained first
+        profile_(profile),
+        writer_({async, &profile->background_write_ns}) {}
   Result<io::File*> get();
-  io::WriteBehind* writer();
-  bool has_writer() const { return writer_ != nullptr; }
+  io::BackgroundWriter& writer() { return writer_; }
   bool async() const { return async_; }
-  // Waits for the queued job `ticket` (and those before it) so that the buffer it reads can be
-  // reused. Its failure is returned and, with async, also kept for finish_writes: the step
-  // that write belonged to may have ended, and only its commit may report it.
-  Status wait(io::WriteBehind::Ticket ticket);
   // Async: every queued write finished (a wait counted in the profile); the first failure
-  // since the last call, including one wait() met.
+  // since the last call, including one a slot's wait met.
   Status finish_writes();
-  // Async: wait until the queued writes have finished, keeping a failure for finish_writes.
-  void wait_queued();
-  // Async: this rank's background failure known so far (without waiting).
-  Status failure();
   // Whether written ranges start their writeback at once (the data must reach storage: fsync
   // is not `never`).
   bool eager() const { return fsync_ != Fsync::kNever; }
@@ -123,7 +116,6 @@ class DataFile {
   // parallel file system rank 0's fsync flushes only its own node's cache. Async: queued
   // behind the step's writes.
   Status sync_for_step();
-  Status drain();  // waits for the queued writes
   Status close(Status local);
 
  private:
@@ -134,8 +126,7 @@ class DataFile {
   bool async_;
   Profile* profile_;
   std::unique_ptr<io::File> file_;
-  std::unique_ptr<io::WriteBehind> writer_;
-  Status failed_;  // async: a background failure wait() met, for finish_writes to report
+  io::BackgroundWriter writer_;  // after file_: its queued writes end before the file closes
 };
 
 // What a failed background write of `step` on `rank` says where it happened (async output: it

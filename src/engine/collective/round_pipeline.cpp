@@ -12,16 +12,14 @@
 namespace tapio::collective {
 namespace {
 
-// Write `extents` (file offsets) of a round buffer that starts at file offset `base`; with
-// `eager`, start their writeback at once (the data must reach storage by the sync anyway, and
-// the disk can work while the next rounds arrive).
-Status write_extents(io::File* file, const std::vector<plan::Extent>& extents,
-                     const uint8_t* buf, uint64_t base, bool eager) {
-  for (const plan::Extent& e : extents) {
-    TAPIO_RETURN_IF_ERROR(file->write_at(e.offset, buf + (e.offset - base), e.length));
-    if (eager) file->start_writeback(e.offset, e.length);
-  }
-  return ok_status();
+// The bytes of `extents` (file offsets) in a round buffer that starts at file offset `base`.
+std::vector<io::Piece> pieces_of(const std::vector<plan::Extent>& extents, const uint8_t* buf,
+                                 uint64_t base) {
+  std::vector<io::Piece> pieces;
+  pieces.reserve(extents.size());
+  for (const plan::Extent& e : extents)
+    pieces.push_back(io::Piece{e.offset, buf + (e.offset - base), e.length});
+  return pieces;
 }
 
 // Fill [from, to) of a variable whose data starts at `var_start` with its fill pattern.
@@ -44,9 +42,9 @@ Status RoundPipeline::run() {
   for (auto& reqs : requests_) keep(&local, p_.comm.waitall(&reqs));
   if (p_.agg.gather.on())
     for (auto& reqs : node_requests_) keep(&local, p_.agg.gather.node->node().waitall(&reqs));
-  if (p_.file.has_writer() && !p_.file.async()) {
+  if (p_.file.writer().started() && !p_.file.async()) {
     PhaseTimer t(&p_.profile, Phase::kWrite);
-    keep(&local, p_.file.drain());
+    keep(&local, p_.file.writer().drain());
   }
   return local.ok() ? p_.file.sync_for_step() : local;
 }
@@ -79,7 +77,7 @@ void RoundPipeline::round(uint32_t r, size_t begin, size_t end, Status* local) {
 
 Status RoundPipeline::slot_free(int slot) {
   PhaseTimer t(&p_.profile, Phase::kWrite);
-  return p_.file.has_writer() ? p_.file.wait(slot_write_[slot]) : ok_status();
+  return p_.file.writer().wait(slot_write_[slot]);
 }
 
 // The aggregators this rank sends to in routed[begin, end), in the collection order.
@@ -169,25 +167,18 @@ Status RoundPipeline::write(uint32_t r, const plan::Extent& w, uint8_t* buf) {
   const std::vector<plan::Extent> writes = extents_to_write(w, buf);
   if (writes.empty()) return ok_status();
   TAPIO_ASSIGN_OR_RETURN(io::File * file, p_.file.get());
-  const uint64_t base = w.offset;
-  const bool eager = p_.file.eager();
+  std::vector<io::Piece> pieces = pieces_of(writes, buf, w.offset);
   // Pipelining needs a next round to overlap with; a one-round step writes in place, unless
   // its writes go behind end_step (async).
   const bool async = p_.file.async();
   if (!async && (b_.layout.rounds <= 1 || !p_.spec.pipeline)) {
     PhaseTimer t(&p_.profile, Phase::kWrite);
-    return write_extents(file, writes, buf, base, eager);
+    return io::write_pieces(*file, pieces, p_.file.eager());
   }
-  std::atomic<int64_t>* background = &p_.profile.background_write_ns;
-  const uint8_t* data = buf;
   const std::string ctx =
       async ? background_write_context(p_.where, b_.step, p_.comm.rank()) : std::string();
   slot_write_[r % slot_write_.size()] =
-      p_.file.writer()->submit([file, writes, data, base, eager, background, ctx] {
-        AtomicTimer t(background);
-        const Status st = write_extents(file, writes, data, base, eager);
-        return ctx.empty() ? st : st.with_context(ctx);
-      });
+      p_.file.writer().write(file, std::move(pieces), p_.file.eager(), ctx);
   return ok_status();
 }
 

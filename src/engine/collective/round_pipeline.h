@@ -22,7 +22,7 @@
 #include "engine/collective/messages.h"
 #include "engine/collective/parts.h"
 #include "engine/collective/staging.h"
-#include "io/write_behind.h"
+#include "io/background_writer.h"
 #include "plan/exchange.h"
 
 namespace tapio::collective {
@@ -124,7 +124,7 @@ class RoundPipeline {
   const WriteBatch& b_;
   comm::Requests requests_[2];                   // the sends of the rounds of each list set
   comm::Requests node_requests_[2];  // two-level: the hand-overs to the gatherer, likewise
-  std::vector<io::WriteBehind::Ticket> slot_write_;  // the last queued write of each round slot
+  std::vector<io::BackgroundWriter::Ticket> slot_write_;  // each round slot's last queued write
 };
 
 }  // namespace tapio::collective

@@ -34,29 +34,23 @@ Status NetcdfDataset::write_step_async(uint64_t step, const Status& local,
   return ok_status();
 }
 
-io::WriteBehind& NetcdfDataset::behind() {
-  if (!behind_) behind_ = std::make_unique<io::WriteBehind>();
-  return *behind_;
-}
-
 void NetcdfDataset::reserve(uint64_t bytes) {
-  reserve_async(behind(), bytes, env_.spec.async_buffer, env_.profile);
+  reserve_async(behind_, bytes, env_.spec.async_buffer, env_.profile);
 }
 
 void NetcdfDataset::write_behind(uint64_t bytes, std::function<Status()> job) {
   reserve(bytes);  // a no-op when the caller reserved the room already
-  behind().submit(std::move(job), bytes);
+  behind_.submit_timed(std::move(job), bytes);
 }
 
 Status NetcdfDataset::wait_behind() {
-  Status st = behind_ ? drain_async(*behind_, env_.profile) : ok_status();
+  Status st = drain_async(behind_, env_.profile);
   if (engine_writes_) keep(&st, engine_writes_());
   return st;
 }
 
 Status NetcdfDataset::background_failure() {
-  if (!behind_) return ok_status();
-  return behind_->failure().with_context(
+  return behind_.failure().with_context(
       fmt::format("rank {}: a background write failed", comm().rank()));
 }
 
@@ -78,7 +72,7 @@ Status NetcdfDataset::settle_pending(uint64_t* redo) {
   netcdf::Header h = header_;
   h.numrecs = step + 1;
   const std::string ctx = fmt::format("{}, the commit of step {}", where(), step);
-  behind().submit([this, file = file_.get(), h = std::move(h), ctx, spec = env_.spec,
+  behind_.submit([this, file = file_.get(), h = std::move(h), ctx, spec = env_.spec,
                    touched = std::move(pending_touched_)] {
     TAPIO_RETURN_IF_ERROR(commit_record(*file, h, touched, spec, nullptr).with_context(ctx));
     committed_ = h.numrecs;  // read by the caller only after a wait (the queue's mutex)

@@ -16,7 +16,7 @@
 #include "format/netcdf/header.h"
 #include "io/file.h"
 #include "io/layers.h"
-#include "io/write_behind.h"
+#include "io/background_writer.h"
 #include "io/write_lock.h"
 
 namespace tapio {
@@ -85,9 +85,10 @@ class NetcdfDataset {
   // this call on every rank and sets *redo to that step, which the next step rewrites.
   Status write_step(uint64_t step, const Status& local, const std::function<Status()>& write_puts,
                     Status* deferred, uint64_t* redo = nullptr);
-  // Async, rank 0: queue a write of the step being written that holds `bytes` until it has run;
-  // waits first while the queued writes hold more than async_buffer allows (counted in the
-  // profile). The job runs on the background thread: it must not touch this object or call MPI.
+  // Async, rank 0: queue a write of the step being written that holds `bytes` until it has run
+  // (timed as a background write); waits first while the queued writes hold more than
+  // async_buffer allows (counted in the profile). The job runs on the background thread: it
+  // must not touch this object or call MPI.
   void write_behind(uint64_t bytes, std::function<Status()> job);
   // Async, rank 0: room for `bytes` more in the background writes, waiting if needed; call
   // before building the buffer a write_behind job will hold.
@@ -173,7 +174,6 @@ class NetcdfDataset {
   Status settle_pending(uint64_t* redo);
   // This rank's background writes (rank 0's queue, the engine's) finished; the first error.
   Status wait_behind();
-  io::WriteBehind& behind();  // rank 0: made at the first use
 
   DatasetEnv env_;
   // Rank 0, write and append: held until the dataset is destroyed, after every handle to the
@@ -188,7 +188,9 @@ class NetcdfDataset {
   // Async: rank 0's background thread (the data file's only user while it runs), and the
   // step written but not yet committed, with the record variables it touched.
   uint64_t committed_ = 0;  // rank 0, async: steps whose commit finished (the thread's)
-  std::unique_ptr<io::WriteBehind> behind_;  // after what its jobs use: destroyed first
+  // Its thread starts at the first use; declared after what its jobs use: destroyed first.
+  io::BackgroundWriter behind_{
+      {false, env_.profile ? &env_.profile->background_write_ns : nullptr}};
   std::function<Status()> engine_writes_;
   std::optional<uint64_t> pending_;
   std::vector<bool> pending_touched_;

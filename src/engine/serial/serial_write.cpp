@@ -189,11 +189,9 @@ Status SerialEngine::write_variable(int var, uint64_t step,
   // The staging buffer holds the step's data now: the swap into file order and the write
   // happen in the background.
   const std::string ctx = fmt::format("{} (a background write)", at_step(var, step));
-  std::atomic<int64_t>* background = &profile().background_write_ns;
   const uint64_t bytes = staging->get().size() + def.elements() * plan.esize;
-  nc_.write_behind(bytes, [file, offset, ctx, background, only_covered, plan = std::move(plan),
+  nc_.write_behind(bytes, [file, offset, ctx, only_covered, plan = std::move(plan),
                            staging = std::move(staging), owned = std::move(owned), pool] {
-    AtomicTimer t(background);
     PooledBuffer image(pool);  // the pool is the context's, which outlives the engine
     plan.image(staging->get().data(), &image.get());
     return write_image(*file, offset, image.get(), only_covered, owned, plan.esize)

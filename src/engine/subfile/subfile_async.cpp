@@ -16,27 +16,14 @@
 
 namespace tapio {
 
-io::WriteBehind& SubfileEngine::behind() {
-  if (!writer_) writer_ = std::make_unique<io::WriteBehind>();
-  return *writer_;
-}
-
 void SubfileEngine::write_behind(io::File* file, uint64_t offset, std::shared_ptr<const void> owner,
                                  const uint8_t* data, uint64_t size, const char* what) {
-  reserve_async(behind(), size, spec_.async_buffer, &profile());
-  const std::string ctx =
-      fmt::format("dataset '{}', {}, step {}, rank {} (a background write)", path(), what,
-                  current_step(), comm().rank());
+  reserve_async(writer_, size, spec_.async_buffer, &profile());
+  std::string ctx = fmt::format("dataset '{}', {}, step {}, rank {} (a background write)",
+                                path(), what, current_step(), comm().rank());
   const bool eager = spec_.sync_close && file == data_.get();
-  std::atomic<int64_t>* background = &profile().background_write_ns;
-  behind().submit(
-      [file, offset, eager, background, ctx, owner = std::move(owner), data, size] {
-        AtomicTimer t(background);
-        TAPIO_RETURN_IF_ERROR(file->write_at(offset, data, size).with_context(ctx));
-        if (eager) file->start_writeback(offset, size);
-        return ok_status();
-      },
-      size);
+  writer_.write(file, {io::Piece{offset, data, size}}, eager, std::move(ctx), std::move(owner),
+                size);
 }
 
 // This rank's region copied out of the user's buffers into a pooled buffer (its pages mapped
@@ -46,7 +33,7 @@ Status SubfileEngine::write_direct_behind(const subfile::PutStream& stream, uint
                                           std::vector<subfile::BlockSums>* sums) {
   if (stream.bytes() == 0) return ok_status();
   subfile::BlockSummers summers(stream, io(), spec_.stats, sums);
-  reserve_async(behind(), stream.bytes(), spec_.async_buffer, &profile());
+  reserve_async(writer_, stream.bytes(), spec_.async_buffer, &profile());
   auto copy = std::make_shared<PooledBuffer>(resources().buffers);
   uint8_t* out = copy->get().prepare(stream.bytes());
   for (uint64_t from = 0; from < stream.bytes(); from += kPiece) {
@@ -73,7 +60,7 @@ Status SubfileEngine::receive_round_behind(uint64_t k, const plan::GroupLayout& 
                                            subfile::BlockSummers* summers, bool* lost) {
   const uint64_t from = layout.base + k * spec_.round;
   const uint64_t length = std::min(spec_.round, layout.end - from);
-  reserve_async(behind(), length, spec_.async_buffer, &profile());
+  reserve_async(writer_, length, spec_.async_buffer, &profile());
   auto buf = std::make_shared<PooledBuffer>(resources().buffers);
   uint8_t* into = buf->get().prepare(length);
   TAPIO_RETURN_IF_ERROR(receive_round(k, layout, stream, summers, into, length, lost));
@@ -87,7 +74,7 @@ void SubfileEngine::flush_behind() {
   if (!data_) return;
   const std::string ctx = fmt::format("dataset '{}', the subfile's flush, step {}, rank {}",
                                       path(), current_step(), comm().rank());
-  behind().submit([file = data_.get(), sync = spec_.sync_step, ctx] {
+  writer_.submit([file = data_.get(), sync = spec_.sync_step, ctx] {
     TAPIO_RETURN_IF_ERROR(file->flush().with_context(ctx));
     return sync ? file->sync().with_context(ctx) : ok_status();
   });
@@ -97,7 +84,7 @@ Status SubfileEngine::settle_pending() {
   if (!pending_) return ok_status();
   const Pending p = *std::exchange(pending_, std::nullopt);
   const subfile::StepRecord& record = p.record;
-  const Status written = agree(writer_ ? drain_async(*writer_, &profile()) : ok_status());
+  const Status written = agree(drain_async(writer_, &profile()));
   if (!written.ok()) return redo_from(p, written);
   indexing_ = p;
   if (comm().rank() != 0) return ok_status();
@@ -106,7 +93,7 @@ Status SubfileEngine::settle_pending() {
   index_end_ += bytes.size();
   const std::string ctx = fmt::format("dataset '{}', the index record of step {}, rank 0",
                                       path(), record.step);
-  behind().submit([this, md = md_.get(), file = index_.get(), at = indexing_->index_at,
+  writer_.submit([this, md = md_.get(), file = index_.get(), at = indexing_->index_at,
                    sync = spec_.sync_step, ctx, bytes, step = record.step] {
     if (sync) TAPIO_RETURN_IF_ERROR(md->sync().with_context(ctx));  // the records it names
     TAPIO_RETURN_IF_ERROR(file->write_at(at, bytes.data(), bytes.size()).with_context(ctx));

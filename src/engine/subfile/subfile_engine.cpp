@@ -30,7 +30,7 @@ SubfileEngine::SubfileEngine(EngineEnv env)
     : Engine(std::move(env)), spec_(SubfileSpec::parse(params())) {}
 
 SubfileEngine::~SubfileEngine() {
-  if (writer_) (void)writer_->drain();
+  (void)writer_.drain();  // queued writes point into the round buffers
   if (!resources().buffers) return;
   for (ByteBuffer& b : round_bufs_) resources().buffers->give(std::move(b));
 }
@@ -78,9 +78,9 @@ Status SubfileEngine::refresh_steps() { return load_metadata(); }
 Status SubfileEngine::close_files() {
   const bool writing = mode() != OpenMode::kRead;
   Status local = writing ? settle_pending() : ok_status();  // async: the last step's record
-  if (writer_) {
+  if (writer_.started()) {
     PhaseTimer t(&profile(), Phase::kWrite);
-    keep(&local, writer_->drain());
+    keep(&local, writer_.drain());
   }
   // Readers following the dataset learn that it ended.
   if (writing && comm().rank() == 0 && local.ok()) local = commit_index(end_record(), md_end_);

@@ -21,7 +21,7 @@
 #include "format/subfile/records.h"
 #include "io/file.h"
 #include "io/layers.h"
-#include "io/write_behind.h"
+#include "io/background_writer.h"
 #include "plan/group_layout.h"
 #include "plan/intersect.h"
 
@@ -88,7 +88,6 @@ class SubfileEngine final : public Engine {
                        uint8_t* buf, uint64_t length, bool* lost);
   void copy_own_part(const subfile::PutStream& stream, subfile::BlockSummers* summers,
                      uint64_t at, uint64_t n, uint8_t* out);
-  io::WriteBehind::Ticket queue_write(const uint8_t* buf, uint64_t from, uint64_t length);
 
   // Async (subfile_async.cpp): a step's data and metadata are copied into buffers that
   // background jobs write; its index record is queued behind them once the next end_step (or
@@ -105,7 +104,6 @@ class SubfileEngine final : public Engine {
                     const uint8_t* data, uint64_t size, const char* what);
   void flush_behind();             // the step's data flushed (and synced) behind its writes
   Status settle_pending();         // collective: the pending step's writes agreed, index queued
-  io::WriteBehind& behind();
   // This batch's block list: shapes (selections found in or added to this rank's table).
   subfile::BlockList describe(const std::vector<PutOp>& puts);
 
@@ -245,7 +243,8 @@ class SubfileEngine final : public Engine {
   std::optional<std::vector<subfile::OperatorRule>> operator_rules_;  // parsed on first need
   std::vector<subfile::Operator> operators_;  // per variable (none for most)
   size_t definitions_sent_ = SIZE_MAX;  // rank 0: variable count last described
-  std::unique_ptr<io::WriteBehind> writer_;  // aggregate: the group's first rank; async: all
+  // Its thread runs on the group's first rank (aggregate) and, with async, on every rank.
+  io::BackgroundWriter writer_{{false, &profile().background_write_ns}};
   ByteBuffer round_bufs_[2];                 // aggregate: the rounds being received / written
   // Async: the step whose data and metadata writes are queued, its index record not yet, and
   // what the writer tables held before it (restored when its writes failed).

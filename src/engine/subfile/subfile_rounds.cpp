@@ -63,8 +63,7 @@ Status SubfileEngine::write_rounds(const subfile::PutStream& stream,
                                    const plan::GroupLayout& layout,
                                    std::vector<subfile::BlockSums>* sums) {
   subfile::BlockSummers summers(stream, io(), spec_.stats, sums);
-  if (!writer_) writer_ = std::make_unique<io::WriteBehind>();
-  io::WriteBehind::Ticket last_write[2] = {0, 0};
+  io::BackgroundWriter::Ticket last_write[2] = {0, 0};
   Status local = ok_status();  // after a failed write: keep receiving, write nothing
   bool lost = false;           // a member's message was lost: write nothing either
   const uint64_t rounds = plan::round_count(layout, spec_.round);
@@ -77,15 +76,18 @@ Status SubfileEngine::write_rounds(const subfile::PutStream& stream,
     const uint64_t length = std::min(spec_.round, layout.end - from);
     {
       PhaseTimer t(&profile(), Phase::kWrite);  // the write that last used this buffer
-      keep(&local, writer_->wait(last_write[k % 2]));
+      keep(&local, writer_.wait(last_write[k % 2]));
     }
     uint8_t* buf = round_bufs_[k % 2].prepare(length);
     keep(&local, receive_round(k, layout, stream, &summers, buf, length, &lost));
-    if (local.ok() && !lost) last_write[k % 2] = queue_write(buf, from, length);
+    // The write that next reuses buf waits for this one.
+    if (local.ok() && !lost)
+      last_write[k % 2] =
+          writer_.write(data_.get(), {io::Piece{from, buf, length}}, spec_.sync_close);
   }
   if (spec_.async) return local;
   PhaseTimer t(&profile(), Phase::kWrite);
-  const Status drained = writer_->drain();
+  const Status drained = writer_.drain();
   return local.ok() ? drained : local;
 }
 
@@ -139,20 +141,6 @@ void SubfileEngine::copy_own_part(const subfile::PutStream& stream, subfile::Blo
     out += len;
   });
   profile().bytes_copied += n;
-}
-
-// The round in buf to the write-behind thread (the write that next reuses buf waits for it).
-io::WriteBehind::Ticket SubfileEngine::queue_write(const uint8_t* buf, uint64_t from,
-                                                   uint64_t length) {
-  io::File* file = data_.get();
-  const bool eager = spec_.sync_close;
-  std::atomic<int64_t>* background = &profile().background_write_ns;
-  return writer_->submit([file, buf, from, length, eager, background] {
-    AtomicTimer t(background);
-    TAPIO_RETURN_IF_ERROR(file->write_at(from, buf, length));
-    if (eager) file->start_writeback(from, length);
-    return ok_status();
-  });
 }
 
 }  // namespace tapio
