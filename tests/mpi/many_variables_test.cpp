@@ -116,11 +116,11 @@ TEST_P(ManyVariables, DefineWriteCloseAndReadBackInSeconds) {
   expect_read_back(ctx, engine, path, n);
   const double read = seconds_since(t0);
   // The serial engine's write and read are alike, one gather or scatter per variable, so their
-  // times compare on any load: 2 * 10^4 variables read in 25 times the write's time when each
-  // variable's read scanned every request, and in 2 to 3.5 times since, at 4 ranks and load
-  // averages of 20 to 25.
+  // times compare on any load: 2 * 10^4 variables read in 12 to 25 times the write's time when
+  // each variable's read scanned every request, and in 2 to 3.5 times since, at 4 ranks and
+  // load averages of 20 to 25.
   if (engine == "serial") {
-    EXPECT_LT(read, 10 * written + 1) << n << " variables written in " << written
+    EXPECT_LT(read, 6 * written + 1) << n << " variables written in " << written
                                      << " s (open to close), read back in " << read << " s";
   }
   EXPECT_EQ(tapio_finalize(ctx), TAPIO_OK);
