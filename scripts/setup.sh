@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent setup: the Debian packages tapio builds and tests with (gfortran for the Fortran
 # module, netCDF-Fortran as its independent peer), and a Python venv for the independent readers
-# used by the tests (netCDF4-python, numpy, pytest), for `tapio report`'s plots (matplotlib) and
-# for building the Python binding (scikit-build-core, nanobind, mpi4py, xarray, dask).
+# used by the tests (netCDF4-python, numpy, pytest and pytest-xdist), for `tapio report`'s plots
+# (matplotlib) and for building the Python binding (scikit-build-core, nanobind, mpi4py, xarray,
+# dask).
 # Usage: scripts/setup.sh [--bench]   (--bench adds the peer libraries the benchmark compares with,
 # ADIOS2 among them: built from source into .venv by scripts/install_adios2.sh, and the real
 # PIO 2.7.0, built offline into ~/.cache/tapio by scripts/install_pio.sh)
@@ -34,7 +35,7 @@ fi
 
 # mpi4py is compiled against Open MPI (MPICC): a wheel built for another MPI would bring a second
 # MPI into the process that loads libtapio, and two MPIs in one process crash.
-venv_modules="netCDF4, numpy, pytest, mpi4py, nanobind, scikit_build_core, xarray, dask, matplotlib"
+venv_modules="netCDF4, numpy, pytest, xdist, mpi4py, nanobind, scikit_build_core, xarray, dask, matplotlib"
 if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c "import $venv_modules" 2>/dev/null; then
   [[ -x .venv/bin/python ]] || python3 -m venv .venv
   .venv/bin/pip install -q --upgrade pip

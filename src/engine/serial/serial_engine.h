@@ -8,6 +8,7 @@
 
 #include "engine/netcdf/netcdf_dataset.h"
 #include "engine/netcdf/netcdf_requests.h"
+#include "engine/serial/requests_by_variable.h"
 
 namespace tapio {
 
@@ -37,7 +38,7 @@ class SerialEngine final : public Engine {
   // fit in memory together, checked before the batch's first gather.
   Status room_for_gathers(const RankRequests& all) const;
   // Rank 0: the same for a read's largest packed reply and span (`list`: var, step, ...).
-  Status room_for_reads(const RankRequests& all, const std::vector<uint64_t>& list);
+  Status room_for_reads(const RequestsByVariable& all, const std::vector<uint64_t>& list);
   // Collective: variable v's pieces (this rank's puts of it), gathered to rank 0 (which writes
   // them; `all`: every rank's requests of v, rank 0 only).
   Status gather_variable(size_t v, const std::vector<const PutOp*>& my_puts, uint64_t step,
@@ -46,11 +47,12 @@ class SerialEngine final : public Engine {
   // async, queue the write).
   Status write_variable(int var, uint64_t step, std::shared_ptr<const PooledBuffer> staging,
                         const RankRequests& requests);
-  // Collective: one (variable, step) of a read: rank 0 reads and scatters, every rank copies.
+  // Collective: one (variable, step) of a read: rank 0 reads and scatters, every rank copies
+  // (`mine`: this rank's requests, the i-th of them gets[i]'s; `all`: every rank's, rank 0).
   Status read_item(int var, uint64_t step, const std::vector<GetOp>& gets,
-                   const std::vector<plan::Request>& mine, const RankRequests& all);
+                   const RequestsByVariable& mine, const RequestsByVariable& all);
   // Rank 0: read the span of `var` at `step` that the requests touch and pack it in rank order.
-  Status read_and_pack(int var, uint64_t step, const RankRequests& requests,
+  Status read_and_pack(int var, uint64_t step, const RequestsByVariable& requests,
                        ByteBuffer* packed, std::vector<uint64_t>* counts);
 
   NetcdfDataset nc_;

@@ -36,25 +36,25 @@ struct ReadSpan {
 };
 
 ReadSpan read_span(const VariableDef& def, uint32_t v, uint64_t step,
-                   const RankRequests& requests) {
+                   const RequestsByVariable& requests) {
   ReadSpan s;
-  s.counts.assign(requests.size(), 0);
-  for (size_t r = 0; r < requests.size(); ++r)
-    for (const auto& req : requests[r])
-      if (covers(req, v, step)) {
-        s.counts[r] += req.sel.elements();
-        plan::for_each_run(req.sel, def.shape, [&](const plan::Run& run, uint64_t) {
-          s.lo = std::min(s.lo, run.offset);
-          s.hi = std::max(s.hi, run.offset + run.length);
-        });
-      }
+  s.counts.assign(requests.ranks(), 0);
+  requests.for_each(v, [&](size_t r, size_t, const plan::Request& req) {
+    if (!covers(req, v, step)) return;
+    s.counts[r] += req.sel.elements();
+    plan::for_each_run(req.sel, def.shape, [&](const plan::Run& run, uint64_t) {
+      s.lo = std::min(s.lo, run.offset);
+      s.hi = std::max(s.hi, run.offset + run.length);
+    });
+  });
   for (uint64_t c : s.counts) s.total += c;
   return s;
 }
 
 }  // namespace
 
-Status SerialEngine::room_for_reads(const RankRequests& all, const std::vector<uint64_t>& list) {
+Status SerialEngine::room_for_reads(const RequestsByVariable& all,
+                                    const std::vector<uint64_t>& list) {
   uint64_t packed = 0, span = 0;
   for (size_t i = 0; i < list.size(); i += 2) {
     const VariableDef& def = io().vars[list[i]];
@@ -66,7 +66,7 @@ Status SerialEngine::room_for_reads(const RankRequests& all, const std::vector<u
   return room_for({packed, span}, fmt::format("reading {}", where()));
 }
 
-Status SerialEngine::read_and_pack(int var, uint64_t step, const RankRequests& requests,
+Status SerialEngine::read_and_pack(int var, uint64_t step, const RequestsByVariable& requests,
                                    ByteBuffer* packed, std::vector<uint64_t>* counts) {
   const VariableDef& def = io().vars[var];
   const size_t esize = type_size(def.type);
@@ -91,23 +91,24 @@ Status SerialEngine::read_and_pack(int var, uint64_t step, const RankRequests& r
   PhaseTimer t(&profile(), Phase::kSwap);
   big_endian_to_host(span, span, hi - lo, esize);
   uint64_t pos = 0;
-  for (const auto& rank_requests : requests)
-    for (const auto& req : rank_requests)
-      if (covers(req, v, step))
-        plan::for_each_run(req.sel, def.shape, [&](const plan::Run& run, uint64_t) {
-          std::memcpy(out + pos, span + (run.offset - lo) * esize, run.length * esize);
-          pos += run.length * esize;
-        });
+  requests.for_each(v, [&](size_t, size_t, const plan::Request& req) {
+    if (!covers(req, v, step)) return;
+    plan::for_each_run(req.sel, def.shape, [&](const plan::Run& run, uint64_t) {
+      std::memcpy(out + pos, span + (run.offset - lo) * esize, run.length * esize);
+      pos += run.length * esize;
+    });
+  });
   return ok_status();
 }
 
 Status SerialEngine::read_gets(const std::vector<GetOp>& gets) {
-  std::vector<plan::Request> mine;
+  RankRequests mine(1);  // this rank's requests, one per get, in get order
   for (const GetOp& g : gets)
-    mine.push_back(plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, g.sel});
+    mine[0].push_back(
+        plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, g.sel});
   RankRequests all;
   // Only rank 0 decodes; agree so that a bad list never leaves the others in a collective.
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(comm(), mine, &all, &profile())));
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(comm(), mine[0], &all, &profile())));
   std::vector<uint8_t> items;
   if (comm().rank() == 0) items = work_list(all);
   // The list decides every rank's path: a rank whose broadcast failed must not go on alone,
@@ -115,20 +116,24 @@ Status SerialEngine::read_gets(const std::vector<GetOp>& gets) {
   Status listed = comm().bcast_bytes(items, 0);
   std::vector<uint64_t> list(items.size() / 8);
   if (!items.empty()) std::memcpy(list.data(), items.data(), items.size());
-  if (listed.ok() && comm().rank() == 0) listed = room_for_reads(all, list);
+  const RequestsByVariable all_by_var(all), mine_by_var(mine);
+  if (listed.ok() && comm().rank() == 0) listed = room_for_reads(all_by_var, list);
   TAPIO_RETURN_IF_ERROR(agree(listed));
   if (items.empty()) return std::exchange(deferred_, Status());  // no rank gets anything
   for (size_t i = 0; i < list.size(); i += 2)
-    TAPIO_RETURN_IF_ERROR(read_item(static_cast<int>(list[i]), list[i + 1], gets, mine, all));
+    TAPIO_RETURN_IF_ERROR(
+        read_item(static_cast<int>(list[i]), list[i + 1], gets, mine_by_var, all_by_var));
   return std::exchange(deferred_, Status());
 }
 
 Status SerialEngine::read_item(int var, uint64_t step, const std::vector<GetOp>& gets,
-                               const std::vector<plan::Request>& mine, const RankRequests& all) {
+                               const RequestsByVariable& mine, const RequestsByVariable& all) {
   const size_t esize = type_size(io().vars[var].type);
+  const uint32_t v = static_cast<uint32_t>(var);
   uint64_t my_count = 0;
-  for (const auto& req : mine)
-    if (covers(req, static_cast<uint32_t>(var), step)) my_count += req.sel.elements();
+  mine.for_each(v, [&](size_t, size_t, const plan::Request& req) {
+    if (covers(req, v, step)) my_count += req.sel.elements();
+  });
   PooledBuffer packed(resources().buffers), received(resources().buffers);
   std::vector<uint64_t> counts, displs;
   if (comm().rank() == 0) {
@@ -148,16 +153,14 @@ Status SerialEngine::read_item(int var, uint64_t step, const std::vector<GetOp>&
   profile().bytes_received += my_count * esize;
   uint64_t pos = 0;
   PhaseTimer t(&profile(), Phase::kCopy);
-  for (const GetOp& g : gets) {
-    if (!covers(plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, {}},
-                static_cast<uint32_t>(var), step))
-      continue;
+  mine.for_each(v, [&](size_t, size_t i, const plan::Request& req) {
+    const GetOp& g = gets[i];  // the get of request i
     const uint64_t bytes = g.elements * esize;
-    if (bytes == 0) continue;  // an empty get may have no buffer
+    if (!covers(req, v, step) || bytes == 0) return;  // an empty get may have no buffer
     std::memcpy(static_cast<uint8_t*>(g.data) + (step - g.step_start) * bytes,
                 mine_received + pos, bytes);
     pos += bytes;
-  }
+  });
   return ok_status();
 }
 
