@@ -4,26 +4,13 @@
  * every id, name and length, appends frame 1 there, and reads both back through the ids it
  * kept. tests/py/test_pio.py reads the file with netCDF4-python and ncdump.
  * Usage: pio_dims PATH. Prints "pio_dims OK" on success. */
-#include <pio.h>
+#include "pio_check.h"
 #include <stdio.h>
 #include <string.h>
 
 #define NLAT 2
 #define NLON 4
 #define NDIMS 4
-
-static int failures = 0;
-
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    int st_ = (call);                                                            \
-    if (st_) {                                                                   \
-      char text_[PIO_MAX_NAME + 1];                                              \
-      PIOc_strerror(st_, text_);                                                 \
-      fprintf(stderr, "%s:%d: %s: %d %s\n", __FILE__, __LINE__, #call, st_, text_); \
-      failures++;                                                                \
-    }                                                                            \
-  } while (0)
 
 /* The definitions: ids 0..3 in this order. */
 static const char* names[NDIMS] = {"lon", "unused", "lat", "time"};

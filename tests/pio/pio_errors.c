@@ -5,19 +5,7 @@
  * the default; bcast: PIO_BCAST_ERROR, the same codes; abort: PIO_INTERNAL_ERROR, where the
  * first bad call prints its message and aborts the job). Run at 1, 2 and 4 tasks; prints
  * "pio_errors OK" on success. */
-#include <pio.h>
-
-static int failures = 0;
-
-#define EXPECT(call, code)                                                                \
-  do {                                                                                    \
-    int got_ = (call);                                                                    \
-    if (got_ != (code)) {                                                                 \
-      fprintf(stderr, "%s:%d: %s gave %d, expected %d\n", __FILE__, __LINE__, #call, got_, \
-              (code));                                                                    \
-      failures++;                                                                         \
-    }                                                                                     \
-  } while (0)
+#include "pio_check.h"
 
 /* The last error's text names `what`. */
 static void expect_message(int code, const char* what) {

@@ -6,23 +6,12 @@
  * PIOc_set_fill(NC_FILL) they read as fill values. tests/py/test_pio.py reads the files with
  * netCDF4-python and compares them with the real PIO's.
  * Usage: pio_fill PATH FILL(0|1). Prints "pio_fill OK" on success. */
-#include <pio.h>
+#include "pio_check.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 #define NY 2
 #define NX 6
-
-static int failures = 0;
-
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    int st_ = (call);                                                            \
-    if (st_) {                                                                   \
-      fprintf(stderr, "%s:%d: %s: %d\n", __FILE__, __LINE__, #call, st_);        \
-      failures++;                                                                \
-    }                                                                            \
-  } while (0)
 
 static int hole(int cell) { return cell == 3 || cell == 8; }
 

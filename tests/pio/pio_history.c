@@ -7,24 +7,11 @@
  * salt through one decomposition: read ahead together). tests/py/test_pio.py reads the file
  * with netCDF4-python and ncdump.
  * Usage: pio_history PATH FORMAT(1|2|5) [IOTYPE]. Prints "pio_history OK" on success. */
-#include <pio.h>
+#include "pio_check.h"
 
 #define NLAT 6
 #define NLON 8
 #define FRAMES 3
-
-static int failures = 0;
-
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    int st_ = (call);                                                            \
-    if (st_) {                                                                   \
-      char text_[PIO_MAX_NAME + 1];                                              \
-      PIOc_strerror(st_, text_);                                                 \
-      fprintf(stderr, "%s:%d: %s: %d %s\n", __FILE__, __LINE__, #call, st_, text_); \
-      failures++;                                                                \
-    }                                                                            \
-  } while (0)
 
 /* Land cells: nobody writes them, they read back as the fill value. */
 static int land(int cell) { return (cell / NLON + cell % NLON) % 5 == 0; }

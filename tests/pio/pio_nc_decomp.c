@@ -6,23 +6,12 @@
  * the sorted map. tests/py/test_pio.py checks the file's layout with netCDF4-python and
  * compares it with the file the real PIO writes from this same program.
  * Usage: pio_nc_decomp DECOMP_PATH DATA_PATH. Prints "pio_nc_decomp OK" on success. */
-#include <pio.h>
+#include "pio_check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NCELLS 12
-
-static int failures = 0;
-
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    int st_ = (call);                                                            \
-    if (st_) {                                                                   \
-      fprintf(stderr, "%s:%d: %s: %d\n", __FILE__, __LINE__, #call, st_);        \
-      failures++;                                                                \
-    }                                                                            \
-  } while (0)
 
 static int ascending(const void* a, const void* b) {
   const PIO_Offset x = *(const PIO_Offset*)a, y = *(const PIO_Offset*)b;

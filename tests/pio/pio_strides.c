@@ -4,23 +4,11 @@
  * elements between read as fill values: NC_FILL), and the strides netCDF refuses (0: PIO_ESTRIDE; past
  * the dimension's end: PIO_EEDGE). tests/py/test_pio.py reads the file with netCDF4-python.
  * Usage: pio_strides PATH. Prints "pio_strides OK" on success. */
-#include <pio.h>
+#include "pio_check.h"
 #include <stdio.h>
 
 #define NY 4
 #define NX 6
-
-static int failures = 0;
-
-#define EXPECT(call, code)                                                                \
-  do {                                                                                    \
-    int got_ = (call);                                                                    \
-    if (got_ != (code)) {                                                                 \
-      fprintf(stderr, "%s:%d: %s gave %d, expected %d\n", __FILE__, __LINE__, #call, got_, \
-              (code));                                                                    \
-      failures++;                                                                         \
-    }                                                                                     \
-  } while (0)
 
 /* The value the program writes at (y, x) of the grid, or at (frame, x) of the record. */
 static int value(int y, int x) { return 10 * y + x; }

@@ -1,0 +1,31 @@
+/* What the PIO test programs share: a count of failures, CHECK (a call that must succeed; its
+ * error's text is printed) and EXPECT (a call that must return a given code). */
+#ifndef TAPIO_TESTS_PIO_CHECK_H
+#define TAPIO_TESTS_PIO_CHECK_H
+#include <pio.h>
+#include <stdio.h>
+
+static int failures = 0;
+
+#define CHECK(call)                                                                 \
+  do {                                                                              \
+    int st_ = (call);                                                               \
+    if (st_) {                                                                      \
+      char text_[PIO_MAX_NAME + 1];                                                 \
+      PIOc_strerror(st_, text_);                                                    \
+      fprintf(stderr, "%s:%d: %s: %d %s\n", __FILE__, __LINE__, #call, st_, text_); \
+      failures++;                                                                   \
+    }                                                                               \
+  } while (0)
+
+#define EXPECT(call, code)                                                                \
+  do {                                                                                    \
+    int got_ = (call);                                                                    \
+    if (got_ != (code)) {                                                                 \
+      fprintf(stderr, "%s:%d: %s gave %d, expected %d\n", __FILE__, __LINE__, #call, got_, \
+              (code));                                                                    \
+      failures++;                                                                         \
+    }                                                                                     \
+  } while (0)
+
+#endif
