@@ -1,5 +1,6 @@
 /* What the PIO test programs share: a count of failures, CHECK (a call that must succeed; its
- * error's text is printed) and EXPECT (a call that must return a given code). */
+ * error's text is printed), EXPECT (a call that must return a given code) and finish (the
+ * program's end). */
 #ifndef TAPIO_TESTS_PIO_CHECK_H
 #define TAPIO_TESTS_PIO_CHECK_H
 #include <pio.h>
@@ -27,5 +28,16 @@ static int failures = 0;
       failures++;                                                                         \
     }                                                                                     \
   } while (0)
+
+/* Every task's failures summed; task 0 prints "PROGRAM OK" or "PROGRAM FAILED" (what the
+ * ctest and pytest runs look for); MPI finalized; the exit status. */
+static int finish(const char* program) {
+  int rank, all = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("%s %s\n", program, all ? "FAILED" : "OK");
+  MPI_Finalize();
+  return all ? 1 : 0;
+}
 
 #endif

@@ -353,9 +353,5 @@ int main(int argc, char** argv) {
   EXPECT(PIOc_freedecomp(iosysid, ioid), 0);
   EXPECT(PIOc_freedecomp(iosysid, ioid), PIO_EBADID); /* stale ioid */
   EXPECT(PIOc_finalize(iosysid), 0);
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf(all ? "pio_errors FAILED\n" : "pio_errors OK\n");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return finish("pio_errors");
 }

@@ -73,9 +73,5 @@ int main(int argc, char** argv) {
   CHECK(PIOc_closefile(ncid));
   CHECK(PIOc_freedecomp(iosysid, ioid));
   CHECK(PIOc_finalize(iosysid));
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf(all ? "pio_fill FAILED\n" : "pio_fill OK\n");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return finish("pio_fill");
 }

@@ -139,9 +139,5 @@ int main(int argc, char** argv) {
   CHECK(PIOc_freedecomp(iosysid, ioid_d));
   CHECK(PIOc_freedecomp(iosysid, ioid_i));
   CHECK(PIOc_finalize(iosysid));
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf(all ? "pio_history FAILED\n" : "pio_history OK\n");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return finish("pio_history");
 }

@@ -2,10 +2,10 @@
  * back; a file written for more tasks than run is PIO_EINVAL on every task. Usage:
  * pio_mapfile PATH [FOREIGN_FILE]: FOREIGN_FILE is a map for more tasks (E3SM's 16-task
  * piodecomp*.dat). Prints "pio_mapfile OK" on success. */
-#include <pio.h>
+#include "pio_check.h"
 
 int main(int argc, char** argv) {
-  int rank, ntasks, failures = 0;
+  int rank, ntasks;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ntasks);
@@ -30,9 +30,5 @@ int main(int argc, char** argv) {
     fprintf(stderr, "task %d: a map for more tasks was taken\n", rank);
     failures++;
   }
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf(all ? "pio_mapfile FAILED\n" : "pio_mapfile OK\n");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return finish("pio_mapfile");
 }

@@ -78,9 +78,5 @@ int main(int argc, char** argv) {
   EXPECT(PIOc_get_vars_int(ncid, grid, start, count, zero, in), PIO_ESTRIDE);
   EXPECT(PIOc_closefile(ncid), 0);
   EXPECT(PIOc_finalize(iosysid), 0);
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf(all ? "pio_strides FAILED\n" : "pio_strides OK\n");
-  MPI_Finalize();
-  return all ? 1 : 0;
+  return finish("pio_strides");
 }
