@@ -1,5 +1,6 @@
-! The LICOM-like model's grid and fields, shared by the tapio model (licom_like.f90) and its
-! netCDF-Fortran peer (tests/fortran/nf_licom.f90), so both write the very same arrays.
+! The LICOM-like model's grid, fields and block split, shared by the tapio model
+! (licom_like.f90), its `use pio` twin (pio/licom_pio.f90) and its netCDF-Fortran peer
+! (tests/fortran/nf_licom.f90), so all write the very same arrays.
 ! Fortran order, as LICOM declares them: t(nlon, nlat, nz); the file shows (time, depth, lat, lon).
 module licom_grid
   implicit none
@@ -31,4 +32,12 @@ contains
     integer, intent(in) :: i, j, s
     ssh = 0.5d0 * s + 0.001d0 * i - 0.002d0 * j
   end function
+
+  ! Part p (0-based) of parts of n: first index (1-based) and length.
+  subroutine split(n, parts, p, first, length)
+    integer, intent(in) :: n, parts, p
+    integer, intent(out) :: first, length
+    first = n * p / parts + 1
+    length = n * (p + 1) / parts - (first - 1)
+  end subroutine
 end module licom_grid

@@ -67,14 +67,6 @@ contains
     end if
   end subroutine
 
-  ! Part p (0-based) of parts of n: first index (1-based) and length.
-  subroutine split(n, parts, p, first, length)
-    integer, intent(in) :: n, parts, p
-    integer, intent(out) :: first, length
-    first = n * p / parts + 1
-    length = n * (p + 1) / parts - (first - 1)
-  end subroutine
-
   ! The compdof of this rank's ocean points, in LICOM's packing order (k, then j, then i
   ! fastest), for the 3-D fields and for the surface.
   subroutine ocean_maps()

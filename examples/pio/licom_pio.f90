@@ -103,14 +103,6 @@ contains
     end if
   end subroutine
 
-  ! Part p (0-based) of parts of n: first index (1-based) and length.
-  subroutine split(n, parts, p, first, length)
-    integer, intent(in) :: n, parts, p
-    integer, intent(out) :: first, length
-    first = n * p / parts + 1
-    length = n * (p + 1) / parts - (first - 1)
-  end subroutine
-
   ! The compdofs of this rank's block, in the order of its arrays (i fastest, then j, then k):
   ! 1-based offsets into the global Fortran array, 0 for land. kmt itself covers every column.
   subroutine block_maps()
