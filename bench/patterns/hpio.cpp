@@ -3,6 +3,8 @@
 // `spacing` bytes when the file side is noncontig, or back to back per rank when contig; in
 // memory they are separated by `spacing` bytes when the memory side is noncontig. One 1-D double
 // variable, so size and spacing are multiples of 8 bytes; gaps in the file are never written.
+// The file side is src/workload/patterns.h's; the memory side is the bench's.
+#include "patterns/shared.h"
 #include "registry.h"
 
 namespace bench {
@@ -13,32 +15,21 @@ struct Options {
   std::string mem = "contig", file = "noncontig";
 };
 
-class Hpio : public Pattern {
+class Hpio : public SharedPattern {
  public:
   Hpio(const Options& o, int rank, int size) : o_(o) {
-    const uint64_t n = o.size / 8, gap = o.spacing / 8, P = static_cast<uint64_t>(size);
-    const bool file_nc = o.file == "noncontig", mem_nc = o.mem == "noncontig";
-    const uint64_t total = file_nc ? o.count * P * (n + gap) : o.count * P * n;
-    vars_.push_back({"hpio", {total}, {"x"}});
-    for (uint64_t i = 0; i < o.count; ++i) {
-      const uint64_t off = file_nc ? (i * P + static_cast<uint64_t>(rank)) * (n + gap)
-                                   : (static_cast<uint64_t>(rank) * o.count + i) * n;
-      piece_.add_run(off, n, mem_nc ? gap : 0);
-    }
+    take(*tapio::workload::hpio({o.count, o.size, o.spacing, o.file == "noncontig"}, size), rank,
+         o.mem == "noncontig" ? o.spacing / 8 : 0);
   }
   std::string name() const override { return "hpio"; }
   json params() const override {
     return {{"count", o_.count}, {"size", o_.size}, {"spacing", o_.spacing},
             {"mem", o_.mem}, {"file", o_.file}, {"steps", o_.steps}};
   }
-  const std::vector<Var>& vars() const override { return vars_; }
   uint64_t steps() const override { return o_.steps; }
-  const Piece& write_piece(int) const override { return piece_; }
 
  private:
   Options o_;
-  std::vector<Var> vars_;
-  Piece piece_;
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 // matrix: seed 003 case IV. A rows x cols double matrix (row-major in the file) distributed
 // over P ranks by columns: `block` gives each rank one band of columns (rows runs each),
-// `cyclic` deals blocks of --nb columns round-robin (rows x blocks runs each).
+// `cyclic` deals blocks of --nb columns round-robin (rows x blocks runs each); the
+// decomposition is src/workload/patterns.h's.
+#include "patterns/shared.h"
 #include "registry.h"
 
 namespace bench {
@@ -11,22 +13,10 @@ struct Options {
   std::string dist = "block";
 };
 
-class Matrix : public Pattern {
+class Matrix : public SharedPattern {
  public:
   Matrix(const Options& o, int rank, int size) : o_(o) {
-    vars_.push_back({"matrix", {o.rows, o.cols}, {"row", "col"}});
-    const uint64_t P = static_cast<uint64_t>(size), r = static_cast<uint64_t>(rank);
-    if (o.dist == "block") {
-      const uint64_t c0 = o.cols * r / P, nc = o.cols * (r + 1) / P - c0;
-      piece_ = Piece::from_box(vars_[0].shape, {0, c0}, {o.rows, nc});
-    } else {
-      const uint64_t nblocks = (o.cols + o.nb - 1) / o.nb;
-      for (uint64_t row = 0; row < o.rows; ++row)
-        for (uint64_t b = r; b < nblocks; b += P) {
-          const uint64_t c0 = b * o.nb;
-          piece_.add_run(row * o.cols + c0, std::min(o.nb, o.cols - c0));
-        }
-    }
+    take(*tapio::workload::matrix({o.rows, o.cols, o.nb, o.dist == "cyclic"}, size), rank);
   }
   std::string name() const override { return "matrix"; }
   json params() const override {
@@ -34,14 +24,10 @@ class Matrix : public Pattern {
     if (o_.dist == "cyclic") j["nb"] = o_.nb;
     return j;
   }
-  const std::vector<Var>& vars() const override { return vars_; }
   uint64_t steps() const override { return 1; }
-  const Piece& write_piece(int) const override { return piece_; }
 
  private:
   Options o_;
-  std::vector<Var> vars_;
-  Piece piece_;
 };
 
 }  // namespace

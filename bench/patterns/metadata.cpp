@@ -2,11 +2,13 @@
 // double variables, each rank putting `blocks` small blocks of `block-elements` doubles per
 // variable per step, for many steps. The data are tiny; what costs is describing the blocks.
 // Block b of rank r in every variable covers elements [(b*P + r)*E, (b*P + r + 1)*E), so no two
-// of a rank's blocks touch when P > 1. Block-based engines (subfile) see one block per put.
+// of a rank's blocks touch when P > 1 (src/workload/patterns.h). Block-based engines (subfile)
+// see one block per put.
 //
 // Presets size the block metadata per rank per step as ADIOS2 BP5 would describe it (about 72 B
 // per block, issue 4): e3sm = 390 variables x 2 blocks = 780 blocks (~56 KB), warpx = 35 x 2 =
 // 70 blocks (~5 KB), seed 004's E3SM and WarpX figures.
+#include "patterns/shared.h"
 #include "registry.h"
 
 namespace bench {
@@ -17,16 +19,10 @@ struct Options {
   uint64_t vars = 100, blocks = 4, block_elements = 16, steps = 10;
 };
 
-class Metadata : public Pattern {
+class Metadata : public SharedPattern {
  public:
   Metadata(const Options& o, int rank, int size) : o_(o) {
-    const uint64_t P = static_cast<uint64_t>(size), E = o.block_elements;
-    for (uint64_t v = 0; v < o.vars; ++v) {
-      vars_.push_back({"v" + std::to_string(v), {P * o.blocks * E}, {"n"}});
-      std::vector<Box> boxes;  // each its own box: one put, one block
-      for (uint64_t b = 0; b < o.blocks; ++b) boxes.push_back({{(b * P + rank) * E}, {E}});
-      pieces_.push_back(Piece::from_boxes(vars_.back().shape, boxes));
-    }
+    take(*tapio::workload::metadata({o.vars, o.blocks, o.block_elements}, size), rank);
   }
   std::string name() const override { return "metadata"; }
   json params() const override {
@@ -34,14 +30,10 @@ class Metadata : public Pattern {
             {"block_elements", o_.block_elements}, {"steps", o_.steps},
             {"blocks_per_rank_step", o_.vars * o_.blocks}};
   }
-  const std::vector<Var>& vars() const override { return vars_; }
   uint64_t steps() const override { return o_.steps; }
-  const Piece& write_piece(int v) const override { return pieces_[v]; }
 
  private:
   Options o_;
-  std::vector<Var> vars_;
-  std::vector<Piece> pieces_;
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
-// The benchmark patterns of tapio-bench (bench/patterns), generated for any rank count without
-// MPI: the variables, and each rank's puts of one step as the bench makes them (one put per
+// The benchmark patterns of tapio-bench as the model sees them, for any rank count without MPI:
+// the variables, and each rank's puts of one step as the bench makes them (one put per
 // variable; one per box when a piece is several boxes). Every variable is a double record
-// variable, as in the bench.
+// variable, as in the bench. The licom, hpio, matrix and metadata decompositions are
+// src/workload's, the ones the bench writes; e3sm is sim/e3sm.h.
 #pragma once
 #include <functional>
 #include <memory>
@@ -38,9 +39,5 @@ class Pattern {
 // The pattern a workload names. Errors (TAPIO_ERR_CONFIG) name the bad option; an E3SM map
 // or header that cannot be read is named too.
 Result<std::unique_ptr<Pattern>> make_pattern(const PatternOptions& options, int ranks);
-
-// MPI_Dims_create(n, 2): the most balanced factorisation, larger factor first (the process
-// grid of the licom pattern).
-void balanced_grid(int n, int* rows, int* cols);
 
 }  // namespace tapio::sim

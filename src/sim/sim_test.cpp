@@ -187,16 +187,6 @@ TEST(SimTraffic, ContiguousLargePiecesGoDirect) {
   EXPECT_EQ(t->rounds[0].node_write[0] + t->rounds[0].node_write[1], 8192);
 }
 
-TEST(SimTraffic, LicomGridMatchesMpiDimsCreate) {
-  int rows = 0, cols = 0;
-  balanced_grid(12, &rows, &cols);
-  EXPECT_EQ(rows, 4);
-  EXPECT_EQ(cols, 3);
-  balanced_grid(7, &rows, &cols);
-  EXPECT_EQ(rows, 7);
-  EXPECT_EQ(cols, 1);
-}
-
 TEST(SimCluster, ReadsUnitsAndTopology) {
   auto c = parse_cluster(
       "[nodes]\ncount = 64\nranks_per_node = 12\n[nic]\nbandwidth = \"6.5GiB/s\"\n"
