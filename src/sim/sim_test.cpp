@@ -187,6 +187,25 @@ TEST(SimTraffic, ContiguousLargePiecesGoDirect) {
   EXPECT_EQ(t->rounds[0].node_write[0] + t->rounds[0].node_write[1], 8192);
 }
 
+TEST(SimTraffic, LicomGridMatchesMpiDimsCreate) {
+  int rows = 0, cols = 0;
+  // 72 ranks: MPI_Dims_create's 12 x 6 grid (tapio-bench's), not the most balanced 9 x 8. On
+  // 24 lat x 12 lon points every rank has 2 x 2; rank 7 is process row 1, column 1.
+  PatternOptions o;
+  o.grid = "12x24x1";
+  o.vars3d = 1;
+  o.vars2d = 0;
+  auto p = make_pattern(o, 72);
+  ASSERT_TRUE(p.ok());
+  (*p)->for_each_put(7, [&](int, const plan::Selection& sel, int) {
+    EXPECT_EQ(sel.start, (std::vector<uint64_t>{0, 2, 2}));
+    rows = static_cast<int>(sel.count[1]);
+    cols = static_cast<int>(sel.count[2]);
+  });
+  EXPECT_EQ(rows, 2);
+  EXPECT_EQ(cols, 2);
+}
+
 TEST(SimCluster, ReadsUnitsAndTopology) {
   auto c = parse_cluster(
       "[nodes]\ncount = 64\nranks_per_node = 12\n[nic]\nbandwidth = \"6.5GiB/s\"\n"
