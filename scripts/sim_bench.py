@@ -10,7 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MPIEXEC = os.environ.get("MPIEXEC", "mpiexec.openmpi")
 
 
-def write_mib_s(build, ranks, pattern_args, params, reps):
+def write_mib_s(build, ranks, pattern_args, params, reps, directory="/tmp"):
     with tempfile.TemporaryDirectory() as tmp:
         cfg = os.path.join(tmp, "tapio.toml")
         with open(cfg, "w") as f:
@@ -20,6 +20,6 @@ def write_mib_s(build, ranks, pattern_args, params, reps):
                    OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
         subprocess.run([MPIEXEC, "-n", str(ranks), os.path.join(build, "bench", "tapio-bench"),
                         *pattern_args, "--methods", "collective", "--reps", str(reps), "--dir",
-                        "/tmp", "--json", out], check=True, env=env, capture_output=True, cwd=ROOT)
+                        directory, "--json", out], check=True, env=env, capture_output=True, cwd=ROOT)
         with open(out) as f:
             return json.load(f)["results"]["collective"]["write_mib_s"]

@@ -3,9 +3,13 @@
 // a bad cluster file.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include "sim/auto_params.h"
 #include "sim/choose.h"
 #include "sim/cluster.h"
+#include "plan/domains.h"
 #include "sim/model.h"
 #include "sim/patterns.h"
 #include "sim/traffic.h"
@@ -117,6 +121,32 @@ TEST(SimModel, PerMessageLatencyBottleneck) {
   EXPECT_EQ(p.bottleneck.kind, "aggregator messages and copies");
 }
 
+TEST(SimModel, OneWriterPerNodeCopiesAtOneCoresRate) {
+  // Node 1 writes 2 GB; the client takes 8 GB/s, one writer copies 1 GB/s: 2 s with one
+  // writer, 1 s with two on 2 cores, still 1 s with four (the cores are the limit).
+  Cluster c = two_nodes();
+  c.cores = 2;
+  c.client_bandwidth = 8e9;
+  c.target_bandwidth = 8e9;
+  c.writer_bandwidth = 1e9;
+  Traffic t = one_round(c);
+  t.rounds[0].node_write = {0, 2e9};
+  t.rounds[0].ost_bytes = {1e9, 1e9};
+  t.node_writers = {0, 1};
+  Prediction p = predict(t, c);
+  EXPECT_NEAR(phase(p, "write"), 2.0, 1e-6);
+  EXPECT_EQ(p.bottleneck.kind, "writers' copies");
+  EXPECT_EQ(p.bottleneck.instance, "node 1");
+  t.node_writers = {0, 2};
+  EXPECT_NEAR(phase(predict(t, c), "write"), 1.0, 1e-6);
+  t.node_writers = {0, 4};
+  EXPECT_NEAR(phase(predict(t, c), "write"), 1.0, 1e-6);
+  // Unset (0), a writer is not a limit: the client's 8 GB/s is.
+  c.writer_bandwidth = 0;
+  t.node_writers = {0, 1};
+  EXPECT_NEAR(phase(predict(t, c), "write"), 0.25, 1e-6);
+}
+
 TEST(SimModel, PipelineHidesTheShorterStage) {
   const Cluster c = two_nodes();
   Traffic t = one_round(c);
@@ -185,6 +215,46 @@ TEST(SimTraffic, ContiguousLargePiecesGoDirect) {
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->mode, "direct");
   EXPECT_EQ(t->rounds[0].node_write[0] + t->rounds[0].node_write[1], 8192);
+}
+
+// Decompositions are planned once (docs/design.md): the first step describes each distinct
+// decomposition, every later step costs only the reuse — placing and routing the plans in the
+// collective engine, nothing in the subfile engine.
+TEST(SimTraffic, LaterStepsPlanAtTheReuseCost) {
+  Cluster c = two_nodes();
+  c.ranks_per_node = 2;
+  Workload w;
+  w.ranks = 4;
+  w.pattern.name = "licom";
+  w.pattern.grid = "64x32x8";  // equal blocks of 32 x 16 on a 2 x 2 grid
+  w.pattern.steps = 3;
+  // One rank's segments for one variable of each kind, then for 3 + 2 of them.
+  const auto traffic = [&](uint64_t vars3d, uint64_t vars2d) {
+    w.pattern.vars3d = vars3d;
+    w.pattern.vars2d = vars2d;
+    auto p = make_pattern(w.pattern, w.ranks);
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    auto t = plan_traffic(w, **p, c, nullptr);
+    EXPECT_TRUE(t.ok()) << t.status().message();
+    return *t;
+  };
+  const uint64_t s3 = traffic(1, 0).max_rank_segments, s2 = traffic(0, 1).max_rank_segments;
+  const Traffic t = traffic(3, 2);
+  // Five variables of two decompositions: every step places and routes all their segments,
+  // the first describes one 3-D and one 2-D plan.
+  EXPECT_EQ(t.max_rank_routed, 3 * s3 + 2 * s2);
+  EXPECT_EQ(t.max_rank_described, s3 + s2);
+  const Prediction pr = predict(t, c);
+  const double reuse = kRouteCost * static_cast<double>(t.max_rank_routed);
+  EXPECT_DOUBLE_EQ(pr.plan_later_step, reuse);
+  EXPECT_DOUBLE_EQ(pr.plan_first_step, reuse + kDescribeCost * static_cast<double>(s3 + s2));
+  EXPECT_NEAR(phase(pr, "plan"), pr.plan_first_step + 2 * pr.plan_later_step, 1e-15);
+  w.engine = "subfile";
+  const Traffic sub = traffic(3, 2);
+  EXPECT_EQ(sub.max_rank_described, s3 + s2);
+  const Prediction ps = predict(sub, c);
+  EXPECT_EQ(ps.plan_later_step, 0);
+  EXPECT_DOUBLE_EQ(ps.plan_first_step, kDescribeCost * static_cast<double>(s3 + s2));
 }
 
 TEST(SimTraffic, LicomGridMatchesMpiDimsCreate) {
@@ -326,6 +396,44 @@ TEST(SimChoose, TwoLevelTrafficIsGatheredPerNode) {
   ASSERT_TRUE(both.ok());
   EXPECT_DOUBLE_EQ(both->one_level.total, predict(*one, c).total);
   EXPECT_DOUBLE_EQ(both->two_level.total, predict(*two, c).total);
+}
+
+// aggregators = auto with a cluster file: one per node where the network limits a node's
+// output (more writers add messages, not bandwidth), more per node where one writer's copy
+// into the file system does (docs/sim.md, "Choosing with the model"). Memory copies are made
+// free so that only the writers' copies can favour more aggregators.
+TEST(SimChoose, AutoAggregatorsFollowWhatLimitsANode) {
+  IoDef io;
+  VariableDef v;
+  v.name = "x";
+  v.type = TAPIO_FLOAT64;
+  v.shape = {256, 16 * 4096};  // 128 MiB, each of 16 ranks a band of every row
+  v.dim_names = {"y", "x"};
+  io.vars.push_back(v);
+  std::vector<int> node_of(16);
+  for (int r = 0; r < 16; ++r) node_of[r] = r / 4;
+  const std::string common =
+      "[nodes]\ncount = 4\nranks_per_node = 4\ncores = 4\n[memory]\ncopy_bandwidth = \"1000GiB/s\"\n"
+      "[storage]\ntargets = 8\nstripe_count = -1\ntarget_bandwidth = \"10GiB/s\"\n";
+  const auto chosen = [&](const std::string& name, const std::string& text) {
+    const std::string path = testing::TempDir() + name;
+    std::ofstream(path) << common << text;
+    Params params;
+    EXPECT_TRUE(params.set("cluster", path).ok());
+    EXPECT_TRUE(params.set("aggregators", "auto").ok());
+    const Status st = resolve_auto(&params, "collective", io, node_of, 4);
+    EXPECT_TRUE(st.ok()) << st.message();
+    std::remove(path.c_str());
+    return plan::aggregator_count(16, 4, params.get("aggregators"), 1);
+  };
+  // A slow network, clients and writers that keep up: one aggregator per node.
+  EXPECT_EQ(chosen("net.toml", "client_bandwidth = \"8GiB/s\"\nwriter_bandwidth = \"8GiB/s\"\n"
+                               "[nic]\nbandwidth = \"1GiB/s\"\nlatency = \"2us\"\n"),
+            4);
+  // A fast network, a client of 8 GiB/s, and one writer copying 1 GiB/s: four per node.
+  EXPECT_EQ(chosen("copy.toml", "client_bandwidth = \"8GiB/s\"\nwriter_bandwidth = \"1GiB/s\"\n"
+                                "[nic]\nbandwidth = \"100GiB/s\"\nlatency = \"2us\"\n"),
+            16);
 }
 
 TEST(SimChoose, ExplainRanksEveryCandidate) {
