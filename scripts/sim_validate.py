@@ -95,11 +95,12 @@ def aggregators(build, targets, reps):
             for _ in range(reps):
                 random.shuffle(configs)
                 for c in configs:
-                    params = {"aggregators": c}
+                    params, profiled = {"aggregators": c}, {}
                     if c == "auto":
+                        params["cluster"] = os.path.abspath(cluster)
                         profile = tempfile.mktemp(suffix=".json")
-                        params.update(cluster=os.path.abspath(cluster), profile=profile)
-                    got = write_mib_s(build, 4, PATTERNS[pattern][0], params, 1, directory)
+                        profiled["profile"] = profile
+                    got = write_mib_s(build, 4, PATTERNS[pattern][0], params, 1, directory, profiled)
                     runs[c].append(got["median"])
                     if c == "auto":
                         auto_counts.append(ranks_that_wrote(profile))

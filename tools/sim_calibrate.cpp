@@ -81,6 +81,13 @@ double ping_pong(int bytes, int reps) {
   return t;
 }
 
+// A file name in `dir` the same on every rank (rank 0's process id in it).
+std::string shared_name(const std::string& dir, const std::string& stem, const std::string& ext) {
+  int pid = getpid();
+  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return dir + "/" + stem + "." + std::to_string(pid) + ext;
+}
+
 // `writers` ranks (the first ones) each writing their 64 MiB part of one new file in `dir` in
 // 4 MiB calls at once, each call's writeback started at once (as the engines do), then
 // fsyncing (with `sync`), bytes per second of them all, the median of five (0: a write
@@ -91,9 +98,7 @@ double storage_rate(const std::string& dir, int writers, bool sync) {
   const size_t chunk = 4u << 20, part = 64u << 20;
   std::vector<char> buf(chunk, 7);
   std::vector<double> rates;
-  int pid = getpid();  // rank 0's names the file
-  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  const std::string path = dir + "/tapio-calibrate." + std::to_string(pid);
+  const std::string path = shared_name(dir, "tapio-calibrate", "");
   for (int k = 0; k < 5; ++k) {
     MPI_Barrier(MPI_COMM_WORLD);  // the last file unlinked before any rank opens the next
     const int fd = rank < writers ? open(path.c_str(), O_WRONLY | O_CREAT, 0644) : -1;
@@ -145,7 +150,7 @@ double file_cost(const std::string& dir, double sync) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tapio::Context ctx(MPI_COMM_WORLD);
   std::vector<double> times;
-  const std::string path = dir + "/tapio-calibrate-file." + std::to_string(getpid()) + ".nc";
+  const std::string path = shared_name(dir, "tapio-calibrate-file", ".nc");
   for (int k = 0; k < 9; ++k) {
     tapio::IO io = ctx.declare_io("calibrate" + std::to_string(k));
     io.set_engine("collective");
