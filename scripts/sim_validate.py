@@ -109,7 +109,10 @@ def aggregators(build, targets, reps):
                          for c in AGGREGATOR_COUNTS}
             medians = {c: statistics.median(v) for c, v in runs.items()}
             best = max(AGGREGATOR_COUNTS, key=lambda c: medians[c])
-            pick = min(AGGREGATOR_COUNTS, key=lambda c: predicted[c])
+            # The model's own rule (sim::least_memory_near_fastest): of counts predicted within
+            # 1% of the fastest, the first tried (fewest aggregators).
+            fastest = min(predicted.values())
+            pick = next(c for c in AGGREGATOR_COUNTS if predicted[c] <= 1.01 * fastest)
             rows.append((directory, pattern, runs, medians, predicted, best, pick, auto_counts))
             print_aggregator_row(rows[-1], flush=True)
     return rows
@@ -121,7 +124,7 @@ def print_aggregator_row(row, flush=False):
     auto = f"{medians['auto']:.0f} ({min(runs['auto']):.0f}-{max(runs['auto']):.0f})"
     counts = "/".join(sorted(set(str(n) for n in auto_counts)))
     print(f"| {pattern} | {directory} | " + " | ".join(cells) +
-          f" | {best} | {pick} ({', '.join(f'{1e3 * predicted[c]:.0f}' for c in AGGREGATOR_COUNTS)} ms)"
+          f" | {best} | {pick} ({', '.join(f'{1e3 * predicted[c]:.1f}' for c in AGGREGATOR_COUNTS)} ms)"
           f" | {counts} | {auto} | {medians['auto'] / medians[best]:.2f} |", flush=flush)
 
 
