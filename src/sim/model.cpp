@@ -144,8 +144,10 @@ class RoundModel {
       return {"writers' copies", "the host",
               sum(l.node_write) / (c_.writer_bandwidth * cores(sum(t_.node_writers)) * share_)};
     std::vector<double> per_node(l.node_write.size());
-    for (size_t n = 0; n < per_node.size(); ++n)
-      per_node[n] = l.node_write[n] / (c_.writer_bandwidth * cores(n < t_.node_writers.size() ? t_.node_writers[n] : 1));
+    for (size_t n = 0; n < per_node.size(); ++n) {
+      const double writers = n < t_.node_writers.size() ? t_.node_writers[n] : 1;
+      per_node[n] = l.node_write[n] / (c_.writer_bandwidth * cores(writers));
+    }
     size_t at = 0;
     const double worst = top(per_node, &at);
     return {"writers' copies", fmt::format("node {}", at), worst};

@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <fstream>
 
+#include "plan/domains.h"
 #include "sim/auto_params.h"
 #include "sim/choose.h"
 #include "sim/cluster.h"
-#include "plan/domains.h"
 #include "sim/model.h"
 #include "sim/patterns.h"
 #include "sim/traffic.h"
