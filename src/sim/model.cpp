@@ -237,8 +237,11 @@ Prediction predict(const Traffic& t, const Cluster& c) {
   const double metadata = t.metadata_bytes / c.nic_bandwidth + t.metadata_bytes / c.client_rate() +
                           t.metadata_requests * c.request_cost;
   const double create = static_cast<double>(t.files) * c.stripes_per_file() * c.create_cost + c.file_cost;
-  // Every writer syncs its file at close: at once on their own nodes, in turn on one host.
-  const double sync = c.sync_cost * (c.shared_host ? std::max(1, t.writers) : 1);
+  // Every writer syncs its file at close: at once on their own nodes, in turn on one host,
+  // where writers of one file sync it once (the first fsync writes back what the others
+  // wrote too): the collective engine's aggregators pay one, subfile groups one each.
+  const uint64_t synced = std::min<uint64_t>(std::max(1, t.writers), t.files);
+  const double sync = c.sync_cost * (c.shared_host ? static_cast<double>(synced) : 1);
   ledger.add({"planning", "every rank", 0}, steps * plan);
   ledger.add(swap, steps * swap.seconds);
   ledger.add({"collective latency", fmt::format("{} collectives per step", t.collectives), 0}, steps * agree);

@@ -147,6 +147,20 @@ TEST(SimModel, OneWriterPerNodeCopiesAtOneCoresRate) {
   EXPECT_NEAR(phase(predict(t, c), "write"), 0.25, 1e-6);
 }
 
+TEST(SimModel, WritersOfOneFileOnOneHostSyncItOnce) {
+  Cluster c = two_nodes();
+  c.shared_host = true;
+  c.sync_cost = 0.01;
+  Traffic t = one_round(c);
+  t.writers = 4;
+  t.files = 1;  // the collective engine's aggregators: one file
+  EXPECT_NEAR(phase(predict(t, c), "sync"), 0.01, 1e-12);
+  t.files = 6;  // four subfiles, the metadata and the index: a writer each syncs its own
+  EXPECT_NEAR(phase(predict(t, c), "sync"), 0.04, 1e-12);
+  c.shared_host = false;  // on their own nodes, at once
+  EXPECT_NEAR(phase(predict(t, c), "sync"), 0.01, 1e-12);
+}
+
 TEST(SimModel, PipelineHidesTheShorterStage) {
   const Cluster c = two_nodes();
   Traffic t = one_round(c);
