@@ -8,7 +8,7 @@ With --aggregators, the choice of `aggregators = auto` against the measured best
 ranks as aggregators (one node) and with `auto` under the directory's calibrated cluster file,
 the configurations in a shuffled order in each of --reps cycles (one job each); the model
 predicts the three counts on the real pattern, and auto's count is read from its profile (the
-ranks that wrote). Prints a markdown table.
+ranks that wrote). Prints a markdown table, and each row's raw repetitions as JSON on stderr.
 
 usage: sim_validate.py BUILD_DIR CLUSTER.toml [--quick]
        sim_validate.py BUILD_DIR --aggregators DIR=CLUSTER.toml [DIR=CLUSTER.toml ...] [--reps N]
@@ -115,6 +115,9 @@ def aggregators(build, targets, reps):
             pick = next(c for c in AGGREGATOR_COUNTS if predicted[c] <= 1.01 * fastest)
             rows.append((directory, pattern, runs, medians, predicted, best, pick, auto_counts))
             print_aggregator_row(rows[-1], flush=True)
+            print(json.dumps({"dir": directory, "pattern": pattern, "runs": runs,
+                              "predicted": predicted, "auto_counts": auto_counts}),
+                  file=sys.stderr, flush=True)
     return rows
 
 
