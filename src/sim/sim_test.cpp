@@ -467,7 +467,7 @@ TEST(SimChoose, ExplainRanksEveryCandidate) {
   EXPECT_EQ(choice->best.stripe_size, 4096u);  // not free: the workload's
 }
 
-TEST(SimChoose, ANearTieTakesTheSmallerBuffer) {
+TEST(SimChoose, ANearTieTakesTheLeastBufferMemory) {
   const uint64_t MiB = 1u << 20;
   // 4 MiB predicted 0.5% faster than 1 MiB: the model cannot tell them apart, take less memory.
   std::vector<Candidate> tried = {{"auto", 4 * MiB, MiB, 1.000, {}},
@@ -480,6 +480,12 @@ TEST(SimChoose, ANearTieTakesTheSmallerBuffer) {
   // Among equal buffers, the faster (earlier) one.
   tried = {{"auto", MiB, 4 * MiB, 1.000, {}}, {"2", MiB, MiB, 1.001, {}}};
   EXPECT_EQ(least_memory_near_fastest(tried).aggregators, "auto");
+  // Each aggregator holds a buffer: four predicted 0.2% faster than one hold four times the
+  // memory, and one wins; 2% faster is seen, and four stay.
+  tried = {{"4", MiB, MiB, 1.000, {}, 4}, {"auto", MiB, MiB, 1.002, {}, 1}};
+  EXPECT_EQ(least_memory_near_fastest(tried).aggregators, "auto");
+  tried[1].seconds = 1.02;
+  EXPECT_EQ(least_memory_near_fastest(tried).aggregators, "4");
 }
 
 TEST(SimChoose, TheTieBreakSaysWhichRuleChose) {
@@ -498,7 +504,7 @@ TEST(SimChoose, TheTieBreakSaysWhichRuleChose) {
   EXPECT_EQ(why.equal, 2u);
   const std::string text = describe(why, best);
   EXPECT_NE(text.find("4 candidates are predicted within 1% of the fastest"), std::string::npos);
-  EXPECT_NE(text.find("smallest buffer among them (1 MiB)"), std::string::npos) << text;
+  EXPECT_NE(text.find("least buffer memory among them (1 MiB)"), std::string::npos) << text;
   EXPECT_NE(text.find("2 are predicted exactly as fast (1 s): the first tried wins"),
             std::string::npos) << text;
   // Alone within 1%: no tie to break.
