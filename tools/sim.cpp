@@ -73,10 +73,12 @@ json to_json(const sim::Workload& w, const sim::Traffic& t, const sim::Predictio
                         {"params", params}}},
           {"plan", {{"mode", t.mode}, {"nodes", t.nodes}, {"writers", t.writers},
                     {"rounds", t.rounds.size()}, {"window_bytes", t.window},
-                    {"bytes_per_step", t.bytes}, {"steps", t.steps}, {"segments", t.segments}}},
+                    {"bytes_per_step", t.bytes}, {"steps", t.steps}, {"segments", t.segments},
+                    {"segments_described", t.described}}},
           {"seconds", p.total},
           {"bandwidth", p.bandwidth},
           {"phases", phases},
+          {"plan_per_step", {{"first", p.plan_first_step}, {"later", p.plan_later_step}}},
           {"bottleneck", term_json(p.bottleneck)},
           {"resources", resources},
           {"rounds", rounds},
@@ -94,6 +96,10 @@ void print_text(const sim::Workload& w, const sim::Traffic& t, const sim::Predic
   for (const auto& [name, s] : p.phases)
     if (s > 0) std::printf("  %-9s %10s  %5.1f%%\n", name.c_str(), sim::format_duration(s).c_str(),
                            100 * s / p.total);
+  if (t.steps > 1)
+    std::printf("planning: %s the first step, %s each later step (plans reused)\n",
+                sim::format_duration(p.plan_first_step).c_str(),
+                sim::format_duration(p.plan_later_step).c_str());
   std::printf("bottleneck: %s (%s), %s of the run\n", p.bottleneck.kind.c_str(),
               p.bottleneck.instance.c_str(), sim::format_duration(p.bottleneck.seconds).c_str());
   std::printf("simulated in %.2f s, peak memory %s\n", elapsed,

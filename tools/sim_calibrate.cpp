@@ -81,28 +81,43 @@ double ping_pong(int bytes, int reps) {
   return t;
 }
 
-// Writing 64 MiB in 4 MiB calls to a new file in `dir`, each call's writeback started at once
-// (as the engines do), and fsyncing it, bytes per second (rank 0 only; the median of five).
-double storage_rate(const std::string& dir) {
-  const size_t chunk = 4u << 20, total = 64u << 20;
+// A file name in `dir` the same on every rank (rank 0's process id in it).
+std::string shared_name(const std::string& dir, const std::string& stem, const std::string& ext) {
+  int pid = getpid();
+  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return dir + "/" + stem + "." + std::to_string(pid) + ext;
+}
+
+// `writers` ranks (the first ones) each writing their 64 MiB part of one new file in `dir` in
+// 4 MiB calls at once, each call's writeback started at once (as the engines do), then
+// fsyncing (with `sync`), bytes per second of them all, the median of five (0: a write
+// failed). With one writer and no fsync: one rank's copy into the page cache.
+double storage_rate(const std::string& dir, int writers, bool sync) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const size_t chunk = 4u << 20, part = 64u << 20;
   std::vector<char> buf(chunk, 7);
   std::vector<double> rates;
-  const std::string path = dir + "/tapio-calibrate." + std::to_string(getpid());
+  const std::string path = shared_name(dir, "tapio-calibrate", "");
   for (int k = 0; k < 5; ++k) {
-    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) return 0;
+    MPI_Barrier(MPI_COMM_WORLD);  // the last file unlinked before any rank opens the next
+    const int fd = rank < writers ? open(path.c_str(), O_WRONLY | O_CREAT, 0644) : -1;
+    int ok = rank >= writers || fd >= 0;
+    MPI_Barrier(MPI_COMM_WORLD);
     const double t = now();
-    bool ok = true;
-    for (size_t at = 0; at < total && ok; at += chunk) {
+    for (size_t at = rank * part; at < (rank + 1) * part && fd >= 0 && ok; at += chunk) {
       ok = pwrite(fd, buf.data(), chunk, static_cast<off_t>(at)) == static_cast<ssize_t>(chunk);
       sync_file_range(fd, static_cast<off_t>(at), static_cast<off_t>(chunk), SYNC_FILE_RANGE_WRITE);
     }
-    ok = ok && fsync(fd) == 0;
-    const double s = now() - t;
-    close(fd);
-    unlink(path.c_str());
+    if (fd >= 0) ok = ok && (!sync || fsync(fd) == 0);
+    const double mine = now() - t;
+    if (fd >= 0) close(fd);
+    double s = 0;
+    MPI_Allreduce(&mine, &s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rank == 0) unlink(path.c_str());
     if (!ok) return 0;
-    rates.push_back(total / s);
+    rates.push_back(static_cast<double>(writers) * part / s);
   }
   return median(rates);
 }
@@ -135,7 +150,7 @@ double file_cost(const std::string& dir, double sync) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tapio::Context ctx(MPI_COMM_WORLD);
   std::vector<double> times;
-  const std::string path = dir + "/tapio-calibrate-file." + std::to_string(getpid()) + ".nc";
+  const std::string path = shared_name(dir, "tapio-calibrate-file", ".nc");
   for (int k = 0; k < 9; ++k) {
     tapio::IO io = ctx.declare_io("calibrate" + std::to_string(k));
     io.set_engine("collective");
@@ -191,14 +206,18 @@ int run_calibrate(const SimOptions& o) {
     latency = ping_pong(8, 2000);
     bandwidth = (16u << 20) / ping_pong(16 << 20, 5);
   }
-  const double storage = rank == 0 ? storage_rate(o.calibrate_dir) : 0;
+  // The host's file system with as many writers as cores (a shared file, as aggregators
+  // write), and one writer's own copy: the model gives a node more writers when they add up.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int writers = std::min(size, static_cast<int>(cores));
+  const double storage = storage_rate(o.calibrate_dir, writers, true);
+  const double writer = storage_rate(o.calibrate_dir, 1, false);
   double sync = rank == 0 ? sync_latency(o.calibrate_dir) : 0;
   MPI_Bcast(&sync, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   const double file = file_cost(o.calibrate_dir, sync);
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const double waiting = wait_share(cores);
   if (rank != 0) return 0;
-  if (storage == 0) return fail("--calibrate: cannot write and fsync in '" + o.calibrate_dir + "'");
+  if (storage == 0 || writer == 0) return fail("--calibrate: cannot write and fsync in '" + o.calibrate_dir + "'");
   std::printf("# This machine, measured by tapio sim --calibrate (%d ranks; medians).\n", size);
   std::printf("# One host: every rank on it (a workload's ranks_per_node parameter makes virtual nodes,\n"
               "# which share its cores and memory: shared_host).\n");
@@ -211,12 +230,14 @@ int run_calibrate(const SimOptions& o) {
                 bandwidth / (1 << 20), latency * 1e6);
   else
     std::printf("# [nic] not measured: run under mpiexec -n 2 for message latency and bandwidth\n\n");
-  std::printf("[storage]  # writing and fsyncing 64 MiB in %s; an fsync after 4 KiB\ntargets = 1\n"
+  std::printf("[storage]  # %d ranks writing and fsyncing 64 MiB each into one file in %s; one rank's\n"
+              "# write() of 64 MiB, without fsync; an fsync after 4 KiB\ntargets = 1\n"
               "stripe_count = 1\ntarget_bandwidth = \"%.0fMiB/s\"\nclient_bandwidth = \"%.0fMiB/s\"\n"
+              "writer_bandwidth = \"%.0fMiB/s\"\n"
               "sync_cost = \"%.0fus\"\nfile_cost = \"%.0fus\"  # open, header and close of a small "
               "file at %d ranks\n\n",
-              o.calibrate_dir.c_str(), storage / (1 << 20), storage / (1 << 20), sync * 1e6,
-              file * 1e6, size);
+              writers, o.calibrate_dir.c_str(), storage / (1 << 20), storage / (1 << 20),
+              writer / (1 << 20), sync * 1e6, file * 1e6, size);
   std::printf("[memory]  # one core's byte-swapping copy of 64 MiB (the engines' copy)\n"
               "copy_bandwidth = \"%.0fMiB/s\"\n", copy / (1 << 20));
   return 0;

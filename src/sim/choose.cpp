@@ -29,8 +29,9 @@ Result<Candidate> try_one(Workload w, const Pattern& p, const Cluster& c, const 
 }
 
 // Plans predicted within kTie of the fastest are ones the model cannot tell apart; of those
-// take the smallest buffer, the memory the model does not charge for (on this machine 1 MiB
-// rounds beat 4 MiB ones by 2-3x where the model sees 0.1%: docs/sim.md, "Choosing").
+// take the least buffer memory (aggregators x buffer_size), which the model does not charge
+// for (on this machine 1 MiB rounds beat 4 MiB ones by 2-3x where the model sees 0.1%:
+// docs/sim.md, "Choosing"; and an aggregator predicted to gain 0.1% still holds a buffer).
 constexpr double kTie = 0.01;
 
 bool near_fastest(const Candidate& k, const std::vector<Candidate>& fastest_first) {
@@ -39,10 +40,14 @@ bool near_fastest(const Candidate& k, const std::vector<Candidate>& fastest_firs
 
 }  // namespace
 
+uint64_t buffer_memory(const Candidate& k) {
+  return k.buffer_size * static_cast<uint64_t>(std::max(1, k.writers));
+}
+
 Candidate least_memory_near_fastest(const std::vector<Candidate>& fastest_first) {
   Candidate best = fastest_first.front();
   for (const Candidate& k : fastest_first)
-    if (near_fastest(k, fastest_first) && k.buffer_size < best.buffer_size) best = k;
+    if (near_fastest(k, fastest_first) && buffer_memory(k) < buffer_memory(best)) best = k;
   return best;
 }
 
@@ -51,7 +56,7 @@ TieBreak tie_break(const std::vector<Candidate>& fastest_first, const Candidate&
   for (const Candidate& k : fastest_first) {
     if (!near_fastest(k, fastest_first)) continue;
     ++why.near;
-    if (k.buffer_size != best.buffer_size) continue;
+    if (buffer_memory(k) != buffer_memory(best)) continue;
     ++why.least_memory;
     if (k.seconds == best.seconds) ++why.equal;
   }
@@ -62,13 +67,15 @@ std::string describe(const TieBreak& why, const Candidate& best) {
   if (why.near <= 1) return "the fastest; no other candidate is predicted within 1% of it";
   std::string out = fmt::format("{} candidates are predicted within 1% of the fastest, which the "
                                 "model cannot tell apart", why.near);
-  const std::string buffer = format_bytes(static_cast<double>(best.buffer_size));
+  std::string memory = format_bytes(static_cast<double>(best.buffer_size));
+  if (best.writers > 1) memory = fmt::format("{} aggregators x {}", best.writers, memory);
   if (why.least_memory < why.near)
-    out += fmt::format("; the smallest buffer among them ({}) takes the least memory", buffer);
+    out += fmt::format("; the least buffer memory among them ({}) wins: the model does not "
+                       "charge for memory", memory);
   else
-    out += fmt::format(", all with a {} buffer", buffer);
+    out += fmt::format(", all holding {} of buffers", memory);
   if (why.least_memory > why.equal)
-    out += fmt::format("; the fastest of the {} with that buffer", why.least_memory);
+    out += fmt::format("; the fastest of the {} holding that much", why.least_memory);
   if (why.equal > 1)
     out += fmt::format("; {} are predicted exactly as fast ({}): the first tried wins "
                        "(aggregators in the order auto, 2 and 4 per node, 1/8, 1/4, 1/2 and all "
@@ -98,15 +105,17 @@ Result<Choice> choose(const Workload& w, const Pattern& p, const Cluster& c,
   // Texts that name the same aggregator count plan alike: predict one of them.
   const int per_node = static_cast<int>(w.params.get_int("aggregators_per_node"));
   std::set<int> counts;
-  std::vector<std::string> distinct;
-  for (const std::string& a : aggs)
-    if (counts.insert(plan::aggregator_count(w.ranks, nodes, a, per_node)).second) distinct.push_back(a);
+  std::vector<std::pair<std::string, int>> distinct;
+  for (const std::string& a : aggs) {
+    const int n = plan::aggregator_count(w.ranks, nodes, a, per_node);
+    if (counts.insert(n).second) distinct.emplace_back(a, n);
+  }
   Choice choice;
   choice.free = free;
-  for (const std::string& a : distinct)
+  for (const auto& [a, n] : distinct)
     for (uint64_t b : buffers)
       for (uint64_t s : stripes) {
-        TAPIO_ASSIGN_OR_RETURN(Candidate got, try_one(w, p, c, Candidate{a, b, s, 0, {}}));
+        TAPIO_ASSIGN_OR_RETURN(Candidate got, try_one(w, p, c, Candidate{a, b, s, 0, {}, n}));
         choice.tried.push_back(got);
       }
   std::stable_sort(choice.tried.begin(), choice.tried.end(),

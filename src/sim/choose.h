@@ -18,12 +18,15 @@ struct Candidate {
   uint64_t buffer_size = 0, stripe_size = 0;
   double seconds = 0;
   Term bottleneck;
+  int writers = 0;  // the aggregator count the text names (0: not known, taken as one)
 };
+// The buffer memory a candidate holds: buffer_size on each aggregator.
+uint64_t buffer_memory(const Candidate& k);
 
 // How least_memory_near_fastest settled on the best: the candidates it weighed at each rule.
 struct TieBreak {
   size_t near = 1;          // predicted within 1% of the fastest (the fastest included)
-  size_t least_memory = 1;  // of those, the ones with the best's buffer, the smallest
+  size_t least_memory = 1;  // of those, the ones with the best's buffer memory, the least
   size_t equal = 1;         // of those, the ones predicted exactly as fast as the best
 };
 
@@ -44,7 +47,8 @@ Result<Choice> choose(const Workload& w, const Pattern& p, const Cluster& c,
                       const std::vector<std::string>& free);
 
 // Of candidates sorted fastest first (not empty): among those predicted within 1% of the
-// fastest, the one with the smallest buffer (the first such); else the fastest.
+// fastest, the one holding the least buffer memory (aggregators x buffer_size; the first
+// such); else the fastest.
 Candidate least_memory_near_fastest(const std::vector<Candidate>& fastest_first);
 TieBreak tie_break(const std::vector<Candidate>& fastest_first, const Candidate& best);
 // One sentence for --explain: which rule picked the best among candidates predicted alike.

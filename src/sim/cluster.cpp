@@ -51,6 +51,8 @@ std::vector<Field> cluster_fields(Cluster* c) {
        into(&c->stripe_count)},
       {"storage", "client_bandwidth", K::kRate, "one node's client; 0 the NIC's", 0, {},
        into(&c->client_bandwidth)},
+      {"storage", "writer_bandwidth", K::kRate, "one writing rank's copy; 0 unlimited", 0, {},
+       into(&c->writer_bandwidth)},
       {"memory", "copy_bandwidth", K::kRate, "one core's memcpy", 1, {}, into(&c->copy_bandwidth)},
       {"memory", "node_bandwidth", K::kRate, "one node's memory; 0 unlimited", 0, {},
        into(&c->node_bandwidth)},

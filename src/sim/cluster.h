@@ -6,7 +6,8 @@
 //   [network]  topology = "switch" | "fat-tree" | "dragonfly", bisection, nodes_per_switch,
 //              uplink_bandwidth, groups, global_bandwidth
 //   [storage]  targets, target_bandwidth, request_cost, request_size, lock_cost, create_cost,
-//              sync_cost, file_cost, stripe_size, stripe_count, client_bandwidth
+//              sync_cost, file_cost, stripe_size, stripe_count, client_bandwidth,
+//              writer_bandwidth
 //   [memory]   copy_bandwidth, node_bandwidth
 #pragma once
 #include <cstdint>
@@ -53,6 +54,9 @@ struct Cluster {
   uint64_t stripe_size = 1 << 20;
   int stripe_count = 1;           // OSTs per file; -1: all
   double client_bandwidth = 0;    // one node's file-system client; 0: the NIC's
+  // One writing rank's copy into the client (a core's write() into the page cache): a node
+  // whose writers together copy faster than one writes faster with more writers; 0: unlimited.
+  double writer_bandwidth = 0;
   // [memory]
   double copy_bandwidth = 5e9;  // one core's memcpy
   double node_bandwidth = 0;    // one node's (or the shared host's) memory; 0: unlimited

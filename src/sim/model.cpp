@@ -129,7 +129,28 @@ class RoundModel {
     const double clients = c_.shared_host ? sum(l.node_write) : top(l.node_write, &at);
     const Term client{"file-system client", c_.shared_host ? "the host" : fmt::format("node {}", at),
                       clients / (c_.client_rate() * share_)};
-    return client.seconds > best.seconds ? client : best;
+    if (client.seconds > best.seconds) best = client;
+    const Term copies = writer_copies(l);
+    return copies.seconds > best.seconds ? copies : best;
+  }
+
+  // Each writer copies its bytes into the file-system client itself (write() into the page
+  // cache), at one core's rate: one writer per node cannot pass that rate, several can, up to
+  // the node's client.
+  Term writer_copies(const RoundLoad& l) const {
+    if (c_.writer_bandwidth <= 0) return {};
+    const auto cores = [&](double writers) { return std::clamp<double>(writers, 1, c_.cores); };
+    if (c_.shared_host)
+      return {"writers' copies", "the host",
+              sum(l.node_write) / (c_.writer_bandwidth * cores(sum(t_.node_writers)) * share_)};
+    std::vector<double> per_node(l.node_write.size());
+    for (size_t n = 0; n < per_node.size(); ++n) {
+      const double writers = n < t_.node_writers.size() ? t_.node_writers[n] : 1;
+      per_node[n] = l.node_write[n] / (c_.writer_bandwidth * cores(writers));
+    }
+    size_t at = 0;
+    const double worst = top(per_node, &at);
+    return {"writers' copies", fmt::format("node {}", at), worst};
   }
 
  private:
@@ -199,9 +220,16 @@ Prediction predict(const Traffic& t, const Cluster& c) {
     ledger.add(p.rounds[R - 1].write_by, steps * p.rounds[R - 1].write);
   }
   // Per step, around the data path.
+  // Planning: the busiest rank's segments, or on a shared host all of them over its cores.
   const double active = c.shared_host ? std::min<double>(t.ranks, c.cores) : 1.0;
-  const double plan = kSegmentCost * (c.shared_host ? static_cast<double>(t.segments) / active
-                                                    : static_cast<double>(t.max_rank_segments));
+  const auto per_rank = [&](uint64_t all, uint64_t most) {
+    return c.shared_host ? static_cast<double>(all) / active : static_cast<double>(most);
+  };
+  const double describe = kDescribeCost * per_rank(t.described, t.max_rank_described);
+  const double route = kRouteCost * per_rank(t.routed, t.max_rank_routed);
+  p.plan_first_step = describe + route;
+  p.plan_later_step = route + (t.plans_once ? 0 : describe);
+  const double plan = (p.plan_first_step + (steps - 1) * p.plan_later_step) / steps;
   const Term swap = m.per_node("byte-swap and checksum copies", t.swap_bytes, t.ranks_per_node, true);
   const double hops = std::ceil(std::log2(std::max(2, t.ranks)));
   const double agree = t.collectives * 2 * hops * c.nic_latency +
@@ -209,8 +237,11 @@ Prediction predict(const Traffic& t, const Cluster& c) {
   const double metadata = t.metadata_bytes / c.nic_bandwidth + t.metadata_bytes / c.client_rate() +
                           t.metadata_requests * c.request_cost;
   const double create = static_cast<double>(t.files) * c.stripes_per_file() * c.create_cost + c.file_cost;
-  // Every writer syncs its file at close: at once on their own nodes, in turn on one host.
-  const double sync = c.sync_cost * (c.shared_host ? std::max(1, t.writers) : 1);
+  // Every writer syncs its file at close: at once on their own nodes, in turn on one host,
+  // where writers of one file sync it once (the first fsync writes back what the others
+  // wrote too): the collective engine's aggregators pay one, subfile groups one each.
+  const uint64_t synced = std::min<uint64_t>(std::max(1, t.writers), t.files);
+  const double sync = c.sync_cost * (c.shared_host ? static_cast<double>(synced) : 1);
   ledger.add({"planning", "every rank", 0}, steps * plan);
   ledger.add(swap, steps * swap.seconds);
   ledger.add({"collective latency", fmt::format("{} collectives per step", t.collectives), 0}, steps * agree);

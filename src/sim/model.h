@@ -34,6 +34,9 @@ struct Prediction {
   // metadata, create, sync. "write" is the part of the writes the exchange did not hide.
   std::vector<std::pair<std::string, double>> phases;
   double total = 0;      // seconds
+  // The plan phase of the first step and of each later one (the profile's plan_per_batch):
+  // later steps reuse the first step's plans (traffic.h).
+  double plan_first_step = 0, plan_later_step = 0;
   double bandwidth = 0;  // bytes written / total
   std::vector<RoundTime> rounds;  // one step's
   std::vector<Term> by_resource;  // critical-path seconds per kind, largest first
@@ -42,9 +45,13 @@ struct Prediction {
 
 Prediction predict(const Traffic& t, const Cluster& c);
 
-// Seconds the planner spends per segment (describing and routing it), a constant of the
-// model measured on this machine (docs/sim.md).
-inline constexpr double kSegmentCost = 60e-9;
+// Seconds of one rank's CPU the planner spends per segment, constants of the model fitted to
+// the collective engine's plan phase in CPU time for E3SM F at 4 ranks (docs/sim.md): each
+// step places the plans at their variables' offsets and routes them into the windows (2.4 ms
+// for 79,000 segments); the first step also describes each distinct decomposition, visiting
+// its runs (3.1 ms more for 5,000 segments, since E3SM's segments are many short runs).
+inline constexpr double kDescribeCost = 600e-9;
+inline constexpr double kRouteCost = 30e-9;
 // Seconds a copy spends per piece beyond its bytes (finding the piece's source, swapping the
 // elements cut at its ends): E3SM's 8-byte pieces cost far more than their bytes.
 inline constexpr double kPieceCost = 100e-9;

@@ -3,6 +3,10 @@
 // a bad cluster file.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
+#include "plan/domains.h"
 #include "sim/auto_params.h"
 #include "sim/choose.h"
 #include "sim/cluster.h"
@@ -117,6 +121,46 @@ TEST(SimModel, PerMessageLatencyBottleneck) {
   EXPECT_EQ(p.bottleneck.kind, "aggregator messages and copies");
 }
 
+TEST(SimModel, OneWriterPerNodeCopiesAtOneCoresRate) {
+  // Node 1 writes 2 GB; the client takes 8 GB/s, one writer copies 1 GB/s: 2 s with one
+  // writer, 1 s with two on 2 cores, still 1 s with four (the cores are the limit).
+  Cluster c = two_nodes();
+  c.cores = 2;
+  c.client_bandwidth = 8e9;
+  c.target_bandwidth = 8e9;
+  c.writer_bandwidth = 1e9;
+  Traffic t = one_round(c);
+  t.rounds[0].node_write = {0, 2e9};
+  t.rounds[0].ost_bytes = {1e9, 1e9};
+  t.node_writers = {0, 1};
+  Prediction p = predict(t, c);
+  EXPECT_NEAR(phase(p, "write"), 2.0, 1e-6);
+  EXPECT_EQ(p.bottleneck.kind, "writers' copies");
+  EXPECT_EQ(p.bottleneck.instance, "node 1");
+  t.node_writers = {0, 2};
+  EXPECT_NEAR(phase(predict(t, c), "write"), 1.0, 1e-6);
+  t.node_writers = {0, 4};
+  EXPECT_NEAR(phase(predict(t, c), "write"), 1.0, 1e-6);
+  // Unset (0), a writer is not a limit: the client's 8 GB/s is.
+  c.writer_bandwidth = 0;
+  t.node_writers = {0, 1};
+  EXPECT_NEAR(phase(predict(t, c), "write"), 0.25, 1e-6);
+}
+
+TEST(SimModel, WritersOfOneFileOnOneHostSyncItOnce) {
+  Cluster c = two_nodes();
+  c.shared_host = true;
+  c.sync_cost = 0.01;
+  Traffic t = one_round(c);
+  t.writers = 4;
+  t.files = 1;  // the collective engine's aggregators: one file
+  EXPECT_NEAR(phase(predict(t, c), "sync"), 0.01, 1e-12);
+  t.files = 6;  // four subfiles, the metadata and the index: a writer each syncs its own
+  EXPECT_NEAR(phase(predict(t, c), "sync"), 0.04, 1e-12);
+  c.shared_host = false;  // on their own nodes, at once
+  EXPECT_NEAR(phase(predict(t, c), "sync"), 0.01, 1e-12);
+}
+
 TEST(SimModel, PipelineHidesTheShorterStage) {
   const Cluster c = two_nodes();
   Traffic t = one_round(c);
@@ -185,6 +229,46 @@ TEST(SimTraffic, ContiguousLargePiecesGoDirect) {
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->mode, "direct");
   EXPECT_EQ(t->rounds[0].node_write[0] + t->rounds[0].node_write[1], 8192);
+}
+
+// Decompositions are planned once (docs/design.md): the first step describes each distinct
+// decomposition, every later step costs only the reuse — placing and routing the plans in the
+// collective engine, nothing in the subfile engine.
+TEST(SimTraffic, LaterStepsPlanAtTheReuseCost) {
+  Cluster c = two_nodes();
+  c.ranks_per_node = 2;
+  Workload w;
+  w.ranks = 4;
+  w.pattern.name = "licom";
+  w.pattern.grid = "64x32x8";  // equal blocks of 32 x 16 on a 2 x 2 grid
+  w.pattern.steps = 3;
+  // One rank's segments for one variable of each kind, then for 3 + 2 of them.
+  const auto traffic = [&](uint64_t vars3d, uint64_t vars2d) {
+    w.pattern.vars3d = vars3d;
+    w.pattern.vars2d = vars2d;
+    auto p = make_pattern(w.pattern, w.ranks);
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    auto t = plan_traffic(w, **p, c, nullptr);
+    EXPECT_TRUE(t.ok()) << t.status().message();
+    return *t;
+  };
+  const uint64_t s3 = traffic(1, 0).max_rank_segments, s2 = traffic(0, 1).max_rank_segments;
+  const Traffic t = traffic(3, 2);
+  // Five variables of two decompositions: every step places and routes all their segments,
+  // the first describes one 3-D and one 2-D plan.
+  EXPECT_EQ(t.max_rank_routed, 3 * s3 + 2 * s2);
+  EXPECT_EQ(t.max_rank_described, s3 + s2);
+  const Prediction pr = predict(t, c);
+  const double reuse = kRouteCost * static_cast<double>(t.max_rank_routed);
+  EXPECT_DOUBLE_EQ(pr.plan_later_step, reuse);
+  EXPECT_DOUBLE_EQ(pr.plan_first_step, reuse + kDescribeCost * static_cast<double>(s3 + s2));
+  EXPECT_NEAR(phase(pr, "plan"), pr.plan_first_step + 2 * pr.plan_later_step, 1e-15);
+  w.engine = "subfile";
+  const Traffic sub = traffic(3, 2);
+  EXPECT_EQ(sub.max_rank_described, s3 + s2);
+  const Prediction ps = predict(sub, c);
+  EXPECT_EQ(ps.plan_later_step, 0);
+  EXPECT_DOUBLE_EQ(ps.plan_first_step, kDescribeCost * static_cast<double>(s3 + s2));
 }
 
 TEST(SimTraffic, LicomGridMatchesMpiDimsCreate) {
@@ -337,6 +421,44 @@ TEST(SimChoose, TwoLevelTrafficIsGatheredPerNode) {
   EXPECT_DOUBLE_EQ(both->two_level.total, predict(*two, c).total);
 }
 
+// aggregators = auto with a cluster file: one per node where the network limits a node's
+// output (more writers add messages, not bandwidth), more per node where one writer's copy
+// into the file system does (docs/sim.md, "Choosing with the model"). Memory copies are made
+// free so that only the writers' copies can favour more aggregators.
+TEST(SimChoose, AutoAggregatorsFollowWhatLimitsANode) {
+  IoDef io;
+  VariableDef v;
+  v.name = "x";
+  v.type = TAPIO_FLOAT64;
+  v.shape = {256, 16 * 4096};  // 128 MiB, each of 16 ranks a band of every row
+  v.dim_names = {"y", "x"};
+  io.vars.push_back(v);
+  std::vector<int> node_of(16);
+  for (int r = 0; r < 16; ++r) node_of[r] = r / 4;
+  const std::string common =
+      "[nodes]\ncount = 4\nranks_per_node = 4\ncores = 4\n[memory]\ncopy_bandwidth = \"1000GiB/s\"\n"
+      "[storage]\ntargets = 8\nstripe_count = -1\ntarget_bandwidth = \"10GiB/s\"\n";
+  const auto chosen = [&](const std::string& name, const std::string& text) {
+    const std::string path = testing::TempDir() + name;
+    std::ofstream(path) << common << text;
+    Params params;
+    EXPECT_TRUE(params.set("cluster", path).ok());
+    EXPECT_TRUE(params.set("aggregators", "auto").ok());
+    const Status st = resolve_auto(&params, "collective", io, node_of, 4);
+    EXPECT_TRUE(st.ok()) << st.message();
+    std::remove(path.c_str());
+    return plan::aggregator_count(16, 4, params.get("aggregators"), 1);
+  };
+  // A slow network, clients and writers that keep up: one aggregator per node.
+  EXPECT_EQ(chosen("net.toml", "client_bandwidth = \"8GiB/s\"\nwriter_bandwidth = \"8GiB/s\"\n"
+                               "[nic]\nbandwidth = \"1GiB/s\"\nlatency = \"2us\"\n"),
+            4);
+  // A fast network, a client of 8 GiB/s, and one writer copying 1 GiB/s: four per node.
+  EXPECT_EQ(chosen("copy.toml", "client_bandwidth = \"8GiB/s\"\nwriter_bandwidth = \"1GiB/s\"\n"
+                                "[nic]\nbandwidth = \"100GiB/s\"\nlatency = \"2us\"\n"),
+            16);
+}
+
 TEST(SimChoose, ExplainRanksEveryCandidate) {
   Cluster c = two_nodes();
   c.ranks_per_node = 2;
@@ -354,7 +476,7 @@ TEST(SimChoose, ExplainRanksEveryCandidate) {
   EXPECT_EQ(choice->best.stripe_size, 4096u);  // not free: the workload's
 }
 
-TEST(SimChoose, ANearTieTakesTheSmallerBuffer) {
+TEST(SimChoose, ANearTieTakesTheLeastBufferMemory) {
   const uint64_t MiB = 1u << 20;
   // 4 MiB predicted 0.5% faster than 1 MiB: the model cannot tell them apart, take less memory.
   std::vector<Candidate> tried = {{"auto", 4 * MiB, MiB, 1.000, {}},
@@ -367,6 +489,12 @@ TEST(SimChoose, ANearTieTakesTheSmallerBuffer) {
   // Among equal buffers, the faster (earlier) one.
   tried = {{"auto", MiB, 4 * MiB, 1.000, {}}, {"2", MiB, MiB, 1.001, {}}};
   EXPECT_EQ(least_memory_near_fastest(tried).aggregators, "auto");
+  // Each aggregator holds a buffer: four predicted 0.2% faster than one hold four times the
+  // memory, and one wins; 2% faster is seen, and four stay.
+  tried = {{"4", MiB, MiB, 1.000, {}, 4}, {"auto", MiB, MiB, 1.002, {}, 1}};
+  EXPECT_EQ(least_memory_near_fastest(tried).aggregators, "auto");
+  tried[1].seconds = 1.02;
+  EXPECT_EQ(least_memory_near_fastest(tried).aggregators, "4");
 }
 
 TEST(SimChoose, TheTieBreakSaysWhichRuleChose) {
@@ -385,7 +513,7 @@ TEST(SimChoose, TheTieBreakSaysWhichRuleChose) {
   EXPECT_EQ(why.equal, 2u);
   const std::string text = describe(why, best);
   EXPECT_NE(text.find("4 candidates are predicted within 1% of the fastest"), std::string::npos);
-  EXPECT_NE(text.find("smallest buffer among them (1 MiB)"), std::string::npos) << text;
+  EXPECT_NE(text.find("least buffer memory among them (1 MiB)"), std::string::npos) << text;
   EXPECT_NE(text.find("2 are predicted exactly as fast (1 s): the first tried wins"),
             std::string::npos) << text;
   // Alone within 1%: no tie to break.

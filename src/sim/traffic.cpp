@@ -99,8 +99,11 @@ Status CollectiveBuilder::run(const Progress& progress) {
   t_->window = agg_.layout.round_bytes;
   t_->pipeline = spec_.pipeline;
   t_->swap_bytes.assign(t_->nodes, 0);
+  t_->node_writers.assign(t_->nodes, 0);
+  for (int n : agg_.node) t_->node_writers[n] += 1;
   book_ = std::make_unique<LoadBook>(c_, t_->nodes, A, t_);
   direct_ = *t_;
+  direct_.node_writers.assign(t_->nodes, 0);
   direct_book_ = std::make_unique<LoadBook>(c_, t_->nodes, 0, &direct_);
   vote_.all = spec_.direct;
   vote_.lower_hi.assign(p_.io().vars.size(), 0);
@@ -108,15 +111,23 @@ Status CollectiveBuilder::run(const Progress& progress) {
     const RankPuts mine = puts_of(p_, r, spec_.stripe_size);
     t_->segments += mine.segments;
     t_->max_rank_segments = std::max<uint64_t>(t_->max_rank_segments, mine.segments);
+    t_->described += mine.described;
+    t_->max_rank_described = std::max(t_->max_rank_described, mine.described);
     t_->max_rank_bytes = std::max(t_->max_rank_bytes, mine.bytes);
     t_->bytes += mine.bytes;
     if (vote_.all) direct_rank(r, mine);
     route_rank(r, mine);
     if (progress && (r % 1024 == 0 || r + 1 == P)) progress(static_cast<double>(r + 1) / P);
   }
+  t_->routed = t_->segments;
+  t_->max_rank_routed = t_->max_rank_segments;
   if (direct_chosen()) {
     direct_.segments = t_->segments;
     direct_.max_rank_segments = t_->max_rank_segments;
+    direct_.described = t_->described;
+    direct_.max_rank_described = t_->max_rank_described;
+    direct_.routed = t_->routed;
+    direct_.max_rank_routed = t_->max_rank_routed;
     direct_.max_rank_bytes = t_->max_rank_bytes;
     direct_.bytes = t_->bytes;
     direct_.mode = "direct";
@@ -162,6 +173,7 @@ void CollectiveBuilder::direct_rank(int rank, const RankPuts& mine) {
   vote_.bytes += plan.bytes;
   const int node = node_of_[rank];
   direct_.swap_bytes[node] += static_cast<double>(plan.bytes);
+  if (!plan.requests.empty()) direct_.node_writers[node] += 1;
   for (const plan::DirectRequest& q : plan.requests) {
     direct_book_->write(0, node, 0, q.file.offset, q.file.length);
     direct_book_->claim(0, node, 0, q.file.offset, q.file.length);

@@ -44,8 +44,17 @@ struct Traffic {
   uint64_t window = 0;    // bytes per aggregator and round (buffer_size as used)
   uint64_t segments = 0;  // all ranks' segments (what the planner routed)
   uint64_t max_rank_segments = 0, max_rank_bytes = 0;
+  // Planning as the engines plan (docs/design.md, "Decompositions are planned once"): the
+  // first step describes each distinct decomposition of a rank once (its runs visited into
+  // segments), later steps reuse the plans; the collective engine still places and routes
+  // every segment each step (file domains move with each record): `routed`. The serial
+  // engine keeps no plans: it describes every step (plans_once false).
+  uint64_t described = 0, max_rank_described = 0;  // segments, all ranks / the most of one
+  uint64_t routed = 0, max_rank_routed = 0;
+  bool plans_once = true;
   std::vector<double> swap_bytes;  // per node: bytes its ranks byte-swap into staging
   std::vector<int> writer_ranks;   // aggregator (or group leader) ranks, in domain order
+  std::vector<double> node_writers;  // per node: its ranks that issue writes
   std::vector<RoundLoad> rounds;
   uint64_t files = 1;              // files created per run
   double metadata_bytes = 0;       // per step, gathered to rank 0 (subfile gather)

@@ -30,8 +30,10 @@ RankPieces pieces_of(const Pattern& p, const StepLayout& step, int rank) {
   RankPieces out;
   out.ranges.assign(p.io().vars.size(), plan::Extent{});
   const size_t esize = 8;  // every pattern variable is a double
-  p.for_each_put(rank, [&](int var, const plan::Selection& sel, int) {
+  std::vector<bool> seen;    // shapes already planned
+  p.for_each_put(rank, [&](int var, const plan::Selection& sel, int shape) {
     const plan::SegmentMark before = plan::mark_of(out.segments);
+    const size_t count = out.segments.size();
     plan::for_each_run(sel, p.io().vars[var].shape, [&](const plan::Run& run, uint64_t) {
       plan::append_piece(&out.segments, step.base[var] + run.offset * esize, run.length * esize,
                          out.bytes);
@@ -39,6 +41,12 @@ RankPieces pieces_of(const Pattern& p, const StepLayout& step, int rank) {
     });
     plan::widen_since(&out.ranges[var], out.segments, before);
     ++out.puts;
+    if (shape >= 0) {
+      if (static_cast<size_t>(shape) >= seen.size()) seen.resize(shape + 1, false);
+      if (seen[shape]) return;
+      seen[shape] = true;
+    }
+    out.described += out.segments.size() - count;
   });
   return out;
 }
@@ -79,6 +87,7 @@ RankPuts puts_of(const Pattern& p, int rank, uint64_t direct_min) {
     if (s == nullptr) {
       out.shapes.push_back(describe(sel, p.io().vars[var].shape, direct_min));
       s = out.shapes.back().get();
+      out.described += s->segments.size();
       if (shape >= 0) {
         if (by_shape.size() <= static_cast<size_t>(shape)) by_shape.resize(shape + 1, nullptr);
         by_shape[shape] = s;

@@ -26,6 +26,7 @@ struct RankPieces {
   std::vector<plan::Extent> ranges;
   uint64_t bytes = 0;
   uint64_t puts = 0;
+  uint64_t described = 0;  // segments of puts whose shape came first (the others reuse a plan)
 };
 RankPieces pieces_of(const Pattern& p, const StepLayout& step, int rank);
 
@@ -53,6 +54,7 @@ struct RankPuts {
   std::vector<Put> puts;
   std::vector<std::unique_ptr<PutShape>> shapes;
   uint64_t bytes = 0, segments = 0;
+  uint64_t described = 0;  // the shapes' segments: what planning the first step describes
 };
 inline constexpr uint64_t kGroupSpan = 64 << 10;
 // `direct_min`: the request size below which strided pieces rule out direct I/O.

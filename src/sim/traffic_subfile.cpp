@@ -48,12 +48,15 @@ Status subfile_traffic(const Workload& w, const Pattern& p, const Cluster& c,
   const std::vector<int> group = groups_of(w, spec, node_of, t->nodes, &G);
   std::vector<uint64_t> bytes(P), puts(P);
   t->swap_bytes.assign(t->nodes, 0);
+  t->node_writers.assign(t->nodes, 0);
   for (int r = 0; r < P; ++r) {
     const RankPieces mine = pieces_of(p, step, r);
     bytes[r] = mine.bytes;
     puts[r] = mine.puts;
     t->segments += mine.segments.size();
     t->max_rank_segments = std::max<uint64_t>(t->max_rank_segments, mine.segments.size());
+    t->described += mine.described;
+    t->max_rank_described = std::max(t->max_rank_described, mine.described);
     t->max_rank_bytes = std::max(t->max_rank_bytes, mine.bytes);
     t->bytes += mine.bytes;
     // Checksums and min/max: one pass over the data, in cache just before the write.
@@ -81,12 +84,14 @@ Status subfile_traffic(const Workload& w, const Pattern& p, const Cluster& c,
     if (spec.write == SubfileSpec::Write::kDirect ||
         (spec.write == SubfileSpec::Write::kAuto && !spans)) {
       for (size_t i = 0; i < m.size(); ++i) {
+        if (gl.sizes[i]) t->node_writers[node_of[m[i]]] += 1;
         book.write(0, node_of[m[i]], static_cast<uint64_t>(g), gl.offsets[i], gl.sizes[i]);
         book.claim(0, node_of[m[i]], static_cast<uint64_t>(g), gl.offsets[i], gl.sizes[i]);
       }
       continue;
     }
     aggregated = true;
+    t->node_writers[leader] += 1;
     const uint64_t rounds = plan::round_count(gl, round);
     for (uint64_t k = 0; k < rounds; ++k) {
       const uint32_t r = static_cast<uint32_t>(k);
@@ -128,9 +133,13 @@ Status serial_traffic(const Workload& w, const Pattern& p, const Cluster& c,
   const size_t V = p.io().vars.size();
   for (size_t v = 0; v < V; ++v) book.round(static_cast<uint32_t>(v));
   t->swap_bytes.assign(t->nodes, 0);
+  t->node_writers.assign(t->nodes, 0);
+  t->node_writers[node_of[0]] = 1;
   for (int r = 0; r < P; ++r) {
     const RankPieces mine = pieces_of(p, step, r);
     t->segments += mine.segments.size();
+    t->described += mine.segments.size();
+    t->max_rank_described = std::max<uint64_t>(t->max_rank_described, mine.segments.size());
     t->bytes += mine.bytes;
     t->max_rank_bytes = std::max(t->max_rank_bytes, mine.bytes);
     // One Gatherv per variable: rank 0 takes each rank's part in turn.
@@ -157,6 +166,7 @@ Status serial_traffic(const Workload& w, const Pattern& p, const Cluster& c,
     book.round(static_cast<uint32_t>(v)).agg_copy[0] += static_cast<double>(bytes);
     book.write(static_cast<uint32_t>(v), node_of[0], 0, step.base[v], bytes);
   }
+  t->plans_once = false;  // the serial engine describes every step's pieces again
   t->mode = "serial";
   t->writers = 1;
   t->writer_ranks = {0};

@@ -1,6 +1,6 @@
 """`tapio sim` from the command line: a prediction as JSON (phases adding up to the total, the
 bandwidth from the bytes), the collection order mattering where waves share NICs, overrides,
---explain, and errors naming the file, line and key.
+--explain, --calibrate's cluster file, and errors naming the file, line and key.
 
 The tool is $TAPIO_BUILD_DIR/tools/tapio (default: build/ beside the sources).
 """
@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import mpirun
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("TAPIO_BUILD_DIR", REPO / "build"))
@@ -78,3 +79,17 @@ def test_bad_cluster_file_names_key_and_line(tmp_path):
     assert f"cluster file '{bad}', line 4: 'storage.targets' must be an integer" in proc.stderr
     proc = sim(EX / "local.toml", EX / "hpio.toml", "--set", "params.aggregators=lots", check=False)
     assert proc.returncode == 1 and "--set 'params.aggregators=lots'" in proc.stderr
+
+
+def test_calibrate_writes_a_cluster_file_the_model_reads(tmp_path):
+    # Two ranks name the files they share alike (a name per rank failed the collective open),
+    # and the writers' copy is measured beside the host's rate with a writer per core.
+    out = mpirun(2, TAPIO, "sim", "--calibrate", "--dir", tmp_path, timeout=120)
+    cluster = tmp_path / "local.toml"
+    cluster.write_text(out)
+    assert "writer_bandwidth = " in out and "client_bandwidth = " in out
+    assert list(tmp_path.iterdir()) == [cluster]  # its files removed
+    p = json.loads(sim(cluster, EX / "workload.toml", "--json", "--set", "pattern.steps=3").stdout)
+    assert p["seconds"] > 0
+    # Later steps reuse the first step's plans: they plan for less.
+    assert 0 < p["plan_per_step"]["later"] < p["plan_per_step"]["first"]
