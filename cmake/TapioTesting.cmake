@@ -2,6 +2,12 @@
 include_guard(GLOBAL)
 find_package(GTest REQUIRED)
 
+# Test-only code (test programs, their helpers) compiles at -O1 with line tables only (-g1)
+# in the default RelWithDebInfo build: about half the CPU time of -O2 -g for a GoogleTest file
+# (core's convert_test.cpp 14.9 s -> 6.1 s, roundtrip_test.cpp 8.7 s -> 4.5 s), which is most
+# of a cold build; backtraces still name files and lines. The library keeps its flags.
+set(TAPIO_TEST_COMPILE_OPTIONS $<$<CONFIG:RelWithDebInfo>:-O1> $<$<CONFIG:RelWithDebInfo>:-g1>)
+
 # A test's timeout in seconds, scaled by TAPIO_TEST_TIMEOUT_SCALE (3 in sanitized builds).
 function(tapio_test_timeout out seconds)
   set(scale 1)
@@ -23,6 +29,7 @@ endfunction()
 function(tapio_add_unit_test)
   cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
+  target_compile_options(${T_NAME} PRIVATE ${TAPIO_TEST_COMPILE_OPTIONS})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${T_NAME} PRIVATE
     TAPIO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
