@@ -16,8 +16,9 @@ const char* mode_name(OpenMode mode) {
 Engine::Engine(EngineEnv env)
     : open_(std::move(env.spec)),
       res_(std::move(env.res)),
-      profile_path_(open_.params.get("profile")),
-      conversions_(res_.buffers, &profile_) {}
+      conversions_(res_.buffers, &measured_.profile) {
+  measured_.path = open_.params.get("profile");
+}
 
 Engine::~Engine() = default;
 
@@ -44,7 +45,7 @@ Status Engine::require(bool condition, const char* call, const char* what,
 }
 
 Status Engine::agree(const Status& local, const Status& then) {
-  PhaseTimer t(&profile_, Phase::kAgree);
+  PhaseTimer t(&measured_.profile, Phase::kAgree);
   return comm::agree(comm(), local, then);
 }
 
@@ -52,10 +53,12 @@ Status Engine::agree(const Status& local, const Status& then) {
 // performs the puts) are not counted twice.
 class Engine::CallTimer {
  public:
-  explicit CallTimer(Engine* e) : e_(e), start_(std::chrono::steady_clock::now()) { ++e_->depth_; }
+  explicit CallTimer(Engine* e) : e_(e), start_(std::chrono::steady_clock::now()) {
+    ++e_->measured_.depth;
+  }
   ~CallTimer() {
-    if (--e_->depth_ == 0)
-      e_->profile_.in_calls +=
+    if (--e_->measured_.depth == 0)
+      e_->measured_.profile.in_calls +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
 
@@ -65,8 +68,8 @@ class Engine::CallTimer {
 };
 
 void Engine::opened() {
-  profile_.in_calls +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_).count();
+  measured_.profile.in_calls +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - measured_.opened).count();
 }
 
 Status Engine::check_index(int var) const {
@@ -118,7 +121,7 @@ Status Engine::begin_step(StepStatus* status) {
 }
 
 void Engine::rewind_to(uint64_t step) {
-  profile_.steps -= step_ - step;
+  measured_.profile.steps -= step_ - step;
   step_ = step;
 }
 
@@ -303,7 +306,7 @@ Status Engine::end_step() {
     conversions_.release();
     joined_.next_step();
     if (st.ok()) {  // a failed step is not committed; the next one reuses its index
-      ++profile_.steps;
+      ++measured_.profile.steps;
       ++step_;
     }
   }
@@ -323,10 +326,10 @@ Status Engine::close() {
     closed_ = true;
     if (st.ok()) st = closing;
   }
-  profile_.total_time =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_).count();
-  if (!profile_path_.empty()) {
-    Status written = profile_.write_json(comm(), profile_path_, open_.engine, open_.path);
+  measured_.profile.total_time =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - measured_.opened).count();
+  if (!measured_.path.empty()) {
+    Status written = measured_.profile.write_json(comm(), measured_.path, open_.engine, open_.path);
     if (st.ok()) st = written;
   }
   return st;

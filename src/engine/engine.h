@@ -182,7 +182,7 @@ class Engine {
   IoDef* mutable_io() { return res_.io; }  // read and append: the file's definitions
   const Params& params() const { return open_.params; }  // for the engines' spec parsing
   const OpenSpec& open_spec() const { return open_; }
-  Profile& profile() { return profile_; }
+  Profile& profile() { return measured_.profile; }
   // Append: the first step to write is the file's step count.
   void start_at_step(uint64_t step) { step_ = step; }
   // Prefix for errors: "file 'x.nc'".
@@ -196,8 +196,7 @@ class Engine {
  private:
   OpenSpec open_;
   Resources res_;
-  std::string profile_path_;  // the `profile` parameter: where close writes the profile
-  uint64_t step_ = 0;         // write: step being written; read: current step
+  uint64_t step_ = 0;  // write: step being written; read: current step
 
   // Prefix for errors about one variable in a local call: "file 'x.nc', variable 'v', rank r".
   std::string on_rank(int var) const;
@@ -214,9 +213,13 @@ class Engine {
   Status size_joined_vars(uint64_t step);
   class CallTimer;
 
-  Profile profile_;
-  int depth_ = 0;  // nesting of public calls (CallTimer)
-  std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
+  // What this engine measures, and where close writes it.
+  struct Measured {
+    Profile profile;
+    std::string path;  // the `profile` parameter
+    int depth = 0;     // nesting of public calls (CallTimer)
+    std::chrono::steady_clock::time_point opened = std::chrono::steady_clock::now();
+  } measured_;
   bool in_step_ = false;
   bool closed_ = false;
   bool started_ = false;  // read mode: a first begin_step happened

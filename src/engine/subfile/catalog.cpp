@@ -33,9 +33,10 @@ Status Catalog::load_step(uint64_t index, const uint8_t* region, size_t size) {
       TAPIO_RETURN_IF_ERROR(defs.status().with_context(ctx));
       definitions_ = std::move(defs).value();
       has_definitions_ = true;
-      elements_ = 0;
+      uint64_t& elements = bound_.elements;
+      elements = 0;
       for (const VariableDef& v : definitions_.vars)
-        elements_ = v.elements() > UINT64_MAX - elements_ ? UINT64_MAX : elements_ + v.elements();
+        elements = v.elements() > UINT64_MAX - elements ? UINT64_MAX : elements + v.elements();
     } else if (r.kind == RecordKind::kBlocks) {
       TAPIO_RETURN_IF_ERROR(add_blocks(record, r.payload, r.length, step.get()).with_context(ctx));
     } else {
@@ -53,16 +54,16 @@ Status Catalog::add_blocks(const StepRecord& record, const uint8_t* payload, siz
                            Step* step) {
   TAPIO_ASSIGN_OR_RETURN(const uint32_t writer, peek_writer(payload, size));
   WriterTable& table = writers_[{record.generation, writer}];
-  const uint64_t budget = data_bytes_ > runs_ ? data_bytes_ - runs_ : 0;
-  auto decoded = decode_block_list(payload, size, table, std::min(elements_, budget));
-  if (!decoded.ok() && budget < elements_)
+  const uint64_t budget = bound_.data_bytes > bound_.runs ? bound_.data_bytes - bound_.runs : 0;
+  auto decoded = decode_block_list(payload, size, table, std::min(bound_.elements, budget));
+  if (!decoded.ok() && budget < bound_.elements)
     return error(TAPIO_ERR_FORMAT,
                  "{} (the data files hold {} bytes, and every run needs one: is a data file "
                  "missing or truncated?)",
-                 decoded.status().message(), data_bytes_);
+                 decoded.status().message(), bound_.data_bytes);
   TAPIO_RETURN_IF_ERROR(decoded.status());
   BlockList list = std::move(decoded).value();
-  for (const plan::Selection& s : list.new_selections) runs_ += s.runs.size();
+  for (const plan::Selection& s : list.new_selections) bound_.runs += s.runs.size();
   // Selections a list adds come first: later steps, loaded in any order, refer to them.
   if (!list.new_selections.empty() && !(record.flags & kStepAddsSelections))
     return error(TAPIO_ERR_FORMAT, "writer {} adds selections its index record does not announce",

@@ -50,7 +50,7 @@ class Catalog {
   // The bytes the dataset's data files hold: every run of a selection has a byte of data at
   // least, so the selections decoded from then on hold at most that many runs in all (more
   // is an error: a damaged dataset or a hostile one). Unlimited until set.
-  void set_data_bytes(uint64_t bytes) { data_bytes_ = bytes; }
+  void set_data_bytes(uint64_t bytes) { bound_.data_bytes = bytes; }
   // Decode `step`'s metadata region (record(step).md_length bytes). Flagged steps must be
   // loaded in step order, before any step after them.
   Status load_step(uint64_t step, const uint8_t* region, size_t size);
@@ -83,9 +83,13 @@ class Catalog {
   IoDef definitions_;
   bool has_definitions_ = false;
   bool ended_ = false;
-  uint64_t elements_ = 0;  // of all variables (saturating): no list's selections have more runs
-  uint64_t data_bytes_ = UINT64_MAX;
-  uint64_t runs_ = 0;  // in all the selections decoded
+  // What the selections decoded may hold in all: no list's selections have more runs than
+  // the variables have elements, nor all of them more than the data files have bytes.
+  struct {
+    uint64_t elements = 0;  // of all variables (saturating)
+    uint64_t data_bytes = UINT64_MAX;
+    uint64_t runs = 0;  // in all the selections decoded
+  } bound_;
   uint32_t max_generation_ = 0;
   std::vector<StepRecord> records_;
   std::vector<std::unique_ptr<Step>> steps_;  // null until loaded

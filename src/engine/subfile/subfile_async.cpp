@@ -1,4 +1,4 @@
-// Subfile engine, asynchronous output (the `async` parameter; docs/design.md, "Asynchronous
+// Subfile writer, asynchronous output (the `async` parameter; docs/design.md, "Asynchronous
 // output of the subfile engine"). end_step k exchanges and gathers the metadata as usual, but
 // every write of step k — each rank's region (direct) or each round (aggregate), the data
 // flush and sync, rank 0's metadata region — is a job on the rank's write-behind thread that
@@ -12,16 +12,16 @@
 
 #include "engine/async_waits.h"
 #include "engine/subfile/put_stream.h"
-#include "engine/subfile/subfile_engine.h"
+#include "engine/subfile/subfile_writer.h"
 
 namespace tapio {
 
-void SubfileEngine::write_behind(io::File* file, uint64_t offset, std::shared_ptr<const void> owner,
+void SubfileWriter::write_behind(io::File* file, uint64_t offset, std::shared_ptr<const void> owner,
                                  const uint8_t* data, uint64_t size, const char* what) {
-  reserve_async(writer_, size, spec_.async_buffer, &profile());
+  reserve_async(writer_, size, p_.spec.async_buffer, &p_.profile);
   std::string ctx = fmt::format("dataset '{}', {}, step {}, rank {} (a background write)",
-                                path(), what, current_step(), comm().rank());
-  const bool eager = spec_.sync_close && file == data_.get();
+                                p_.path(), what, p_.step(), p_.comm.rank());
+  const bool eager = p_.spec.sync_close && file == group_.data.get();
   writer_.write(file, {io::Piece{offset, data, size}}, eager, std::move(ctx), std::move(owner),
                 size);
 }
@@ -29,76 +29,78 @@ void SubfileEngine::write_behind(io::File* file, uint64_t offset, std::shared_pt
 // This rank's region copied out of the user's buffers into a pooled buffer (its pages mapped
 // already after the first steps), each 1 MiB piece summed just before it is copied, while it
 // is in cache.
-Status SubfileEngine::write_direct_behind(const subfile::PutStream& stream, uint64_t offset,
+Status SubfileWriter::write_direct_behind(const subfile::PutStream& stream, uint64_t offset,
                                           std::vector<subfile::BlockSums>* sums) {
   if (stream.bytes() == 0) return ok_status();
-  subfile::BlockSummers summers(stream, io(), spec_.stats, sums);
-  reserve_async(writer_, stream.bytes(), spec_.async_buffer, &profile());
-  auto copy = std::make_shared<PooledBuffer>(resources().buffers);
+  subfile::BlockSummers summers(stream, p_.io(), p_.spec.stats, sums);
+  reserve_async(writer_, stream.bytes(), p_.spec.async_buffer, &p_.profile);
+  auto copy = std::make_shared<PooledBuffer>(p_.res.buffers);
   uint8_t* out = copy->get().prepare(stream.bytes());
   for (uint64_t from = 0; from < stream.bytes(); from += kPiece) {
     const uint64_t to = std::min(stream.bytes(), from + kPiece);
     {
-      PhaseTimer t(&profile(), Phase::kChecksum);
+      PhaseTimer t(&p_.profile, Phase::kChecksum);
       summers.add(from, to);
     }
-    PhaseTimer t(&profile(), Phase::kCopy);
+    PhaseTimer t(&p_.profile, Phase::kCopy);
     stream.for_each(from, to, [&](size_t, const uint8_t* data, uint64_t n) {
       std::memcpy(out, data, n);
       out += n;
     });
   }
-  profile().bytes_copied += stream.bytes();
+  p_.profile.bytes_copied += stream.bytes();
   const uint8_t* data = copy->get().data();
-  write_behind(data_.get(), offset, std::move(copy), data, stream.bytes(), "its subfile");
+  write_behind(group_.data.get(), offset, std::move(copy), data, stream.bytes(), "its subfile");
   return ok_status();
 }
 
 // Round k received into a buffer of its own, which its write job keeps until written.
-Status SubfileEngine::receive_round_behind(uint64_t k, const plan::GroupLayout& layout,
+Status SubfileWriter::receive_round_behind(uint64_t k, const plan::GroupLayout& layout,
                                            const subfile::PutStream& stream,
                                            subfile::BlockSummers* summers, bool* lost) {
-  const uint64_t from = layout.base + k * spec_.round;
-  const uint64_t length = std::min(spec_.round, layout.end - from);
-  reserve_async(writer_, length, spec_.async_buffer, &profile());
-  auto buf = std::make_shared<PooledBuffer>(resources().buffers);
+  const uint64_t from = layout.base + k * p_.spec.round;
+  const uint64_t length = std::min(p_.spec.round, layout.end - from);
+  reserve_async(writer_, length, p_.spec.async_buffer, &p_.profile);
+  auto buf = std::make_shared<PooledBuffer>(p_.res.buffers);
   uint8_t* into = buf->get().prepare(length);
   TAPIO_RETURN_IF_ERROR(receive_round(k, layout, stream, summers, into, length, lost));
-  if (!*lost) write_behind(data_.get(), from, std::move(buf), into, length, "its group's subfile");
+  if (!*lost)
+    write_behind(group_.data.get(), from, std::move(buf), into, length, "its group's subfile");
   return ok_status();
 }
 
 // A buffering layer's bytes (and with fsync = step, the subfile) reach storage before the
 // step's index record, which is queued after this.
-void SubfileEngine::flush_behind() {
-  if (!data_) return;
+void SubfileWriter::flush_behind() {
+  if (!group_.data) return;
   const std::string ctx = fmt::format("dataset '{}', the subfile's flush, step {}, rank {}",
-                                      path(), current_step(), comm().rank());
-  writer_.submit([file = data_.get(), sync = spec_.sync_step, ctx] {
+                                      p_.path(), p_.step(), p_.comm.rank());
+  writer_.submit([file = group_.data.get(), sync = p_.spec.sync_step, ctx] {
     TAPIO_RETURN_IF_ERROR(file->flush().with_context(ctx));
     return sync ? file->sync().with_context(ctx) : ok_status();
   });
 }
 
-Status SubfileEngine::settle_pending() {
-  if (!pending_) return ok_status();
-  const Pending p = *std::exchange(pending_, std::nullopt);
+Status SubfileWriter::settle_pending() {
+  if (!async_.pending) return ok_status();
+  const Pending p = *std::exchange(async_.pending, std::nullopt);
   const subfile::StepRecord& record = p.record;
-  const Status written = agree(drain_async(writer_, &profile()));
+  const Status written = p_.agree(drain_async(writer_, &p_.profile));
   if (!written.ok()) return redo_from(p, written);
-  indexing_ = p;
-  if (comm().rank() != 0) return ok_status();
-  indexing_->index_at = index_end_;
+  async_.indexing = p;
+  if (p_.comm.rank() != 0) return ok_status();
+  async_.indexing->index_at = files_.index_end;
   std::vector<uint8_t> bytes = subfile::encode_step(record);
-  index_end_ += bytes.size();
+  files_.index_end += bytes.size();
   const std::string ctx = fmt::format("dataset '{}', the index record of step {}, rank 0",
-                                      path(), record.step);
-  writer_.submit([this, md = md_.get(), file = index_.get(), at = indexing_->index_at,
-                   sync = spec_.sync_step, ctx, bytes, step = record.step] {
+                                      p_.path(), record.step);
+  writer_.submit([this, md = files_.md.get(), file = files_.index.get(),
+                  at = async_.indexing->index_at, sync = p_.spec.sync_step, ctx, bytes,
+                  step = record.step] {
     if (sync) TAPIO_RETURN_IF_ERROR(md->sync().with_context(ctx));  // the records it names
     TAPIO_RETURN_IF_ERROR(file->write_at(at, bytes.data(), bytes.size()).with_context(ctx));
     if (sync) TAPIO_RETURN_IF_ERROR(file->sync().with_context(ctx));
-    indexed_ = step + 1;
+    async_.indexed = step + 1;
     return ok_status();
   });
   return ok_status();
@@ -106,19 +108,20 @@ Status SubfileEngine::settle_pending() {
 
 // Either the pending step's writes failed, or already the index record queued before them
 // (then that step is redone too, and its index region is written again).
-Status SubfileEngine::redo_from(const Pending& pending, Status failed) {
+Status SubfileWriter::redo_from(const Pending& pending, Status failed) {
+  const auto& indexing = async_.indexing;
   uint64_t index_failed =
-      comm().rank() == 0 && indexing_ && indexed_ <= indexing_->record.step ? 1 : 0;
-  keep(&failed, comm().bcast_value(&index_failed, 0));
-  const Pending redo = index_failed ? *indexing_ : pending;
+      p_.comm.rank() == 0 && indexing && async_.indexed <= indexing->record.step ? 1 : 0;
+  keep(&failed, p_.comm.bcast_value(&index_failed, 0));
+  const Pending redo = index_failed ? *async_.indexing : pending;
   forget_step(redo.selections, redo.definitions);
   last_step_shapes_.clear();  // the next step's blocks are checked for overlaps
-  if (comm().rank() == 0) {
-    md_end_ = redo.record.md_offset;
-    if (index_failed) index_end_ = redo.index_at;
+  if (p_.comm.rank() == 0) {
+    files_.md_end = redo.record.md_offset;
+    if (index_failed) files_.index_end = redo.index_at;
   }
-  indexing_.reset();
-  rewind_to(redo.record.step);
+  async_.indexing.reset();
+  p_.rewind(redo.record.step);
   return failed;
 }
 

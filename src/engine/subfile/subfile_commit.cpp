@@ -1,4 +1,4 @@
-// Subfile engine, the commit of a step. Each rank's metadata is its block lists (and, on rank
+// Subfile writer, the commit of a step. Each rank's metadata is its block lists (and, on rank
 // 0, the definitions when they changed); the `metadata` backend stores them (seed 004), and
 // rank 0 appends the step's index record last, which makes the step visible. In the steady
 // state a step costs, besides its data:
@@ -15,7 +15,7 @@
 #include <climits>
 
 #include "engine/overlap_check.h"
-#include "engine/subfile/subfile_engine.h"
+#include "engine/subfile/subfile_writer.h"
 
 namespace tapio {
 namespace {
@@ -29,49 +29,49 @@ constexpr uint64_t kFlagOf[3] = {subfile::kStepHasDefinitions, subfile::kStepAdd
 
 }  // namespace
 
-Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
+Status SubfileWriter::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                  const Status& given) {
   Status local = given;
-  if (spec_.async) TAPIO_RETURN_IF_ERROR(settle_pending());
+  if (p_.spec.async) TAPIO_RETURN_IF_ERROR(settle_pending());
   const size_t known_selections = table_.selections.size();
   const size_t definitions_before = definitions_sent_;
   TAPIO_RETURN_IF_ERROR(write_batch(puts, &local));
   // A buffering layer's bytes reach storage before the index can commit the step.
-  if (local.ok() && spec_.async) flush_behind();
-  if (local.ok() && data_ && !spec_.async) local = data_->flush();
-  if (local.ok() && spec_.sync_step && data_ && !spec_.async) {
-    PhaseTimer t(&profile(), Phase::kSync);
-    local = data_->sync();
+  if (local.ok() && p_.spec.async) flush_behind();
+  if (local.ok() && group_.data && !p_.spec.async) local = group_.data->flush();
+  if (local.ok() && p_.spec.sync_step && group_.data && !p_.spec.async) {
+    PhaseTimer t(&p_.profile, Phase::kSync);
+    local = group_.data->sync();
   }
   std::vector<subfile::BlockShape> checked = checked_shapes(step_.shapes);
   const bool changed = local.ok() && checked != last_step_shapes_;
   uint64_t sum = 0;
   std::vector<uint8_t> records;
   if (local.ok()) records = step_records(&sum);
-  const Status st = spec_.metadata == SubfileSpec::Metadata::kGather
+  const Status st = p_.spec.metadata == SubfileSpec::Metadata::kGather
                         ? commit_gather(step, std::move(records), local, changed)
                         : commit_log(step, records, sum, local, changed);
   if (st.ok())
     last_step_shapes_ = std::move(checked);
   else  // nothing of this step was committed
     forget_step(known_selections, definitions_before);
-  if (st.ok() && pending_) {
-    pending_->selections = known_selections;
-    pending_->definitions = definitions_before;
+  if (st.ok() && async_.pending) {
+    async_.pending->selections = known_selections;
+    async_.pending->definitions = definitions_before;
   }
   step_ = SubfileStep();
   return st;
 }
 
-std::vector<subfile::BlockShape> SubfileEngine::checked_shapes(
+std::vector<subfile::BlockShape> SubfileWriter::checked_shapes(
     const std::vector<subfile::BlockShape>& all) const {
   std::vector<subfile::BlockShape> out;
   for (const subfile::BlockShape& s : all)
-    if (!io().vars[s.var].joined) out.push_back(s);
+    if (!p_.io().vars[s.var].joined) out.push_back(s);
   return out;
 }
 
-void SubfileEngine::forget_step(size_t selections, size_t definitions) {
+void SubfileWriter::forget_step(size_t selections, size_t definitions) {
   table_.selections.resize(selections);
   for (auto it = selection_ids_.begin(); it != selection_ids_.end();)
     it = it->second >= selections ? selection_ids_.erase(it) : std::next(it);
@@ -79,17 +79,17 @@ void SubfileEngine::forget_step(size_t selections, size_t definitions) {
 }
 
 // This rank's records of the step, back to back, and the sum of their payload checksums.
-std::vector<uint8_t> SubfileEngine::step_records(uint64_t* checksum_sum) {
-  PhaseTimer t(&profile(), Phase::kMetadata);
+std::vector<uint8_t> SubfileWriter::step_records(uint64_t* checksum_sum) {
+  PhaseTimer t(&p_.profile, Phase::kMetadata);
   std::vector<uint8_t> out;
   auto add = [&](subfile::RecordKind kind, const std::vector<uint8_t>& payload) {
     const auto record = subfile::encode_record(kind, payload);
     out.insert(out.end(), record.begin(), record.end());
     *checksum_sum += subfile::checksum(payload.data(), payload.size());
   };
-  if (comm().rank() == 0 && definitions_sent_ != io().vars.size()) {
+  if (p_.comm.rank() == 0 && definitions_sent_ != p_.io().vars.size()) {
     add(subfile::RecordKind::kDefinitions, subfile::encode_definitions(stored_definitions()));
-    definitions_sent_ = io().vars.size();
+    definitions_sent_ = p_.io().vars.size();
     step_.flags |= subfile::kStepHasDefinitions;
   }
   for (const auto& list : step_.lists) add(subfile::RecordKind::kBlocks, list);
@@ -97,22 +97,22 @@ std::vector<uint8_t> SubfileEngine::step_records(uint64_t* checksum_sum) {
 }
 
 // The vote, then what it asks for: the lowest failing rank's error, or the overlap check.
-Status SubfileEngine::vote(const Vote& mine, const Status& local, bool changed, Vote* total) {
+Status SubfileWriter::vote(const Vote& mine, const Status& local, bool changed, Vote* total) {
   uint64_t votes[kSlots] = {mine.bytes, mine.checksum, local.ok() ? 0u : 1u, changed ? 1u : 0u};
   for (int f = 0; f < 3; ++f) votes[kDefinitions + f] = (mine.flags & kFlagOf[f]) ? 1 : 0;
   {
-    PhaseTimer t(&profile(), Phase::kAgree);
-    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(votes, kSlots));
+    PhaseTimer t(&p_.profile, Phase::kAgree);
+    TAPIO_RETURN_IF_ERROR(p_.comm.allreduce_sum(votes, kSlots));
   }
-  if (votes[kFailed] > 0) return agree(local);
+  if (votes[kFailed] > 0) return p_.agree(local);
   if (votes[kChanged] > 0) {
     std::vector<PutShape> mine;
     for (const subfile::BlockShape& s : checked_shapes(step_.shapes))
       mine.push_back(PutShape{static_cast<int>(s.var), &table_.selections[s.selection]});
-    const uint64_t step = current_step();
-    TAPIO_RETURN_IF_ERROR(agree(check_overlaps(
-        comm(), resources().topology, io(), mine, [&](int var) { return at_step(var, step); },
-        &profile())));
+    const uint64_t step = p_.step();
+    TAPIO_RETURN_IF_ERROR(p_.agree(check_overlaps(
+        p_.comm, p_.res.topology, p_.io(), mine, [&](int var) { return p_.at_step(var, step); },
+        &p_.profile)));
   }
   total->bytes = votes[kBytes];
   total->checksum = votes[kChecksum];
@@ -121,7 +121,7 @@ Status SubfileEngine::vote(const Vote& mine, const Status& local, bool changed, 
   return ok_status();
 }
 
-Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
+Status SubfileWriter::commit_gather(uint64_t step, std::vector<uint8_t> records,
                                     const Status& local, bool changed) {
   Vote total;
   TAPIO_RETURN_IF_ERROR(vote(Vote{records.size(), 0, step_.flags}, local, changed, &total));
@@ -132,17 +132,17 @@ Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
                  step, total.bytes);
   std::vector<uint8_t> all;
   std::vector<uint64_t> counts;
-  const Ends before{index_end_, md_end_};
+  const Ends before{files_.index_end, files_.md_end};
   Status outcome = ok_status();
   {
     // A gather that failed here is this rank's error; the agreement below reports it.
-    PhaseTimer t(&profile(), Phase::kMetadata);
-    outcome = comm().gather_fitting_bytes(records, 0, &all, &counts);
+    PhaseTimer t(&p_.profile, Phase::kMetadata);
+    outcome = p_.comm.gather_fitting_bytes(records, 0, &all, &counts);
   }
   subfile::StepRecord record = new_record(step);
-  if (comm().rank() == 0 && outcome.ok()) {
-    PhaseTimer t(&profile(), Phase::kMetadata);
-    record.md_offset = md_end_;
+  if (p_.comm.rank() == 0 && outcome.ok()) {
+    PhaseTimer t(&p_.profile, Phase::kMetadata);
+    record.md_offset = files_.md_end;
     record.md_length = all.size();
     record.flags = static_cast<uint32_t>(total.flags);
     // The region's checksum from the records themselves: no reduction needed.
@@ -152,34 +152,34 @@ Status SubfileEngine::commit_gather(uint64_t step, std::vector<uint8_t> records,
       for (const auto& r : *split) record.md_checksum += subfile::checksum(r.payload, r.length);
     const auto commit = commit_record(record);  // written with the region, in one write
     all.insert(all.end(), commit.begin(), commit.end());
-    if (outcome.ok() && spec_.async) {  // the index record waits for the next agreement
-      md_end_ += all.size();
+    if (outcome.ok() && p_.spec.async) {  // the index record waits for the next agreement
+      files_.md_end += all.size();
       const auto bytes = std::make_shared<const std::vector<uint8_t>>(std::move(all));
-      write_behind(md_.get(), record.md_offset, bytes, bytes->data(), bytes->size(),
+      write_behind(files_.md.get(), record.md_offset, bytes, bytes->data(), bytes->size(),
                    "its metadata");
     } else {
-      if (outcome.ok()) outcome = md_->write_at(record.md_offset, all.data(), all.size());
-      if (outcome.ok() && spec_.sync_step) outcome = md_->sync();
+      if (outcome.ok()) outcome = files_.md->write_at(record.md_offset, all.data(), all.size());
+      if (outcome.ok() && p_.spec.sync_step) outcome = files_.md->sync();
       if (outcome.ok()) outcome = append_index(record);
-      if (outcome.ok()) md_end_ += all.size();
+      if (outcome.ok()) files_.md_end += all.size();
     }
   }
   // Rank 0's writes or any rank's failed gather: one reduction, as cheap as broadcasting rank
   // 0's status, and no rank leaves alone.
-  const Status agreed = agree(outcome);
-  if (agreed.ok() && spec_.async) pending_ = Pending{record};
-  if (agreed.ok() || comm().rank() != 0 || !outcome.ok()) return agreed;
-  if (!spec_.async) return roll_back(agreed, before);
-  md_end_ = before.md;  // async: no index record of the step was written yet
+  const Status agreed = p_.agree(outcome);
+  if (agreed.ok() && p_.spec.async) async_.pending = Pending{record};
+  if (agreed.ok() || p_.comm.rank() != 0 || !outcome.ok()) return agreed;
+  if (!p_.spec.async) return roll_back(agreed, before);
+  files_.md_end = before.md;  // async: no index record of the step was written yet
   return agreed;
 }
 
 // The step failed on another rank after rank 0 had committed it: the index forgets the record
 // (the step is retried or abandoned, never read as the failed attempt).
-Status SubfileEngine::roll_back(Status failed, const Ends& before) {
-  index_end_ = before.index;
-  md_end_ = before.md;
-  const Status undone = index_->truncate(index_end_);
+Status SubfileWriter::roll_back(Status failed, const Ends& before) {
+  files_.index_end = before.index;
+  files_.md_end = before.md;
+  const Status undone = files_.index->truncate(files_.index_end);
   if (undone.ok()) return failed;
   return Status(failed.code(), fmt::format("{} (and the step committed on rank 0 could not be "
                                            "rolled back: {})",
@@ -187,28 +187,28 @@ Status SubfileEngine::roll_back(Status failed, const Ends& before) {
       .as_agreed();
 }
 
-Status SubfileEngine::commit_log(uint64_t step, const std::vector<uint8_t>& records, uint64_t sum,
+Status SubfileWriter::commit_log(uint64_t step, const std::vector<uint8_t>& records, uint64_t sum,
                                  Status local, bool changed) {
-  const uint64_t chunk = spec_.metadata_chunk;
-  const uint64_t region = align_up(md_end_, chunk);
+  const uint64_t chunk = p_.spec.metadata_chunk;
+  const uint64_t region = align_up(files_.md_end, chunk);
   const uint64_t size = records.empty() ? 0 : align_up(records.size(), chunk);
   uint64_t before = 0;
   {
     // A failed scan is this rank's error, which the vote below spreads.
-    PhaseTimer t(&profile(), Phase::kAgree);
-    keep(&local, comm().exscan_sum(size, &before));
+    PhaseTimer t(&p_.profile, Phase::kAgree);
+    keep(&local, p_.comm.exscan_sum(size, &before));
   }
   if (local.ok() && size > 0) {
-    PhaseTimer t(&profile(), Phase::kMetadata);
+    PhaseTimer t(&p_.profile, Phase::kMetadata);
     std::vector<uint8_t> padded = records;
     padded.resize(size, 0);
-    local = md_->write_at(region + before, padded.data(), padded.size());
-    if (local.ok() && spec_.sync_step) local = md_->sync();
+    local = files_.md->write_at(region + before, padded.data(), padded.size());
+    if (local.ok() && p_.spec.sync_step) local = files_.md->sync();
   }
   Vote total;
   TAPIO_RETURN_IF_ERROR(vote(Vote{size, sum, step_.flags}, local, changed, &total));
   Status at_root = ok_status();
-  if (comm().rank() == 0) {
+  if (p_.comm.rank() == 0) {
     subfile::StepRecord record = new_record(step);
     record.md_offset = region;
     record.md_length = total.bytes;
@@ -218,27 +218,57 @@ Status SubfileEngine::commit_log(uint64_t step, const std::vector<uint8_t>& reco
     at_root = commit_index(record, region + total.bytes);
   }
   // Every rank (they place the next region alike): it follows this one's commit record.
-  md_end_ = region + total.bytes + commit_record(subfile::StepRecord()).size();
-  return agree(at_root);
+  files_.md_end = region + total.bytes + commit_record(subfile::StepRecord()).size();
+  return p_.agree(at_root);
 }
 
-Status SubfileEngine::commit_index(const subfile::StepRecord& record, uint64_t at) {
+Status SubfileWriter::commit_index(const subfile::StepRecord& record, uint64_t at) {
   const auto commit = commit_record(record);
   if (!commit.empty()) {
-    PhaseTimer t(&profile(), Phase::kMetadata);
-    TAPIO_RETURN_IF_ERROR(md_->write_at(at, commit.data(), commit.size()));
-    if (spec_.sync_step) TAPIO_RETURN_IF_ERROR(md_->sync());
+    PhaseTimer t(&p_.profile, Phase::kMetadata);
+    TAPIO_RETURN_IF_ERROR(files_.md->write_at(at, commit.data(), commit.size()));
+    if (p_.spec.sync_step) TAPIO_RETURN_IF_ERROR(files_.md->sync());
   }
   return append_index(record);
 }
 
-Status SubfileEngine::append_index(const subfile::StepRecord& record) {
-  PhaseTimer t(&profile(), Phase::kMetadata);
+Status SubfileWriter::append_index(const subfile::StepRecord& record) {
+  PhaseTimer t(&p_.profile, Phase::kMetadata);
   const auto bytes = subfile::encode_step(record);
-  TAPIO_RETURN_IF_ERROR(index_->write_at(index_end_, bytes.data(), bytes.size()));
-  index_end_ += bytes.size();
-  if (spec_.sync_step) return index_->sync();
+  TAPIO_RETURN_IF_ERROR(files_.index->write_at(files_.index_end, bytes.data(), bytes.size()));
+  files_.index_end += bytes.size();
+  if (p_.spec.sync_step) return files_.index->sync();
   return ok_status();
+}
+
+subfile::StepRecord SubfileWriter::end_record() const {
+  subfile::StepRecord end = new_record(p_.step());
+  end.kind = subfile::StepKind::kEnd;
+  return end;
+}
+
+subfile::StepRecord SubfileWriter::open_record() const {
+  subfile::StepRecord open = new_record(p_.step());
+  open.kind = subfile::StepKind::kOpen;
+  return open;
+}
+
+subfile::StepRecord SubfileWriter::new_record(uint64_t step) const {
+  subfile::StepRecord record;
+  record.step = step;
+  record.generation = files_.generation;
+  if (records_writer_state()) record.time = subfile::record_time();
+  return record;
+}
+
+// Zero-padded to the next metadata_chunk boundary (metadata = aligned), where the next region
+// starts: no stale bytes of a failed attempt stay between the two for `tapio repair` to meet.
+std::vector<uint8_t> SubfileWriter::commit_record(const subfile::StepRecord& record) const {
+  if (!records_writer_state()) return {};
+  auto bytes = subfile::encode_record(subfile::RecordKind::kCommit, subfile::encode_step(record));
+  const uint64_t chunk = p_.spec.metadata_chunk;
+  bytes.resize((bytes.size() + chunk - 1) / chunk * chunk, 0);
+  return bytes;
 }
 
 }  // namespace tapio

@@ -1,6 +1,8 @@
-// Subfile engine: opening by mode, closing. The parameters are parsed in subfile_spec.cpp. Writing is in
-// subfile_setup.cpp, subfile_write.cpp and subfile_commit.cpp, reading in subfile_read.cpp and
-// subfile_fetch.cpp.
+// Subfile engine: opening by mode, and each call handed to the writer or the reader. The
+// parameters are parsed in subfile_spec.cpp. Writing is in subfile_setup.cpp,
+// subfile_write.cpp, subfile_rounds.cpp, subfile_async.cpp and subfile_commit.cpp, reading in
+// subfile_read_metadata.cpp, subfile_read.cpp and subfile_fetch.cpp; operators (both) in
+// subfile_operators.cpp.
 #include "engine/subfile/subfile_engine.h"
 
 #include "engine/netcdf/ragged_samples.h"
@@ -24,15 +26,53 @@ Status check_converts(const IoDef& io) {
                                st.message());
 }
 
+// Append: the program's variables that the dataset has must be declared as the dataset has
+// them; new variables are fine (the definitions record describes them).
+Status check_redeclared(const IoDef& dataset, const IoDef& program) {
+  for (const VariableDef& v : program.vars) {
+    const int i = dataset.find_var(v.name);
+    if (i < 0) continue;
+    const VariableDef& f = dataset.vars[i];
+    if (f.type != v.type || f.shape != v.shape || f.record != v.record || f.joined != v.joined)
+      return error(TAPIO_ERR_SHAPE, "variable '{}' is declared differently from the dataset",
+                   v.name);
+  }
+  return ok_status();
+}
+
+// Append: the dataset's definitions with the program's engine, parameters, attributes and new
+// variables.
+IoDef merged_definitions(IoDef merged, const IoDef& program) {
+  merged.engine = program.engine;
+  merged.params = program.params;
+  for (const auto& a : program.attrs) set_attribute(merged.attrs, a);
+  for (const VariableDef& v : program.vars) {
+    const int i = merged.find_var(v.name);
+    if (i < 0) {
+      merged.vars.push_back(v);
+    } else {
+      for (const auto& a : v.attrs) set_attribute(merged.vars[i].attrs, a);
+    }
+  }
+  return merged;
+}
+
 }  // namespace
 
 SubfileEngine::SubfileEngine(EngineEnv env)
     : Engine(std::move(env)), spec_(SubfileSpec::parse(params())) {}
 
-SubfileEngine::~SubfileEngine() {
-  (void)writer_.drain();  // queued writes point into the round buffers
-  if (!resources().buffers) return;
-  for (ByteBuffer& b : round_bufs_) resources().buffers->give(std::move(b));
+SubfileEngine::~SubfileEngine() = default;
+
+SubfileParts SubfileEngine::parts() {
+  return SubfileParts{comm(),
+                      profile(),
+                      spec_,
+                      resources(),
+                      open_spec(),
+                      [this] { return current_step(); },
+                      [this](uint64_t step) { rewind_to(step); },
+                      [this](int var, uint64_t step) { return at_step(var, step); }};
 }
 
 Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
@@ -48,85 +88,73 @@ Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
                  e->path());
   Status st;
   switch (e->mode()) {
-    case OpenMode::kWrite:  // a bad operator is found (alike on every rank) before creating
-      st = check_converts(e->io());
-      if (st.ok()) st = e->resolve_operators();
-      if (st.ok()) st = e->create();
-      break;
-    case OpenMode::kAppend:  // the dataset's variables and the program's
-      st = e->open_append();
-      if (st.ok()) st = check_converts(e->io());
-      if (st.ok()) st = e->resolve_operators();
-      break;
+    case OpenMode::kWrite: st = e->create(); break;
+    case OpenMode::kAppend: st = e->open_append(); break;
     case OpenMode::kRead: st = e->open_read(); break;
   }
   if (!st.ok()) return st.with_context(fmt::format("dataset '{}'", e->path()));
   return std::unique_ptr<Engine>(std::move(e));
 }
 
-std::string SubfileEngine::file_path(const std::string& name) const {
-  return path() + "/" + name;
+Status SubfileEngine::create() {
+  writer_ = std::make_unique<SubfileWriter>(parts());
+  // A bad operator is found (alike on every rank) before creating.
+  TAPIO_RETURN_IF_ERROR(check_converts(io()));
+  TAPIO_RETURN_IF_ERROR(writer_->resolve_operators());
+  return writer_->create();
 }
+
+Status SubfileEngine::open_append() {
+  writer_ = std::make_unique<SubfileWriter>(parts());
+  // Before the catalog is read: no other writer may add to it or recreate the dataset.
+  TAPIO_RETURN_IF_ERROR(
+      agree(comm().rank() == 0 ? writer_->lock_dataset(false) : ok_status()));
+  SubfileReader::Tail tail;
+  {  // the catalog: definitions, steps, generations; its files closed before the writer's open
+    SubfileReader reader(parts());
+    TAPIO_RETURN_IF_ERROR(reader.open());
+    tail = reader.tail();
+  }
+  TAPIO_RETURN_IF_ERROR(check_redeclared(tail.definitions, io()));
+  *mutable_io() = merged_definitions(tail.definitions, io());
+  start_at_step(tail.steps);
+  TAPIO_RETURN_IF_ERROR(writer_->open_append(tail));
+  TAPIO_RETURN_IF_ERROR(check_converts(io()));
+  return writer_->resolve_operators();
+}
+
+Status SubfileEngine::open_read() {
+  reader_ = std::make_unique<SubfileReader>(parts());
+  return reader_->open();
+}
+
+Status SubfileEngine::write_puts(const std::vector<PutOp>& puts, uint64_t) {
+  return writer_->write_puts(puts);
+}
+
+Status SubfileEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
+                                 const Status& local) {
+  return writer_->write_step(puts, step, local);
+}
+
+Status SubfileEngine::read_gets(const std::vector<GetOp>& gets) {
+  return reader_->read_gets(gets);
+}
+
+Result<std::vector<plan::Selection>> SubfileEngine::stored_blocks(int var, uint64_t step) {
+  return reader_->stored_blocks(var, step);
+}
+
+Result<Engine::StoredSize> SubfileEngine::sum_stored(int var) { return reader_->sum_stored(var); }
+
+Status SubfileEngine::refresh_steps() { return reader_->refresh(); }
+
+Result<StepStatus> SubfileEngine::end_of_steps() { return reader_->end_of_steps(); }
 
 uint64_t SubfileEngine::available_steps() const {
-  return mode() == OpenMode::kRead ? catalog_.steps() : current_step();
+  return reader_ ? reader_->steps() : current_step();
 }
 
-
-Status SubfileEngine::refresh_steps() { return load_metadata(); }
-
-Status SubfileEngine::close_files() {
-  const bool writing = mode() != OpenMode::kRead;
-  Status local = writing ? settle_pending() : ok_status();  // async: the last step's record
-  if (writer_.started()) {
-    PhaseTimer t(&profile(), Phase::kWrite);
-    keep(&local, writer_.drain());
-  }
-  // Readers following the dataset learn that it ended.
-  if (writing && comm().rank() == 0 && local.ok()) local = commit_index(end_record(), md_end_);
-  for (auto* f : {data_.get(), md_.get(), index_.get()})
-    if (f) keep(&local, close_file(f, writing && local.ok() && spec_.sync_close));
-  for (auto& [key, f] : data_files_)  // read-only: a close error loses nothing
-    if (f) keep(&local, f->close());  // null: its open failed (a missing file), reported then
-  return local;
-}
-
-subfile::StepRecord SubfileEngine::end_record() const {
-  subfile::StepRecord end = new_record(current_step());
-  end.kind = subfile::StepKind::kEnd;
-  return end;
-}
-
-subfile::StepRecord SubfileEngine::open_record() const {
-  subfile::StepRecord open = new_record(current_step());
-  open.kind = subfile::StepKind::kOpen;
-  return open;
-}
-
-subfile::StepRecord SubfileEngine::new_record(uint64_t step) const {
-  subfile::StepRecord record;
-  record.step = step;
-  record.generation = generation_;
-  if (records_writer_state()) record.time = subfile::record_time();
-  return record;
-}
-
-// Zero-padded to the next metadata_chunk boundary (metadata = aligned), where the next region
-// starts: no stale bytes of a failed attempt stay between the two for `tapio repair` to meet.
-std::vector<uint8_t> SubfileEngine::commit_record(const subfile::StepRecord& record) const {
-  if (!records_writer_state()) return {};
-  auto bytes = subfile::encode_record(subfile::RecordKind::kCommit, subfile::encode_step(record));
-  const uint64_t chunk = spec_.metadata_chunk;
-  bytes.resize((bytes.size() + chunk - 1) / chunk * chunk, 0);
-  return bytes;
-}
-
-Status SubfileEngine::close_file(io::File* f, bool sync) {
-  if (sync) {
-    PhaseTimer t(&profile(), Phase::kSync);
-    TAPIO_RETURN_IF_ERROR(f->sync());
-  }
-  return f->close();
-}
+Status SubfileEngine::close_files() { return reader_ ? reader_->close() : writer_->close(); }
 
 }  // namespace tapio

@@ -1,4 +1,4 @@
-// Subfile engine, merged reads: each subfile is served by one rank. Readers send the server
+// Subfile reader, merged reads: each subfile is served by one rank. Readers send the server
 // their chunk requests in one message; the server reads the union of everybody's requests —
 // what several readers need is read from storage once, and neighbouring requests become one
 // read — verifies the checksums and answers each reader with one message.
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <deque>
 
-#include "engine/subfile/subfile_engine.h"
+#include "engine/subfile/subfile_reader.h"
 #include "plan/domains.h"
 
 namespace tapio {
@@ -21,13 +21,13 @@ struct Wire {  // a ChunkRequest on the wire
 
 }  // namespace
 
-int SubfileEngine::server_of(uint32_t generation, uint32_t subfile) const {
-  return static_cast<int>((static_cast<uint64_t>(generation) * 7919 + subfile) % comm().size());
+int SubfileReader::server_of(uint32_t generation, uint32_t subfile) const {
+  return static_cast<int>((static_cast<uint64_t>(generation) * 7919 + subfile) % p_.comm.size());
 }
 
-Status SubfileEngine::fetch_chunks(const std::vector<ChunkRequest>& requests,
+Status SubfileReader::fetch_chunks(const std::vector<ChunkRequest>& requests,
                                    std::vector<std::vector<uint8_t>>* replies) {
-  const int P = comm().size();
+  const int P = p_.comm.size();
   // Group my requests by server; one message each.
   std::vector<std::vector<size_t>> by_server(P);
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -39,7 +39,7 @@ Status SubfileEngine::fetch_chunks(const std::vector<ChunkRequest>& requests,
   std::vector<uint32_t> expected;
   // A server's receives depend on its count: agreed on before any message moves.
   TAPIO_RETURN_IF_ERROR(
-      comm::agree(comm(), comm().reduce_scatter_sum(flags, std::vector<int>(P, 1), &expected)));
+      comm::agree(p_.comm, p_.comm.reduce_scatter_sum(flags, std::vector<int>(P, 1), &expected)));
 
   std::deque<std::vector<Wire>> outgoing;  // stable while the sends are in flight
   comm::Requests sends;
@@ -50,11 +50,11 @@ Status SubfileEngine::fetch_chunks(const std::vector<ChunkRequest>& requests,
     for (size_t i : by_server[s])
       outgoing.back().push_back(
           Wire{requests[i].step, requests[i].entry, requests[i].from, requests[i].to});
-    keep(&local, comm().isend(comm::Pieces::bytes(outgoing.back().data(),
+    keep(&local, p_.comm.isend(comm::Pieces::bytes(outgoing.back().data(),
                                                   outgoing.back().size() * sizeof(Wire)),
                               s, kRequestTag, &sends));
-    profile().messages_sent += 1;
-    profile().bytes_sent += outgoing.back().size() * sizeof(Wire);
+    p_.profile.messages_sent += 1;
+    p_.profile.bytes_sent += outgoing.back().size() * sizeof(Wire);
   }
   std::vector<std::vector<uint8_t>> served;
   keep(&local, serve_chunks(expected[0], &served, &sends));
@@ -63,10 +63,10 @@ Status SubfileEngine::fetch_chunks(const std::vector<ChunkRequest>& requests,
   for (int s = 0; s < P; ++s) {
     if (by_server[s].empty()) continue;
     int from = s;
-    const Status got = comm().probe_recv(s, kReplyTag, &msg, &from);
+    const Status got = p_.comm.probe_recv(s, kReplyTag, &msg, &from);
     keep(&local, got);
-    profile().messages_received += 1;
-    profile().bytes_received += msg.size();
+    p_.profile.messages_received += 1;
+    p_.profile.bytes_received += msg.size();
     uint64_t pos = 0;
     for (size_t i : by_server[s]) {
       const uint64_t len = requests[i].to - requests[i].from;
@@ -78,16 +78,16 @@ Status SubfileEngine::fetch_chunks(const std::vector<ChunkRequest>& requests,
       pos += len;
     }
   }
-  keep(&local, comm().waitall(&sends));
+  keep(&local, p_.comm.waitall(&sends));
   return local;
 }
 
-struct SubfileEngine::Asker {
+struct SubfileReader::Asker {
   int rank;
   std::vector<Wire> wants;
 };
 
-Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<uint8_t>>* out,
+Status SubfileReader::serve_chunks(uint32_t expected, std::vector<std::vector<uint8_t>>* out,
                                    comm::Requests* sends) {
   std::vector<Asker> askers;
   Status local = receive_asks(expected, &askers);
@@ -100,25 +100,25 @@ Status SubfileEngine::serve_chunks(uint32_t expected, std::vector<std::vector<ui
     out->emplace_back();
     std::vector<uint8_t>& reply = out->back();
     answer(a, spans, &reply, &local);
-    keep(&local, comm().isend(comm::Pieces::bytes(reply.data(), reply.size()), a.rank, kReplyTag,
+    keep(&local, p_.comm.isend(comm::Pieces::bytes(reply.data(), reply.size()), a.rank, kReplyTag,
                               sends));
-    profile().messages_sent += 1;
-    profile().bytes_sent += reply.size();
+    p_.profile.messages_sent += 1;
+    p_.profile.bytes_sent += reply.size();
   }
   if (!local.ok() && deferred_read_error_.ok()) deferred_read_error_ = local;
   return ok_status();
 }
 
-Status SubfileEngine::receive_asks(uint32_t expected, std::vector<Asker>* askers) {
+Status SubfileReader::receive_asks(uint32_t expected, std::vector<Asker>* askers) {
   Status local = ok_status();
   ByteBuffer msg;
   for (uint32_t k = 0; k < expected; ++k) {
     int source = -1;
-    const Status got = comm().probe_recv(comm::kAnySource, kRequestTag, &msg, &source);
+    const Status got = p_.comm.probe_recv(comm::kAnySource, kRequestTag, &msg, &source);
     keep(&local, got);
     if (!got.ok()) continue;
-    profile().messages_received += 1;
-    profile().bytes_received += msg.size();
+    p_.profile.messages_received += 1;
+    p_.profile.bytes_received += msg.size();
     Asker a{source, std::vector<Wire>(msg.size() / sizeof(Wire))};
     if (!a.wants.empty()) std::memcpy(a.wants.data(), msg.data(), a.wants.size() * sizeof(Wire));
     askers->push_back(std::move(a));
@@ -127,7 +127,7 @@ Status SubfileEngine::receive_asks(uint32_t expected, std::vector<Asker>* askers
 }
 
 // The askers' steps, loaded here if this rank has not read them itself, and their blocks.
-Status SubfileEngine::check_asks(const std::vector<Asker>& askers) {
+Status SubfileReader::check_asks(const std::vector<Asker>& askers) {
   for (const Asker& a : askers)
     for (const Wire& w : a.wants) {
       if (w.step >= catalog_.steps())
@@ -142,7 +142,7 @@ Status SubfileEngine::check_asks(const std::vector<Asker>& askers) {
 }
 
 // Every file byte range wanted, per subfile, merged, read once; kept by file for lookup.
-Status SubfileEngine::read_asked(const std::vector<Asker>& askers, Spans* spans) {
+Status SubfileReader::read_asked(const std::vector<Asker>& askers, Spans* spans) {
   std::map<std::pair<uint32_t, uint32_t>, std::vector<plan::Extent>> ranges;
   for (const Asker& a : askers)
     for (const Wire& w : a.wants) {
@@ -157,7 +157,7 @@ Status SubfileEngine::read_asked(const std::vector<Asker>& askers, Spans* spans)
       m.length -= kMergeGap;  // ...but read only to the last wanted byte
       std::vector<uint8_t> bytes(m.length);
       {
-        PhaseTimer t(&profile(), Phase::kRead);
+        PhaseTimer t(&p_.profile, Phase::kRead);
         TAPIO_RETURN_IF_ERROR(file->read_exact(m.offset, bytes.data(), m.length));
       }
       (*spans)[file_key].emplace_back(m.offset, std::move(bytes));
@@ -167,7 +167,7 @@ Status SubfileEngine::read_asked(const std::vector<Asker>& askers, Spans* spans)
 }
 
 // An asker's reply: its requests' bytes in order (zeros after an error), each verified.
-void SubfileEngine::answer(const Asker& a, const Spans& spans, std::vector<uint8_t>* reply,
+void SubfileReader::answer(const Asker& a, const Spans& spans, std::vector<uint8_t>* reply,
                            Status* local) {
   using Span = std::pair<uint64_t, std::vector<uint8_t>>;
   for (const Wire& w : a.wants) {
@@ -185,10 +185,10 @@ void SubfileEngine::answer(const Asker& a, const Spans& spans, std::vector<uint8
     --it;
     const uint8_t* src = it->second.data() + (at - it->first);
     {
-      PhaseTimer t(&profile(), Phase::kCopy);
+      PhaseTimer t(&p_.profile, Phase::kCopy);
       std::memcpy(reply->data() + start, src, w.to - w.from);
     }
-    PhaseTimer t(&profile(), Phase::kChecksum);
+    PhaseTimer t(&p_.profile, Phase::kChecksum);
     *local = verify(ChunkRequest{w.step, static_cast<uint32_t>(w.entry), w.from, w.to}, src);
   }
 }

@@ -1,4 +1,4 @@
-// Subfile engine, aggregate writes: the group's step is cut into rounds of `buffer_size`
+// Subfile writer, aggregate writes: the group's step is cut into rounds of `buffer_size`
 // (plan/group_layout.h). Every rank sends the group's first rank its bytes of each round as one
 // message, which MPI gathers straight from the user's buffers; the first rank receives each
 // round's messages straight into one of two round buffers, copies its own bytes in, and hands
@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "engine/subfile/put_stream.h"
-#include "engine/subfile/subfile_engine.h"
+#include "engine/subfile/subfile_writer.h"
 
 namespace tapio {
 namespace {
@@ -32,12 +32,12 @@ comm::Pieces stream_pieces(const subfile::PutStream& stream, uint64_t from, uint
 
 }  // namespace
 
-Status SubfileEngine::send_rounds(const subfile::PutStream& stream,
+Status SubfileWriter::send_rounds(const subfile::PutStream& stream,
                                   const plan::GroupLayout& layout,
                                   std::vector<subfile::BlockSums>* sums) {
-  subfile::BlockSummers summers(stream, io(), spec_.stats, sums);
-  const uint64_t me = static_cast<uint64_t>(group_->rank());
-  const uint64_t offset = layout.offsets[me], round = spec_.round;
+  subfile::BlockSummers summers(stream, p_.io(), p_.spec.stats, sums);
+  const uint64_t me = static_cast<uint64_t>(group_.comm->rank());
+  const uint64_t offset = layout.offsets[me], round = p_.spec.round;
   comm::Requests sends;
   Status local = ok_status();
   // This rank's bytes of round k are its region's intersection with the round.
@@ -45,37 +45,37 @@ Status SubfileEngine::send_rounds(const subfile::PutStream& stream,
     const uint64_t k = (at - layout.base) / round;
     const uint64_t to = std::min(offset + layout.sizes[me], layout.base + (k + 1) * round);
     {
-      PhaseTimer t(&profile(), Phase::kChecksum);
+      PhaseTimer t(&p_.profile, Phase::kChecksum);
       summers.add(at - offset, to - offset);
     }
-    keep(&local, group_->isend(stream_pieces(stream, at - offset, to - offset), 0, kRoundTag,
+    keep(&local, group_.comm->isend(stream_pieces(stream, at - offset, to - offset), 0, kRoundTag,
                                &sends));
-    profile().messages_sent += 1;
-    profile().bytes_sent += to - at;
+    p_.profile.messages_sent += 1;
+    p_.profile.bytes_sent += to - at;
     at = to;
   }
-  PhaseTimer t(&profile(), Phase::kExchange);
-  keep(&local, group_->waitall(&sends).with_context("subfile round data"));
+  PhaseTimer t(&p_.profile, Phase::kExchange);
+  keep(&local, group_.comm->waitall(&sends).with_context("subfile round data"));
   return local;
 }
 
-Status SubfileEngine::write_rounds(const subfile::PutStream& stream,
+Status SubfileWriter::write_rounds(const subfile::PutStream& stream,
                                    const plan::GroupLayout& layout,
                                    std::vector<subfile::BlockSums>* sums) {
-  subfile::BlockSummers summers(stream, io(), spec_.stats, sums);
+  subfile::BlockSummers summers(stream, p_.io(), p_.spec.stats, sums);
   io::BackgroundWriter::Ticket last_write[2] = {0, 0};
   Status local = ok_status();  // after a failed write: keep receiving, write nothing
   bool lost = false;           // a member's message was lost: write nothing either
-  const uint64_t rounds = plan::round_count(layout, spec_.round);
+  const uint64_t rounds = plan::round_count(layout, p_.spec.round);
   for (uint64_t k = 0; k < rounds; ++k) {
-    if (spec_.async) {
+    if (p_.spec.async) {
       keep(&local, receive_round_behind(k, layout, stream, &summers, &lost));
       continue;
     }
-    const uint64_t from = layout.base + k * spec_.round;
-    const uint64_t length = std::min(spec_.round, layout.end - from);
+    const uint64_t from = layout.base + k * p_.spec.round;
+    const uint64_t length = std::min(p_.spec.round, layout.end - from);
     {
-      PhaseTimer t(&profile(), Phase::kWrite);  // the write that last used this buffer
+      PhaseTimer t(&p_.profile, Phase::kWrite);  // the write that last used this buffer
       keep(&local, writer_.wait(last_write[k % 2]));
     }
     uint8_t* buf = round_bufs_[k % 2].prepare(length);
@@ -83,10 +83,10 @@ Status SubfileEngine::write_rounds(const subfile::PutStream& stream,
     // The write that next reuses buf waits for this one.
     if (local.ok() && !lost)
       last_write[k % 2] =
-          writer_.write(data_.get(), {io::Piece{from, buf, length}}, spec_.sync_close);
+          writer_.write(group_.data.get(), {io::Piece{from, buf, length}}, p_.spec.sync_close);
   }
-  if (spec_.async) return local;
-  PhaseTimer t(&profile(), Phase::kWrite);
+  if (p_.spec.async) return local;
+  PhaseTimer t(&p_.profile, Phase::kWrite);
   const Status drained = writer_.drain();
   return local.ok() ? drained : local;
 }
@@ -94,7 +94,7 @@ Status SubfileEngine::write_rounds(const subfile::PutStream& stream,
 // Round k in buf: the members' parts received straight into place, this rank's copied in
 // (summed on the way), the gaps between regions zeroed. *lost when a member's message was
 // lost (an empty one came: its sender failed to send, and reports it).
-Status SubfileEngine::receive_round(uint64_t k, const plan::GroupLayout& layout,
+Status SubfileWriter::receive_round(uint64_t k, const plan::GroupLayout& layout,
                                     const subfile::PutStream& stream,
                                     subfile::BlockSummers* summers, uint8_t* buf,
                                     uint64_t length, bool* lost) {
@@ -102,23 +102,23 @@ Status SubfileEngine::receive_round(uint64_t k, const plan::GroupLayout& layout,
   comm::Requests recvs;
   std::vector<uint64_t> parts;  // the bytes each receive expects
   uint64_t filled = 0;  // bytes of buf before the next part; gaps between regions are zeroed
-  for (const plan::RoundPart& p : plan::round_parts(layout, spec_.round, k)) {
+  for (const plan::RoundPart& p : plan::round_parts(layout, p_.spec.round, k)) {
     std::memset(buf + filled, 0, p.at - filled);
     filled = p.at + p.length;
     if (p.member == 0) {
       copy_own_part(stream, summers, p.stream, p.length, buf + p.at);
       continue;
     }
-    keep(&local, group_->irecv(comm::Pieces::bytes(buf + p.at, p.length), p.member, kRoundTag,
+    keep(&local, group_.comm->irecv(comm::Pieces::bytes(buf + p.at, p.length), p.member, kRoundTag,
                                &recvs));
     parts.push_back(p.length);
-    profile().messages_received += 1;
-    profile().bytes_received += p.length;
+    p_.profile.messages_received += 1;
+    p_.profile.bytes_received += p.length;
   }
   std::memset(buf + filled, 0, length - filled);
-  PhaseTimer t(&profile(), Phase::kExchange);
+  PhaseTimer t(&p_.profile, Phase::kExchange);
   std::vector<uint64_t> received;
-  keep(&local, group_->waitall(&recvs, &received).with_context("subfile round data"));
+  keep(&local, group_.comm->waitall(&recvs, &received).with_context("subfile round data"));
   for (size_t i = 0; i < received.size(); ++i)
     if (received[i] == 0 && parts[i] > 0)
       *lost = true;
@@ -129,18 +129,18 @@ Status SubfileEngine::receive_round(uint64_t k, const plan::GroupLayout& layout,
 }
 
 // Stream bytes [at, at + n) of this rank into out, summed just before they are copied.
-void SubfileEngine::copy_own_part(const subfile::PutStream& stream, subfile::BlockSummers* summers,
+void SubfileWriter::copy_own_part(const subfile::PutStream& stream, subfile::BlockSummers* summers,
                                   uint64_t at, uint64_t n, uint8_t* out) {
   {
-    PhaseTimer t(&profile(), Phase::kChecksum);
+    PhaseTimer t(&p_.profile, Phase::kChecksum);
     summers->add(at, at + n);
   }
-  PhaseTimer t(&profile(), Phase::kCopy);
+  PhaseTimer t(&p_.profile, Phase::kCopy);
   stream.for_each(at, at + n, [&](size_t, const uint8_t* data, uint64_t len) {
     std::memcpy(out, data, len);
     out += len;
   });
-  profile().bytes_copied += n;
+  p_.profile.bytes_copied += n;
 }
 
 }  // namespace tapio

@@ -1,7 +1,7 @@
-// Subfile engine, opening for writing: the dataset directory and its index (rank 0), the
+// Subfile writer, opening and closing: the dataset directory and its index (rank 0), the
 // aggregation groups, and each group's subfile — created by the group's first rank and, when
 // every rank writes its own bytes, then opened by the others.
-#include "engine/subfile/subfile_engine.h"
+#include "engine/subfile/subfile_writer.h"
 #include "plan/domains.h"
 
 namespace tapio {
@@ -39,147 +39,143 @@ std::vector<int> groups_of_ranks(int P, const comm::Topology& topology, const Su
 
 }  // namespace
 
-Status SubfileEngine::lock_dataset(bool create) {
+Status SubfileWriter::lock_dataset(bool create) {
   // The directory, not its parents: as for a NetCDF file, the parent directory must exist (a
   // mistyped path fails).
-  if (create) TAPIO_RETURN_IF_ERROR(storage().make_directory(path()));
+  if (create) TAPIO_RETURN_IF_ERROR(p_.storage().make_directory(p_.path()));
   io::LockRequest request;
   request.create = true;  // a dataset written before lock files existed gets one
   request.record_holder = true;
-  auto locked =
-      io::lock_writer(storage(), file_path(subfile::kLockName), spec_.file_locking, request);
+  auto locked = io::lock_writer(p_.storage(), p_.file_path(subfile::kLockName),
+                                p_.spec.file_locking, request);
   if (!create && locked.status().code() == TAPIO_ERR_NOT_FOUND)
     return ok_status();  // no dataset to append to: reading its catalog says so
   TAPIO_RETURN_IF_ERROR(locked.status());
-  lock_ = std::move(locked).value();
+  files_.lock = std::move(locked).value();
   return ok_status();
 }
 
-Status SubfileEngine::create() {
+Status SubfileWriter::create() {
   Status local = ok_status();
-  if (comm().rank() == 0) {
+  if (p_.comm.rank() == 0) {
     local = lock_dataset(true);
-    if (local.ok()) local = clear_directory(storage(), path());
+    if (local.ok()) local = clear_directory(p_.storage(), p_.path());
   }
-  if (local.ok() && comm().rank() == 0) {
+  if (local.ok() && p_.comm.rank() == 0) {
     auto index =
-        storage().open(file_path(subfile::kIndexName), io::OpenMode::kCreate, &profile().io);
+        p_.storage().open(p_.file_path(subfile::kIndexName), io::OpenMode::kCreate, &p_.profile.io);
     local = index.status();
     if (local.ok()) {
-      index_ = std::move(index).value();
+      files_.index = std::move(index).value();
       // The header, and the open record that tells readers a writer is there: one write.
       std::vector<uint8_t> bytes = subfile::encode_index_header();
       const auto open = subfile::encode_step(open_record());
       bytes.insert(bytes.end(), open.begin(), open.end());
-      local = index_->write_at(0, bytes.data(), bytes.size());
-      index_end_ = bytes.size();
+      local = files_.index->write_at(0, bytes.data(), bytes.size());
+      files_.index_end = bytes.size();
     }
     if (local.ok()) {
-      local = storage().open(file_path(subfile::kMetadataName), io::OpenMode::kCreate, nullptr)
+      local = p_.storage()
+                  .open(p_.file_path(subfile::kMetadataName), io::OpenMode::kCreate, nullptr)
                   .status();
     }
   }
-  TAPIO_RETURN_IF_ERROR(agree(local));
+  TAPIO_RETURN_IF_ERROR(p_.agree(local));
   return setup_writers();
 }
 
-// The program's variables that the dataset has must be declared as the dataset has them; new
-// variables are fine (the definitions record describes them).
-Status SubfileEngine::check_redeclared() const {
-  for (const VariableDef& v : io().vars) {
-    const int i = catalog_.definitions().find_var(v.name);
-    if (i < 0) continue;
-    const VariableDef& f = catalog_.definitions().vars[i];
-    if (f.type != v.type || f.shape != v.shape || f.record != v.record || f.joined != v.joined)
-      return error(TAPIO_ERR_SHAPE, "variable '{}' is declared differently from the dataset",
-                   v.name);
-  }
-  return ok_status();
-}
-
-Status SubfileEngine::open_append() {
-  // Before the catalog is read: no other writer may add to it or recreate the dataset.
-  TAPIO_RETURN_IF_ERROR(agree(comm().rank() == 0 ? lock_dataset(false) : ok_status()));
-  TAPIO_RETURN_IF_ERROR(open_read());  // the catalog: definitions, steps, generations
-  TAPIO_RETURN_IF_ERROR(check_redeclared());
-  IoDef merged = catalog_.definitions();
-  merged.engine = io().engine;
-  merged.params = io().params;
-  for (const auto& a : io().attrs) set_attribute(merged.attrs, a);
-  for (const VariableDef& v : io().vars) {
-    const int i = merged.find_var(v.name);
-    if (i < 0) {
-      merged.vars.push_back(v);
-    } else {
-      for (const auto& a : v.attrs) set_attribute(merged.vars[i].attrs, a);
-    }
-  }
-  *mutable_io() = std::move(merged);
-  start_at_step(catalog_.steps());
-  generation_ = catalog_.max_generation() + 1;
+Status SubfileWriter::open_append(const SubfileReader::Tail& tail) {
+  files_.index_end = tail.index_end;
+  files_.md_end = tail.md_end;
+  files_.version = tail.version;
+  files_.generation = tail.max_generation + 1;
   // Reopen for writing; drop whatever a killed writer left past the last committed step.
   Status local = ok_status();
-  if (comm().rank() == 0) {
-    index_.reset();
-    auto index = storage().open(file_path(subfile::kIndexName), io::OpenMode::kReadWrite,
-                                &profile().io);
+  if (p_.comm.rank() == 0) {
+    auto index = p_.storage().open(p_.file_path(subfile::kIndexName), io::OpenMode::kReadWrite,
+                                   &p_.profile.io);
     local = index.status();
     if (local.ok()) {
-      index_ = std::move(index).value();
-      local = index_->truncate(index_end_);
+      files_.index = std::move(index).value();
+      local = files_.index->truncate(files_.index_end);
       if (local.ok() && records_writer_state()) local = append_index(open_record());
     }
   }
-  md_.reset();
-  TAPIO_RETURN_IF_ERROR(agree(local));
+  TAPIO_RETURN_IF_ERROR(p_.agree(local));
   return setup_writers();
 }
 
-Status SubfileEngine::setup_writers() {
-  const comm::Topology& topology = resources().topology;
-  const std::vector<int> groups = groups_of_ranks(comm().size(), topology, spec_);
-  const int mine = groups[comm().rank()];
-  subfile_ = static_cast<uint32_t>(mine);
+Status SubfileWriter::setup_writers() {
+  const comm::Topology& topology = p_.res.topology;
+  const std::vector<int> groups = groups_of_ranks(p_.comm.size(), topology, p_.spec);
+  const int mine = groups[p_.comm.rank()];
+  group_.subfile = static_cast<uint32_t>(mine);
   bool spans_nodes = false;
-  for (int r = 0; r < comm().size(); ++r)
-    spans_nodes |= groups[r] == mine && topology.node(r) != topology.node(comm().rank());
-  aggregate_ = !spec_.fpp && (spec_.write == SubfileSpec::Write::kAggregate ||
-                              (spec_.write == SubfileSpec::Write::kAuto && spans_nodes));
-  if (!spec_.fpp) {
-    TAPIO_ASSIGN_OR_RETURN(group_, comm().split(mine, comm().rank()));
+  for (int r = 0; r < p_.comm.size(); ++r)
+    spans_nodes |= groups[r] == mine && topology.node(r) != topology.node(p_.comm.rank());
+  group_.aggregate = !p_.spec.fpp && (p_.spec.write == SubfileSpec::Write::kAggregate ||
+                                       (p_.spec.write == SubfileSpec::Write::kAuto && spans_nodes));
+  if (!p_.spec.fpp) {
+    TAPIO_ASSIGN_OR_RETURN(group_.comm, p_.comm.split(mine, p_.comm.rank()));
   }
-  const bool first = !group_ || group_->rank() == 0;
+  const bool first = !group_.comm || group_.comm->rank() == 0;
   Status local = ok_status();
   if (first) {  // the group's first rank creates its subfile
-    auto data = io::open_layered(storage(), file_path(subfile::data_name(generation_, subfile_)),
-                                 io::OpenMode::kCreate, &profile().io, spec_.layers,
-                                 open_spec().striping);
+    auto data = io::open_layered(p_.storage(), data_path(), io::OpenMode::kCreate,
+                                 &p_.profile.io, p_.spec.layers, p_.open.striping);
     local = data.status();
-    if (local.ok()) data_ = std::move(data).value();
+    if (local.ok()) group_.data = std::move(data).value();
   }
-  const bool md_writer = spec_.metadata != SubfileSpec::Metadata::kGather || comm().rank() == 0;
+  const bool md_writer = p_.spec.metadata != SubfileSpec::Metadata::kGather || p_.comm.rank() == 0;
   if (local.ok() && md_writer) {
-    auto md = storage().open(file_path(subfile::kMetadataName), io::OpenMode::kReadWrite,
-                             &profile().io);
+    auto md = p_.storage().open(p_.file_path(subfile::kMetadataName), io::OpenMode::kReadWrite,
+                                &p_.profile.io);
     local = md.status();
-    if (local.ok()) md_ = std::move(md).value();
-    if (local.ok() && comm().rank() == 0) local = md_->truncate(md_end_);
+    if (local.ok()) files_.md = std::move(md).value();
+    if (local.ok() && p_.comm.rank() == 0) local = files_.md->truncate(files_.md_end);
   }
-  TAPIO_RETURN_IF_ERROR(agree(local));
+  TAPIO_RETURN_IF_ERROR(p_.agree(local));
   return open_subfile();
 }
 
 // Direct writes: the group's other ranks open the subfile its first rank created.
-Status SubfileEngine::open_subfile() {
-  if (spec_.fpp || aggregate_) return ok_status();
+Status SubfileWriter::open_subfile() {
+  if (p_.spec.fpp || group_.aggregate) return ok_status();
   Status local = ok_status();
-  if (group_->rank() != 0) {
-    auto data = io::open_layered(storage(), file_path(subfile::data_name(generation_, subfile_)),
-                                 io::OpenMode::kReadWrite, &profile().io, spec_.layers);
+  if (group_.comm->rank() != 0) {
+    auto data = io::open_layered(p_.storage(), data_path(), io::OpenMode::kReadWrite,
+                                 &p_.profile.io, p_.spec.layers);
     local = data.status();
-    if (local.ok()) data_ = std::move(data).value();
+    if (local.ok()) group_.data = std::move(data).value();
   }
-  return agree(local);
+  return p_.agree(local);
+}
+
+SubfileWriter::~SubfileWriter() {
+  (void)writer_.drain();  // queued writes point into the round buffers
+  if (!p_.res.buffers) return;
+  for (ByteBuffer& b : round_bufs_) p_.res.buffers->give(std::move(b));
+}
+
+Status SubfileWriter::close() {
+  Status local = settle_pending();  // async: the last step's record
+  if (writer_.started()) {
+    PhaseTimer t(&p_.profile, Phase::kWrite);
+    keep(&local, writer_.drain());
+  }
+  // Readers following the dataset learn that it ended.
+  if (p_.comm.rank() == 0 && local.ok()) local = commit_index(end_record(), files_.md_end);
+  for (auto* f : {group_.data.get(), files_.md.get(), files_.index.get()})
+    if (f) keep(&local, close_file(f, local.ok() && p_.spec.sync_close));
+  return local;
+}
+
+Status SubfileWriter::close_file(io::File* f, bool sync) {
+  if (sync) {
+    PhaseTimer t(&p_.profile, Phase::kSync);
+    TAPIO_RETURN_IF_ERROR(f->sync());
+  }
+  return f->close();
 }
 
 }  // namespace tapio
