@@ -30,6 +30,8 @@ WriteBehind::Ticket WriteBehind::submit(std::function<Status()> job, uint64_t by
 Status WriteBehind::wait(Ticket ticket) {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return finished_ >= ticket; });
+  // The jobs queued until the failure is reported were queued assuming success: skip them.
+  if (!first_error_.ok()) skip_through_ = submitted_;
   return std::exchange(first_error_, Status());
 }
 
@@ -67,7 +69,7 @@ void WriteBehind::run() {
     if (queue_.empty()) return;  // stopping, and nothing left
     auto job = std::move(queue_.front());
     queue_.pop_front();
-    const bool skip = !first_error_.ok();
+    const bool skip = !first_error_.ok() || finished_ < skip_through_;
     lock.unlock();
     Status st = skip ? Status() : job.run();
     job.run = nullptr;  // the buffers it holds are released before wait_for_room hears of it

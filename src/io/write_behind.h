@@ -25,7 +25,8 @@ class WriteBehind {
   WriteBehind(const WriteBehind&) = delete;
   WriteBehind& operator=(const WriteBehind&) = delete;
 
-  // Queue a job. After a job fails, later jobs are skipped (their buffers are still released).
+  // Queue a job. After a job fails, the jobs queued before its failure was reported by wait()
+  // are skipped (their buffers are still released): they were queued assuming it succeeded.
   // A job that holds `bytes` of memory until it has finished counts them against the budget
   // that wait_for_room checks.
   Ticket submit(std::function<Status()> job, uint64_t bytes = 0);
@@ -57,6 +58,7 @@ class WriteBehind {
   Ticket finished_ = 0;
   bool stopping_ = false;
   Status first_error_;
+  Ticket skip_through_ = 0;  // the last job queued when wait() reported a failure
   std::thread worker_;
 };
 
