@@ -159,12 +159,27 @@ Status CollectiveEngine::write_step(const std::vector<PutOp>& puts, uint64_t ste
   Status checked = local;
   if (checked.ok())
     checked = nc_.plan_joined_step([&](int v) { return joined().batch_rows(v).end; }, step);
+  if (!data_.async()) return write_and_commit(puts, step, checked);
   const Status st = nc_.write_step(step, checked, [&] {
     if (settles) writes_queued_ = false;  // the agreement on them waited for every write
     return write_puts(puts, step);
   }, &deferred_, &redo);
   if (redo < step) rewind_to(redo);
   return st;
+}
+
+// The engine drives the step: the batch (whose vote carries `local`), the agreement that
+// every rank's data is written, then the dataset's commit. Joined arrays grow the file before
+// the vote (collectively), so a local failure is agreed on first there.
+Status CollectiveEngine::write_and_commit(const std::vector<PutOp>& puts, uint64_t step,
+                                          const Status& local) {
+  Status pending = local;
+  if (nc_.has_joined()) {
+    TAPIO_RETURN_IF_ERROR(agree(local));
+    pending = ok_status();
+  }
+  TAPIO_RETURN_IF_ERROR(agree(write_batch(puts, step, pending)));
+  return nc_.commit(step, std::exchange(deferred_, Status()));
 }
 
 Status CollectiveEngine::background_failure() {
@@ -242,23 +257,33 @@ bool CollectiveEngine::moved_direct(const collective::Placements& placed,
   return true;
 }
 
+void CollectiveEngine::plan_direct_here(const std::vector<plan::MemSegment>& mine,
+                                        const collective::Placements& placed,
+                                        plan::DirectPlan* direct) {
+  if (!spec_.direct) return;
+  PhaseTimer t(&profile(), Phase::kPlan);
+  if (!moved_direct(placed, direct)) *direct = plan::plan_direct(mine, spec_.stripe_size);
+  last_direct_.placed = placed;
+  last_direct_.direct = *direct;
+}
+
 Status CollectiveEngine::plan_direct(const std::vector<plan::MemSegment>& mine,
                                      const collective::Placements& placed,
                                      const std::vector<plan::Extent>& ranges,
                                      plan::DirectPlan* direct, uint64_t* cannot) {
   if (!spec_.direct) return ok_status();
-  {
-    PhaseTimer t(&profile(), Phase::kPlan);
-    if (!moved_direct(placed, direct)) *direct = plan::plan_direct(mine, spec_.stripe_size);
-    last_direct_.placed = placed;
-    last_direct_.direct = *direct;
-  }
+  plan_direct_here(mine, placed, direct);
+  return scan_direct(ranges, *direct, cannot);
+}
+
+Status CollectiveEngine::scan_direct(const std::vector<plan::Extent>& ranges,
+                                     const plan::DirectPlan& direct, uint64_t* cannot) {
   PhaseTimer t(&profile(), Phase::kAgree);
   std::vector<uint64_t> his(ranges.size()), lower_his;
   for (size_t v = 0; v < ranges.size(); ++v) his[v] = ranges[v].length ? ranges[v].end() : 0;
   // A failed scan leaves this rank unable to write directly; its error rides on the vote.
   const Status scanned = comm().exscan_max(his, &lower_his);
-  *cannot = scanned.ok() && direct->eligible && plan::in_rank_order(ranges, lower_his) ? 0 : 1;
+  *cannot = scanned.ok() && direct.eligible && plan::in_rank_order(ranges, lower_his) ? 0 : 1;
   return scanned;
 }
 
