@@ -127,12 +127,16 @@ TEST(Collectives, CollectiveSteadyStepIsThreeReductions) {
     EXPECT_TRUE(begin.empty()) << name;
     EXPECT_EQ(steady_step(p, &begin, "collective", 4), steady) << name;
   }
-  // Changed at the third step: the direct scan and its vote, the round counts (a reduce-
-  // scatter) agreed on; steady again at the fourth.
-  const std::map<std::string, int> changed = {{"Allreduce", 5}, {"Exscan", 1},
-                                              {"Reduce_scatter", 1}};
-  EXPECT_EQ(steady_step({}, &begin, "collective", 3, 2), changed);
+  // Changed at the third step: the round counts (a reduce-scatter) agreed on; no direct scan,
+  // since the vote says some rank's pieces are too small for it. Steady again at the fourth.
+  EXPECT_EQ(steady_step({}, &begin, "collective", 3, 2),
+            (std::map<std::string, int>{{"Allreduce", 4}, {"Reduce_scatter", 1}}));
   EXPECT_EQ(steady_step({}, &begin, "collective", 4, 2), steady);
+  // Where every rank's pieces could go direct, a changed step scans rank order and votes.
+  const Params direct = {{"stripe_size", "4KiB"}, {"fill", "false"}};
+  EXPECT_EQ(steady_step(direct, &begin, "collective", 3, 2),
+            (std::map<std::string, int>{{"Allreduce", 4}, {"Exscan", 1}}));
+  EXPECT_EQ(steady_step(direct, &begin, "collective", 4, 2), steady);
 }
 
 }  // namespace

@@ -267,15 +267,6 @@ void CollectiveEngine::plan_direct_here(const std::vector<plan::MemSegment>& min
   last_direct_.direct = *direct;
 }
 
-Status CollectiveEngine::plan_direct(const std::vector<plan::MemSegment>& mine,
-                                     const collective::Placements& placed,
-                                     const std::vector<plan::Extent>& ranges,
-                                     plan::DirectPlan* direct, uint64_t* cannot) {
-  if (!spec_.direct) return ok_status();
-  plan_direct_here(mine, placed, direct);
-  return scan_direct(ranges, *direct, cannot);
-}
-
 Status CollectiveEngine::scan_direct(const std::vector<plan::Extent>& ranges,
                                      const plan::DirectPlan& direct, uint64_t* cannot) {
   PhaseTimer t(&profile(), Phase::kAgree);
@@ -285,6 +276,21 @@ Status CollectiveEngine::scan_direct(const std::vector<plan::Extent>& ranges,
   const Status scanned = comm().exscan_max(his, &lower_his);
   *cannot = scanned.ok() && direct.eligible && plan::in_rank_order(ranges, lower_his) ? 0 : 1;
   return scanned;
+}
+
+// When every rank's own pieces could go direct: the scan of rank order, then one reduction
+// of the ranks that cannot (a rank whose scan failed cannot, and says so).
+Status CollectiveEngine::vote_direct(const std::vector<plan::Extent>& ranges,
+                                     const plan::DirectPlan& direct, uint64_t* cannot) {
+  const Status scanned = scan_direct(ranges, direct, cannot);
+  uint64_t sums[2] = {*cannot, scanned.ok() ? 0u : 1u};
+  {
+    PhaseTimer t(&profile(), Phase::kAgree);
+    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(sums, 2));
+  }
+  if (sums[1] > 0) return agree(scanned);
+  *cannot = sums[0];
+  return ok_status();
 }
 
 Status CollectiveEngine::close_files() {

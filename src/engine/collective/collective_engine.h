@@ -71,11 +71,14 @@ class CollectiveEngine final : public Engine {
     // Ranks whose puts differ from their previous batch's, or whose previous batch was not
     // the previous step's (or agreed nothing to keep): 0 is a steady batch.
     uint64_t changed = 0;
+    uint64_t ineligible = 0;  // ranks whose own pieces cannot go direct (then no scan)
     std::vector<uint64_t> elements;  // elements put, per variable
   };
   Status vote(const std::vector<PutOp>& puts, const Status& local, WriteVotes* votes);
+  // Every rank's pieces could go direct (writes and reads): whether their ranges follow rank
+  // order (scan_direct), summed over the ranks into *cannot.
   Status vote_direct(const std::vector<plan::Extent>& ranges, const plan::DirectPlan& direct,
-                     WriteVotes* votes);
+                     uint64_t* cannot);
   // What the previous write batch agreed on, kept for a steady batch: every rank puts what
   // it put in the previous step, so who can write directly holds again, and when those
   // puts were record variables' and went through the aggregators, the domains, each rank's
@@ -117,15 +120,10 @@ class CollectiveEngine final : public Engine {
   // Bytes from the first to the last byte of every variable at `step`: no round of a batch
   // of that step needs a larger buffer.
   uint64_t step_span(uint64_t step) const;
-  // Direct I/O (plan/direct.h), when the `direct` parameter allows it: plans this rank's
-  // requests and takes part in the exscan that checks rank order per variable (`ranges`:
-  // this rank's file range in each variable); *cannot is 0 if this rank can go direct. A failed
-  // scan is returned with *cannot = 1, for the caller's vote to spread.
-  Status plan_direct(const std::vector<plan::MemSegment>& mine,
-                     const collective::Placements& placed,
-                     const std::vector<plan::Extent>& ranges, plan::DirectPlan* direct,
-                     uint64_t* cannot);
-  // Its two halves: this rank's plan (no message), and the exscan.
+  // Direct I/O (plan/direct.h), when the `direct` parameter allows it, in two halves: this
+  // rank's plan (no message), and the exscan that checks rank order per variable (`ranges`:
+  // this rank's file range in each variable); *cannot is 0 if this rank can go direct. A
+  // failed scan is returned with *cannot = 1, for the caller's vote to spread.
   void plan_direct_here(const std::vector<plan::MemSegment>& mine,
                         const collective::Placements& placed, plan::DirectPlan* direct);
   Status scan_direct(const std::vector<plan::Extent>& ranges, const plan::DirectPlan& direct,

@@ -15,8 +15,8 @@ namespace tapio {
 namespace {
 
 // What every rank tells the others about a read, in one MAX reduction: the global range (the
-// one input no rank knows without asking), whether some rank cannot read directly, and
-// whether one is out of memory. Every value stays below 2^63 (file offsets do: off_t), so the
+// one input no rank knows without asking), whether some rank's pieces cannot go direct (if
+// none, the rank-order scan follows), and whether one is out of memory. Every value stays below 2^63 (file offsets do: off_t), so the
 // reduction is right where a MAX compares uint64 values as signed (MPICH 4.0 does; with
 // UINT64_MAX - lo, a rank reading nothing won and nobody read anything).
 struct ReadVotes {
@@ -52,8 +52,8 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   // then no two ranks want the same bytes, and reading them once each is the minimum).
   ReadVotes votes;
   plan::DirectPlan direct;
-  TAPIO_RETURN_IF_ERROR(plan_direct(wanted.segments, wanted.placed, wanted.ranges, &direct,
-                                    &votes.cannot_direct));
+  plan_direct_here(wanted.segments, wanted.placed, &direct);
+  votes.cannot_direct = spec_.direct && direct.eligible ? 0 : 1;  // this rank's pieces alone
   votes.out_of_memory = reserved ? 0 : 1;
   for (const plan::MemSegment& m : wanted.segments) {
     votes.lo = std::min(votes.lo, m.seg.offset);
@@ -67,6 +67,8 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
     return reserved ? ok_status() : out_of_memory(wanted.bytes, 1, spec_.round_bytes);
   if (votes.hi <= votes.lo) return ok_status();  // nobody reads anything
   uint8_t* const staging = bufs_.staging.data();
+  if (votes.cannot_direct == 0)  // every rank's could: their ranges decide
+    TAPIO_RETURN_IF_ERROR(vote_direct(wanted.ranges, direct, &votes.cannot_direct));
   if (votes.cannot_direct == 0) {
     const Status st = read_direct(direct, staging);
     PhaseTimer t(&profile(), Phase::kSwap);

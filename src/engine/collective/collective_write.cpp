@@ -61,13 +61,14 @@ bool CollectiveEngine::may_stage(const plan::DirectPlan& direct) const {
 // step's error agreement too: trusted as that is (docs/reliability.md).
 Status CollectiveEngine::vote(const std::vector<PutOp>& puts, const Status& local,
                               WriteVotes* v) {
-  enum { kBytes, kOutOfMemory, kChanged, kFailed, kElements };
+  enum { kBytes, kOutOfMemory, kChanged, kFailed, kIneligible, kElements };
   const size_t n = io().vars.size();
   std::vector<uint64_t> sums(kElements + 2 * n, 0);
   sums[kBytes] = v->bytes;
   sums[kOutOfMemory] = v->out_of_memory;
   sums[kChanged] = v->changed;
   sums[kFailed] = local.ok() ? 0 : 1;
+  sums[kIneligible] = v->ineligible;
   for (const PutOp& p : puts) {
     sums[kElements + p.var] += p.elements;
     sums[kElements + n + p.var] += 1;
@@ -81,22 +82,8 @@ Status CollectiveEngine::vote(const std::vector<PutOp>& puts, const Status& loca
   v->bytes = sums[kBytes];
   v->out_of_memory = sums[kOutOfMemory];
   v->changed = sums[kChanged];
+  v->ineligible = sums[kIneligible];
   v->elements.assign(sums.begin() + kElements, sums.begin() + kElements + n);
-  return ok_status();
-}
-
-// A batch that does not repeat the previous one: the scan of rank order, then one reduction
-// of the ranks that cannot go direct (a rank whose scan failed cannot, and says so).
-Status CollectiveEngine::vote_direct(const std::vector<plan::Extent>& ranges,
-                                     const plan::DirectPlan& direct, WriteVotes* v) {
-  const Status scanned = scan_direct(ranges, direct, &v->cannot_direct);
-  uint64_t sums[2] = {v->cannot_direct, scanned.ok() ? 0u : 1u};
-  {
-    PhaseTimer t(&profile(), Phase::kAgree);
-    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(sums, 2));
-  }
-  if (sums[1] > 0) return agree(scanned);
-  v->cannot_direct = sums[0];
   return ok_status();
 }
 
@@ -158,6 +145,7 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
   plan::DirectPlan direct;
   plan_direct_here(staged.segments(), staged.placed(), &direct);
   votes.bytes = direct.bytes;
+  votes.ineligible = spec_.direct && direct.eligible ? 0 : 1;
   const uint64_t staging = may_stage(direct) ? staged.bytes() : 0;
   const uint64_t round = std::min(spec_.round_bytes, step_span(step));
   const int buffers = round_buffers(step, round);
@@ -169,7 +157,8 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
   // A batch every rank repeats one step later keeps what the previous one agreed on.
   const bool steady = votes.changed == 0;
   if (steady) votes.cannot_direct = before.cannot_direct;
-  else if (spec_.direct) TAPIO_RETURN_IF_ERROR(vote_direct(staged.ranges(), direct, &votes));
+  else if (votes.ineligible == 0)
+    TAPIO_RETURN_IF_ERROR(vote_direct(staged.ranges(), direct, &votes.cannot_direct));
   agreed_.valid = true;
   agreed_.cannot_direct = votes.cannot_direct;
   std::vector<Target> targets = batch_targets(step);  // the same on every rank
@@ -233,7 +222,9 @@ bool CollectiveEngine::move_rounds(const Agreed& before, collective::WriteBatch*
   const plan::Extent range{batch->targets.front().extent.offset,
                            batch->targets.back().extent.end() -
                                batch->targets.front().extent.offset};
-  if (!before.rounds || !before.all_records || agg_.gather.on() ||
+  // Two-level batches are planned every time: their node sums are not kept (and whether a
+  // rank gathers differs from node to node, where this answer must be the same everywhere).
+  if (!before.rounds || !before.all_records || spec_.two_level ||
       !(range == plan::Extent{before.range.offset + by, before.range.length}))
     return false;
   PhaseTimer t(&profile(), Phase::kPlan);
