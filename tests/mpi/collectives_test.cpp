@@ -139,5 +139,50 @@ TEST(Collectives, CollectiveSteadyStepIsThreeReductions) {
   EXPECT_EQ(steady_step(direct, &begin, "collective", 4, 2), steady);
 }
 
+// The collectives of perform_gets reading step `steps - 1` of a collective file, every step read
+// with the same selection: a steady read's vote (range, direct, memory, moves) and its
+// outcome; the round counts are the previous step's, moved by a record.
+std::map<std::string, int> read_step(int steps) {
+  TempDir dir;
+  Context ctx(MPI_COMM_WORLD);
+  const uint64_t n = 1000;
+  const std::string path = dir.file("r.nc");
+  {
+    IO io = ctx.declare_io("w");
+    io.set_engine("collective");
+    Variable x = io.define_variable<double>("x", {n * size()}, {"n"});
+    x.set_selection({n * rank()}, {n});
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    const std::vector<double> d(n, rank());
+    for (int s = 0; s < steps; ++s) {
+      out.begin_step();
+      out.put(x, d);
+      out.end_step();
+    }
+    out.close();
+  }
+  IO io = ctx.declare_io("r");
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  Variable x = io.inquire_variable("x");
+  x.set_selection({n * rank()}, {n});
+  std::map<std::string, int> step;
+  for (int s = 0; s < steps; ++s) {
+    std::vector<double> got(n, -1);
+    x.set_step_selection(s, 1);
+    in.get(x, got);
+    calls.clear();
+    in.perform_gets();
+    step = calls;
+    EXPECT_EQ(got, std::vector<double>(n, rank())) << "step " << s;
+  }
+  in.close();
+  return step;
+}
+
+TEST(Collectives, CollectiveSteadyReadIsTwoReductions) {
+  EXPECT_EQ(read_step(1), (std::map<std::string, int>{{"Allreduce", 3}, {"Reduce_scatter", 1}}));
+  EXPECT_EQ(read_step(3), (std::map<std::string, int>{{"Allreduce", 2}}));
+}
+
 }  // namespace
 }  // namespace tapio::test

@@ -247,11 +247,8 @@ Status CollectiveEngine::out_of_memory(uint64_t staging, int round_buffers,
 
 bool CollectiveEngine::moved_direct(const collective::Placements& placed,
                                     plan::DirectPlan* direct) const {
-  const collective::Placements& last = last_direct_.placed;
-  if (placed.empty() || placed.size() != last.size()) return false;
-  const uint64_t by = placed[0].second - last[0].second;  // modulo 2^64: earlier steps too
-  for (size_t k = 0; k < placed.size(); ++k)
-    if (placed[k].first != last[k].first || placed[k].second - last[k].second != by) return false;
+  uint64_t by = 0;
+  if (!collective::moved_by(placed, last_direct_.placed, &by)) return false;
   *direct = last_direct_.direct;
   for (plan::DirectRequest& q : direct->requests) q.file.offset += by;
   return true;

@@ -89,14 +89,20 @@ class CollectiveEngine final : public Engine {
     uint64_t cannot_direct = 1;
     bool rounds = false;       // it went through the aggregators: what follows is its plan
     bool all_records = false;  // it wrote record variables only (so all moves by a record)
-    plan::Extent range;        // the bytes it wrote, first to last
+    plan::Extent range;        // the bytes it wrote (or read), first to last
     plan::Layout layout;
     std::vector<uint32_t> expected;
+    collective::Placements placed;  // reads: the plans it placed, where (a read's "changed")
   };
   // A steady batch's rounds: `before`'s moved by a record into *batch (routed_ included);
   // false (nothing changed) unless `before` went through the aggregators over record
   // variables only and this batch's range is its range one record later.
   bool move_rounds(const Agreed& before, collective::WriteBatch* batch);
+  // `before`'s layout, this rank's routes (*routed, `before`'s) and the message counts, moved
+  // by `by` bytes: a steady batch's, writes and reads.
+  plan::Layout moved_rounds(const Agreed& before, uint64_t by,
+                            std::vector<plan::RoutedSegment>* routed,
+                            std::vector<uint32_t>* expected) const;
   // Whether the batch's pieces provably tile every variable they touch (then the aggregators
   // skip the coverage bitmap, its overlap check and the fill pass).
   bool tiles(const WriteVotes& votes) const;

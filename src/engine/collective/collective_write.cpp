@@ -228,11 +228,18 @@ bool CollectiveEngine::move_rounds(const Agreed& before, collective::WriteBatch*
       !(range == plan::Extent{before.range.offset + by, before.range.length}))
     return false;
   PhaseTimer t(&profile(), Phase::kPlan);
-  batch->layout = before.layout;
-  for (plan::Extent& d : batch->layout.domains) d.offset += by;
-  for (plan::RoutedSegment& x : batch->routed) x.seg.offset += by;
-  batch->expected = before.expected;
+  batch->layout = moved_rounds(before, by, &batch->routed, &batch->expected);
   return true;
+}
+
+plan::Layout CollectiveEngine::moved_rounds(const Agreed& before, uint64_t by,
+                                            std::vector<plan::RoutedSegment>* routed,
+                                            std::vector<uint32_t>* expected) const {
+  plan::Layout layout = before.layout;
+  for (plan::Extent& d : layout.domains) d.offset += by;
+  for (plan::RoutedSegment& x : *routed) x.seg.offset += by;
+  *expected = before.expected;
+  return layout;
 }
 
 void CollectiveEngine::wait_for_queued_writes() {
