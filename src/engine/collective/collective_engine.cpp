@@ -153,17 +153,16 @@ collective::Parts CollectiveEngine::parts() {
 
 Status CollectiveEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                     const Status& local) {
-  uint64_t redo = step;
-  const bool settles = nc_.has_pending_step();  // the same on every rank
   // The joined arrays' step is checked on every rank alike (its rows were summed).
   Status checked = local;
   if (checked.ok())
     checked = nc_.plan_joined_step([&](int v) { return joined().batch_rows(v).end; }, step);
-  if (!data_.async()) return write_and_commit(puts, step, checked);
-  const Status st = nc_.write_step(step, checked, [&] {
-    if (settles) writes_queued_ = false;  // the agreement on them waited for every write
-    return write_puts(puts, step);
-  }, &deferred_, &redo);
+  if (!data_.async()) {
+    TAPIO_RETURN_IF_ERROR(agree(step_batch(puts, step, checked)));
+    return nc_.commit(step, std::exchange(deferred_, Status()));
+  }
+  uint64_t redo = step;
+  const Status st = write_async(puts, step, checked, &redo);
   if (redo < step) rewind_to(redo);
   return st;
 }
@@ -171,15 +170,30 @@ Status CollectiveEngine::write_step(const std::vector<PutOp>& puts, uint64_t ste
 // The engine drives the step: the batch (whose vote carries `local`), the agreement that
 // every rank's data is written, then the dataset's commit. Joined arrays grow the file before
 // the vote (collectively), so a local failure is agreed on first there.
-Status CollectiveEngine::write_and_commit(const std::vector<PutOp>& puts, uint64_t step,
-                                          const Status& local) {
-  Status pending = local;
-  if (nc_.has_joined()) {
-    TAPIO_RETURN_IF_ERROR(agree(local));
-    pending = ok_status();
+Status CollectiveEngine::step_batch(const std::vector<PutOp>& puts, uint64_t step,
+                                    const Status& local) {
+  if (!nc_.has_joined()) return write_batch(puts, step, local);
+  TAPIO_RETURN_IF_ERROR(agree(local));
+  return write_batch(puts, step, ok_status());
+}
+
+// Async: the previous step's writes settle first (a failure fails this step everywhere, and
+// *redo is the step the file holds); this step's writes are queued, and its commit waits for
+// the next step (netcdf_async.cpp).
+Status CollectiveEngine::write_async(const std::vector<PutOp>& puts, uint64_t step,
+                                     const Status& local, uint64_t* redo) {
+  const bool settles = nc_.has_pending_step();  // the same on every rank
+  const Status settled = nc_.settle_pending(redo);
+  if (!settled.ok()) {
+    deferred_ = Status();  // this step's puts go with it: the step is written again from *redo
+    return settled;
   }
-  TAPIO_RETURN_IF_ERROR(agree(write_batch(puts, step, pending)));
-  return nc_.commit(step, std::exchange(deferred_, Status()));
+  if (settles) writes_queued_ = false;  // the agreement on them waited for every write
+  Status written = step_batch(puts, step, local);
+  keep(&written, std::exchange(deferred_, Status()));
+  TAPIO_RETURN_IF_ERROR(agree(written));
+  nc_.hold_commit(step);
+  return ok_status();
 }
 
 Status CollectiveEngine::background_failure() {

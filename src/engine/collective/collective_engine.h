@@ -37,8 +37,10 @@ class CollectiveEngine final : public Engine {
 
   Status write_puts(const std::vector<PutOp>& puts, uint64_t step) override;
   Status write_step(const std::vector<PutOp>& puts, uint64_t step, const Status& local) override;
-  // Not async: the step's batch, the agreement that its data is written, the commit.
-  Status write_and_commit(const std::vector<PutOp>& puts, uint64_t step, const Status& local);
+  // A step's batch (collective_engine.cpp), and the step with async output.
+  Status step_batch(const std::vector<PutOp>& puts, uint64_t step, const Status& local);
+  Status write_async(const std::vector<PutOp>& puts, uint64_t step, const Status& local,
+                     uint64_t* redo);
   // One batch of puts; `local`, this rank's outcome so far (not agreed), rides on its vote.
   Status write_batch(const std::vector<PutOp>& puts, uint64_t step, const Status& local);
   Status read_gets(const std::vector<GetOp>& gets) override;
