@@ -130,12 +130,14 @@ Status NetcdfDataset::lock_and_create() {
 
 Status NetcdfDataset::create() {
   Status local = build_header().with_context(where());
-  // Rank 0 locks and creates the file within the same agreement as the definitions' check.
+  // Rank 0 locks, creates and lays out the file within the same agreement as the
+  // definitions' check (every rank builds the same header: it fails on every rank or none).
   if (local.ok() && comm().rank() == 0) local = lock_and_create();
+  if (local.ok() && comm().rank() == 0) local = create_on_root();
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
   record_.step.assign(header_.vars.size(), false);
   fixed_written_.assign(header_.vars.size(), false);
-  return comm::agree(comm(), comm().rank() == 0 ? create_on_root() : ok_status());
+  return ok_status();
 }
 
 // Rank 0: the header, and the fixed-size section reserved now, so that a file cut short by a
