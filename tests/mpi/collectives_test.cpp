@@ -132,6 +132,10 @@ TEST(Collectives, CollectiveSteadyStepIsThreeReductions) {
   EXPECT_EQ(steady_step({}, &begin, "collective", 3, 2),
             (std::map<std::string, int>{{"Allreduce", 4}, {"Reduce_scatter", 1}}));
   EXPECT_EQ(steady_step({}, &begin, "collective", 4, 2), steady);
+  // A stripe size asked for (or detected on Lustre) keeps the domains on the file's stripes:
+  // a record that is not a whole number of stripes is routed again, its counts reduced.
+  EXPECT_EQ(steady_step({{"stripe_size", "1MiB"}}, &begin, "collective"),
+            (std::map<std::string, int>{{"Allreduce", 4}, {"Reduce_scatter", 1}}));
   // Where every rank's pieces could go direct, a changed step scans rank order and votes.
   const Params direct = {{"stripe_size", "4KiB"}, {"fill", "false"}};
   EXPECT_EQ(steady_step(direct, &begin, "collective", 3, 2),

@@ -98,8 +98,10 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   }
   const plan::Extent range{votes.lo, votes.hi - votes.lo};
   collective::ReadBatch batch{&wanted, staging, {}, routed_, {}};
-  if (votes.steady() && range == plan::Extent{before.range.offset + votes.moved_lo,
-                                               before.range.length}) {
+  const bool grid_kept =
+      !spec_.stripe_grid || votes.moved_lo % std::max<uint64_t>(spec_.stripe_size, 1) == 0;
+  if (votes.steady() && grid_kept &&
+      range == plan::Extent{before.range.offset + votes.moved_lo, before.range.length}) {
     PhaseTimer t(&profile(), Phase::kPlan);
     batch.layout = moved_rounds(before, votes.moved_lo, &batch.routed, &batch.expected);
   } else {

@@ -225,6 +225,7 @@ bool CollectiveEngine::move_rounds(const Agreed& before, collective::WriteBatch*
   // Two-level batches are planned every time: their node sums are not kept (and whether a
   // rank gathers differs from node to node, where this answer must be the same everywhere).
   if (!before.rounds || !before.all_records || spec_.two_level ||
+      (spec_.stripe_grid && by % std::max<uint64_t>(spec_.stripe_size, 1) != 0) ||
       !(range == plan::Extent{before.range.offset + by, before.range.length}))
     return false;
   PhaseTimer t(&profile(), Phase::kPlan);
