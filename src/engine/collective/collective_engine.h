@@ -98,8 +98,10 @@ class CollectiveEngine final : public Engine {
   };
   // A steady batch's rounds: `before`'s moved by a record into *batch (routed_ included);
   // false (nothing changed) unless `before` went through the aggregators over record
-  // variables only and this batch's range is its range one record later.
-  bool move_rounds(const Agreed& before, collective::WriteBatch* batch);
+  // variables only and this batch's `range` is its range one record later (and, with
+  // stripe_grid, a record is whole stripes).
+  bool move_rounds(const Agreed& before, const plan::Extent& range,
+                   collective::WriteBatch* batch);
   // `before`'s layout, this rank's routes (*routed, `before`'s) and the message counts, moved
   // by `by` bytes: a steady batch's, writes and reads.
   plan::Layout moved_rounds(const Agreed& before, uint64_t by,

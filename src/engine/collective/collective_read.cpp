@@ -16,12 +16,12 @@ namespace {
 
 // What every rank tells the others about a read, in one MAX reduction: the global range (the
 // one input no rank knows without asking), whether some rank's pieces cannot go direct (if
-// none, the rank-order scan follows), and whether one is out of memory. Every value stays below 2^63 (file offsets do: off_t), so the
-// reduction is right where a MAX compares uint64 values as signed (MPICH 4.0 does; with
-// UINT64_MAX - lo, a rank reading nothing won and nobody read anything).
-// It also says whether the read is steady: every rank wants what it wanted in the previous
-// batch, moved by the same bytes (`moved`, the same on every rank that wants anything; 0 on
-// the others), so the previous rounds' plan moves with it.
+// none, the rank-order scan follows), and whether one is out of memory. Every value stays
+// below 2^63 (file offsets do: off_t), so the reduction is right where a MAX compares uint64
+// values as signed (MPICH 4.0 does; with UINT64_MAX - lo, a rank reading nothing won and
+// nobody read anything). It also says whether the read is steady: every rank wants what it
+// wanted in the previous batch, moved by the same bytes (the least and most any rank that
+// wants anything moved by), so the previous rounds' plan moves with it.
 struct ReadVotes {
   static constexpr uint64_t kTop = INT64_MAX;
   uint64_t lo = kTop, hi = 0;

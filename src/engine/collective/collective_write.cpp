@@ -184,9 +184,9 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
                                       bool tiled, std::vector<Target> targets,
                                       const Agreed* before) {
   collective::WriteBatch batch{step, &staged, {}, routed_, {}, std::move(targets), tiled};
-  const plan::Extent range{batch.targets.front().extent.offset,
-                           batch.targets.back().extent.end() - batch.targets.front().extent.offset};
-  if (!before || !move_rounds(*before, &batch)) {
+  const uint64_t lo = batch.targets.front().extent.offset;
+  const plan::Extent range{lo, batch.targets.back().extent.end() - lo};
+  if (!before || !move_rounds(*before, range, &batch)) {
     batch.layout = layout_for(range.offset, range.end());
     {
       PhaseTimer t(&profile(), Phase::kPlan);
@@ -217,11 +217,9 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
   return collective::RoundPipeline(parts(), batch).run();
 }
 
-bool CollectiveEngine::move_rounds(const Agreed& before, collective::WriteBatch* batch) {
+bool CollectiveEngine::move_rounds(const Agreed& before, const plan::Extent& range,
+                                   collective::WriteBatch* batch) {
   const uint64_t by = nc_.header().record_size();
-  const plan::Extent range{batch->targets.front().extent.offset,
-                           batch->targets.back().extent.end() -
-                               batch->targets.front().extent.offset};
   // Two-level batches are planned every time: their node sums are not kept (and whether a
   // rank gathers differs from node to node, where this answer must be the same everywhere).
   if (!before.rounds || !before.all_records || spec_.two_level ||
