@@ -65,21 +65,25 @@ namespace {
 
 using Params = std::map<std::string, std::string>;
 
-// The collectives of each call of a steady write step (the dataset's second step: the first
-// also checks its new blocks for overlaps).
-std::map<std::string, int> steady_step(const Params& params, std::map<std::string, int>* begin) {
+// The collectives of each call of write step `steps - 1`: by default the dataset's second,
+// a steady step (the first also checks its new blocks for overlaps). `shift_at`: from that
+// step on, each rank's block moves by one element (another selection).
+std::map<std::string, int> steady_step(const Params& params, std::map<std::string, int>* begin,
+                                       const char* engine = "subfile", int steps = 2,
+                                       int shift_at = -1) {
   TempDir dir;
   Context ctx(MPI_COMM_WORLD);
   IO io = ctx.declare_io("count");
-  io.set_engine("subfile");
+  io.set_engine(engine);
   for (const auto& [k, v] : params) io.set_parameter(k, v);
   const uint64_t n = 1000;
-  Variable x = io.define_variable<double>("x", {n * size()}, {"n"});
+  Variable x = io.define_variable<double>("x", {n * size() + 1}, {"n"});
   std::vector<double> d(n, rank());
-  x.set_selection({n * rank()}, {n});
-  Engine out = io.open(dir.file("count.tapio"), TAPIO_MODE_WRITE);
+  Engine out = io.open(dir.file(engine == std::string("subfile") ? "c.tapio" : "c.nc"),
+                       TAPIO_MODE_WRITE);
   std::map<std::string, int> step;
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < steps; ++s) {
+    x.set_selection({n * rank() + (s >= shift_at && shift_at >= 0 ? 1 : 0)}, {n});
     calls.clear();
     out.begin_step();
     *begin = calls;
@@ -107,6 +111,81 @@ TEST(Collectives, SubfileStepIsItsCommit) {
   step = steady_step({}, &begin);
   EXPECT_EQ(step, (std::map<std::string, int>{
                       {"Allgather", 1}, {"Allreduce", 2}, {"Gather", 1}, {"Gatherv", 1}}));
+}
+
+// The collective engine's steady step (every rank puts what it put in the previous step):
+// one reduction votes (outcome, sizes, which variables), one agrees that the data is written,
+// one that rank 0 committed it; the direct vote, the round counts and their agreement are the
+// previous step's, moved by a record. A step whose selections changed makes them again.
+TEST(Collectives, CollectiveSteadyStepIsThreeReductions) {
+  std::map<std::string, int> begin;
+  const std::map<std::string, int> steady = {{"Allreduce", 3}};
+  for (const Params& p : {Params{}, Params{{"stripe_size", "4KiB"}, {"fill", "false"}},
+                        Params{{"direct", "never"}}}) {
+    const std::string name = p.empty() ? "aggregators" : p.begin()->first;
+    EXPECT_EQ(steady_step(p, &begin, "collective"), steady) << name;
+    EXPECT_TRUE(begin.empty()) << name;
+    EXPECT_EQ(steady_step(p, &begin, "collective", 4), steady) << name;
+  }
+  // Changed at the third step: the round counts (a reduce-scatter) agreed on; no direct scan,
+  // since the vote says some rank's pieces are too small for it. Steady again at the fourth.
+  EXPECT_EQ(steady_step({}, &begin, "collective", 3, 2),
+            (std::map<std::string, int>{{"Allreduce", 4}, {"Reduce_scatter", 1}}));
+  EXPECT_EQ(steady_step({}, &begin, "collective", 4, 2), steady);
+  // A stripe size asked for (or detected on Lustre) keeps the domains on the file's stripes:
+  // a record that is not a whole number of stripes is routed again, its counts reduced.
+  EXPECT_EQ(steady_step({{"stripe_size", "1MiB"}}, &begin, "collective"),
+            (std::map<std::string, int>{{"Allreduce", 4}, {"Reduce_scatter", 1}}));
+  // Where every rank's pieces could go direct, a changed step scans rank order and votes.
+  const Params direct = {{"stripe_size", "4KiB"}, {"fill", "false"}};
+  EXPECT_EQ(steady_step(direct, &begin, "collective", 3, 2),
+            (std::map<std::string, int>{{"Allreduce", 4}, {"Exscan", 1}}));
+  EXPECT_EQ(steady_step(direct, &begin, "collective", 4, 2), steady);
+}
+
+// The collectives of perform_gets reading step `steps - 1` of a collective file, every step read
+// with the same selection: a steady read's vote (range, direct, memory, moves) and its
+// outcome; the round counts are the previous step's, moved by a record.
+std::map<std::string, int> read_step(int steps) {
+  TempDir dir;
+  Context ctx(MPI_COMM_WORLD);
+  const uint64_t n = 1000;
+  const std::string path = dir.file("r.nc");
+  {
+    IO io = ctx.declare_io("w");
+    io.set_engine("collective");
+    Variable x = io.define_variable<double>("x", {n * size()}, {"n"});
+    x.set_selection({n * rank()}, {n});
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    const std::vector<double> d(n, rank());
+    for (int s = 0; s < steps; ++s) {
+      out.begin_step();
+      out.put(x, d);
+      out.end_step();
+    }
+    out.close();
+  }
+  IO io = ctx.declare_io("r");
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  Variable x = io.inquire_variable("x");
+  x.set_selection({n * rank()}, {n});
+  std::map<std::string, int> step;
+  for (int s = 0; s < steps; ++s) {
+    std::vector<double> got(n, -1);
+    x.set_step_selection(s, 1);
+    in.get(x, got);
+    calls.clear();
+    in.perform_gets();
+    step = calls;
+    EXPECT_EQ(got, std::vector<double>(n, rank())) << "step " << s;
+  }
+  in.close();
+  return step;
+}
+
+TEST(Collectives, CollectiveSteadyReadIsTwoReductions) {
+  EXPECT_EQ(read_step(1), (std::map<std::string, int>{{"Allreduce", 3}, {"Reduce_scatter", 1}}));
+  EXPECT_EQ(read_step(3), (std::map<std::string, int>{{"Allreduce", 2}}));
 }
 
 }  // namespace

@@ -154,6 +154,19 @@ TEST_P(PlanOnce, AChangedSelectionIsPlannedAgain) {
   EXPECT_LE(counter(w, "plan_cache_bytes", "max"), 3 * (kElements / size() + 1) * 64 + 4096);
 }
 
+// Steady steps, then a change, then steady again: the collective engine moves the previous
+// step's routes and message counts by a record while every rank repeats its puts, and plans
+// them again the step one rank's selection changes (here only variable a's, from step 3).
+TEST_P(PlanOnce, AChangeAfterSteadyStepsIsPlannedAgain) {
+  TempDir dir;
+  const std::string file = path(dir), wprof = dir.file("w.json");
+  const TurnOf turns = [](int var, uint64_t s) {
+    return var == 0 ? (s >= 3 ? 2 : 0) : var == 3 ? 1 : 0;
+  };
+  write(GetParam(), file, wprof, 5, turns);
+  read(file, dir.file("r.json"), 5, turns);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, PlanOnce, ::testing::Values("collective", "subfile"));
 
 }  // namespace

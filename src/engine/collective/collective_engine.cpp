@@ -153,18 +153,47 @@ collective::Parts CollectiveEngine::parts() {
 
 Status CollectiveEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                     const Status& local) {
-  uint64_t redo = step;
-  const bool settles = nc_.has_pending_step();  // the same on every rank
   // The joined arrays' step is checked on every rank alike (its rows were summed).
   Status checked = local;
   if (checked.ok())
     checked = nc_.plan_joined_step([&](int v) { return joined().batch_rows(v).end; }, step);
-  const Status st = nc_.write_step(step, checked, [&] {
-    if (settles) writes_queued_ = false;  // the agreement on them waited for every write
-    return write_puts(puts, step);
-  }, &deferred_, &redo);
+  if (!data_.async()) {
+    TAPIO_RETURN_IF_ERROR(agree(step_batch(puts, step, checked)));
+    return nc_.commit(step, std::exchange(deferred_, Status()));
+  }
+  uint64_t redo = step;
+  const Status st = write_async(puts, step, checked, &redo);
   if (redo < step) rewind_to(redo);
   return st;
+}
+
+// The engine drives the step: the batch (whose vote carries `local`), the agreement that
+// every rank's data is written, then the dataset's commit. Joined arrays grow the file before
+// the vote (collectively), so a local failure is agreed on first there.
+Status CollectiveEngine::step_batch(const std::vector<PutOp>& puts, uint64_t step,
+                                    const Status& local) {
+  if (!nc_.has_joined()) return write_batch(puts, step, local);
+  TAPIO_RETURN_IF_ERROR(agree(local));
+  return write_batch(puts, step, ok_status());
+}
+
+// Async: the previous step's writes settle first (a failure fails this step everywhere, and
+// *redo is the step the file holds); this step's writes are queued, and its commit waits for
+// the next step (netcdf_async.cpp).
+Status CollectiveEngine::write_async(const std::vector<PutOp>& puts, uint64_t step,
+                                     const Status& local, uint64_t* redo) {
+  const bool settles = nc_.has_pending_step();  // the same on every rank
+  const Status settled = nc_.settle_pending(redo);
+  if (!settled.ok()) {
+    deferred_ = Status();  // this step's puts go with it: the step is written again from *redo
+    return settled;
+  }
+  if (settles) writes_queued_ = false;  // the agreement on them waited for every write
+  Status written = step_batch(puts, step, local);
+  keep(&written, std::exchange(deferred_, Status()));
+  TAPIO_RETURN_IF_ERROR(agree(written));
+  nc_.hold_commit(step);
+  return ok_status();
 }
 
 Status CollectiveEngine::background_failure() {
@@ -232,34 +261,47 @@ Status CollectiveEngine::out_of_memory(uint64_t staging, int round_buffers,
 
 bool CollectiveEngine::moved_direct(const collective::Placements& placed,
                                     plan::DirectPlan* direct) const {
-  const collective::Placements& last = last_direct_.placed;
-  if (placed.empty() || placed.size() != last.size()) return false;
-  const uint64_t by = placed[0].second - last[0].second;  // modulo 2^64: earlier steps too
-  for (size_t k = 0; k < placed.size(); ++k)
-    if (placed[k].first != last[k].first || placed[k].second - last[k].second != by) return false;
+  uint64_t by = 0;
+  if (!collective::moved_by(placed, last_direct_.placed, &by)) return false;
   *direct = last_direct_.direct;
   for (plan::DirectRequest& q : direct->requests) q.file.offset += by;
   return true;
 }
 
-Status CollectiveEngine::plan_direct(const std::vector<plan::MemSegment>& mine,
-                                     const collective::Placements& placed,
-                                     const std::vector<plan::Extent>& ranges,
-                                     plan::DirectPlan* direct, uint64_t* cannot) {
-  if (!spec_.direct) return ok_status();
-  {
-    PhaseTimer t(&profile(), Phase::kPlan);
-    if (!moved_direct(placed, direct)) *direct = plan::plan_direct(mine, spec_.stripe_size);
-    last_direct_.placed = placed;
-    last_direct_.direct = *direct;
-  }
+void CollectiveEngine::plan_direct_here(const std::vector<plan::MemSegment>& mine,
+                                        const collective::Placements& placed,
+                                        plan::DirectPlan* direct) {
+  if (!spec_.direct) return;
+  PhaseTimer t(&profile(), Phase::kPlan);
+  if (!moved_direct(placed, direct)) *direct = plan::plan_direct(mine, spec_.stripe_size);
+  last_direct_.placed = placed;
+  last_direct_.direct = *direct;
+}
+
+Status CollectiveEngine::scan_direct(const std::vector<plan::Extent>& ranges,
+                                     const plan::DirectPlan& direct, uint64_t* cannot) {
   PhaseTimer t(&profile(), Phase::kAgree);
   std::vector<uint64_t> his(ranges.size()), lower_his;
   for (size_t v = 0; v < ranges.size(); ++v) his[v] = ranges[v].length ? ranges[v].end() : 0;
   // A failed scan leaves this rank unable to write directly; its error rides on the vote.
   const Status scanned = comm().exscan_max(his, &lower_his);
-  *cannot = scanned.ok() && direct->eligible && plan::in_rank_order(ranges, lower_his) ? 0 : 1;
+  *cannot = scanned.ok() && direct.eligible && plan::in_rank_order(ranges, lower_his) ? 0 : 1;
   return scanned;
+}
+
+// When every rank's own pieces could go direct: the scan of rank order, then one reduction
+// of the ranks that cannot (a rank whose scan failed cannot, and says so).
+Status CollectiveEngine::vote_direct(const std::vector<plan::Extent>& ranges,
+                                     const plan::DirectPlan& direct, uint64_t* cannot) {
+  const Status scanned = scan_direct(ranges, direct, cannot);
+  uint64_t sums[2] = {*cannot, scanned.ok() ? 0u : 1u};
+  {
+    PhaseTimer t(&profile(), Phase::kAgree);
+    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(sums, 2));
+  }
+  if (sums[1] > 0) return agree(scanned);
+  *cannot = sums[0];
+  return ok_status();
 }
 
 Status CollectiveEngine::close_files() {

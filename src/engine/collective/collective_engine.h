@@ -37,6 +37,12 @@ class CollectiveEngine final : public Engine {
 
   Status write_puts(const std::vector<PutOp>& puts, uint64_t step) override;
   Status write_step(const std::vector<PutOp>& puts, uint64_t step, const Status& local) override;
+  // A step's batch (collective_engine.cpp), and the step with async output.
+  Status step_batch(const std::vector<PutOp>& puts, uint64_t step, const Status& local);
+  Status write_async(const std::vector<PutOp>& puts, uint64_t step, const Status& local,
+                     uint64_t* redo);
+  // One batch of puts; `local`, this rank's outcome so far (not agreed), rides on its vote.
+  Status write_batch(const std::vector<PutOp>& puts, uint64_t step, const Status& local);
   Status read_gets(const std::vector<GetOp>& gets) override;
   Status close_files() override;
   uint64_t available_steps() const override;
@@ -58,25 +64,58 @@ class CollectiveEngine final : public Engine {
   // (a perform_puts while the previous step's writes are queued), wait for those writes.
   void wait_for_queued_writes();
 
-  // What every rank tells the others about a batch of puts, summed in the touched-variable
-  // reduction (collective_write.cpp).
+  // What every rank tells the others about a batch of puts, summed in the step's vote
+  // (collective_write.cpp).
   struct WriteVotes {
     uint64_t cannot_direct = 1;      // ranks that cannot write directly
     uint64_t bytes = 0;              // bytes put
     uint64_t out_of_memory = 0;      // ranks short of memory for their buffers
-    uint64_t changed = 0;            // ranks whose puts differ from their previous batch's
-    uint64_t failed = 0;             // ranks whose direct-write scan failed
+    // Ranks whose puts differ from their previous batch's, or whose previous batch was not
+    // the previous step's (or agreed nothing to keep): 0 is a steady batch.
+    uint64_t changed = 0;
+    uint64_t ineligible = 0;  // ranks whose own pieces cannot go direct (then no scan)
     std::vector<uint64_t> elements;  // elements put, per variable
   };
-  Status vote(const std::vector<PutOp>& puts, uint64_t step, WriteVotes* votes);
+  Status vote(const std::vector<PutOp>& puts, const Status& local, WriteVotes* votes);
+  // Every rank's pieces could go direct (writes and reads): whether their ranges follow rank
+  // order (scan_direct), summed over the ranks into *cannot.
+  Status vote_direct(const std::vector<plan::Extent>& ranges, const plan::DirectPlan& direct,
+                     uint64_t* cannot);
+  // What the previous write batch agreed on, kept for a steady batch: every rank puts what
+  // it put in the previous step, so who can write directly holds again, and when those
+  // puts were record variables' and went through the aggregators, the domains, each rank's
+  // routes and every aggregator's message counts are the previous ones moved by a record.
+  // Reset by every batch, so it never outlives a change of any rank's selections.
+  struct Agreed {
+    bool valid = false;  // the previous batch's votes were made
+    uint64_t cannot_direct = 1;
+    bool rounds = false;       // it went through the aggregators: what follows is its plan
+    bool all_records = false;  // it wrote record variables only (so all moves by a record)
+    plan::Extent range;        // the bytes it wrote (or read), first to last
+    plan::Layout layout;
+    std::vector<uint32_t> expected;
+    collective::Placements placed;  // reads: the plans it placed, where (a read's "changed")
+  };
+  // A steady batch's rounds: `before`'s moved by a record into *batch (routed_ included);
+  // false (nothing changed) unless `before` went through the aggregators over record
+  // variables only and this batch's `range` is its range one record later (and, with
+  // stripe_grid, a record is whole stripes).
+  bool move_rounds(const Agreed& before, const plan::Extent& range,
+                   collective::WriteBatch* batch);
+  // `before`'s layout, this rank's routes (*routed, `before`'s) and the message counts, moved
+  // by `by` bytes: a steady batch's, writes and reads.
+  plan::Layout moved_rounds(const Agreed& before, uint64_t by,
+                            std::vector<plan::RoutedSegment>* routed,
+                            std::vector<uint32_t>* expected) const;
   // Whether the batch's pieces provably tile every variable they touch (then the aggregators
   // skip the coverage bitmap, its overlap check and the fill pass).
   bool tiles(const WriteVotes& votes) const;
   // The elements of `var` this batch writes when it covers it whole: a joined variable's
   // batch rows, any other variable's shape.
   uint64_t batch_elements(int var) const;
+  // `before`: the previous batch's agreements, for a steady batch (else null).
   Status write_rounds(const collective::Staged& staged, uint64_t step, bool tiled,
-                      std::vector<collective::Target> targets);
+                      std::vector<collective::Target> targets, const Agreed* before);
 
   // A call's large buffers are taken before its first agreement, and a failure rides on it,
   // so that a rank short of memory fails the call on every rank instead of leaving the others
@@ -91,13 +130,13 @@ class CollectiveEngine final : public Engine {
   // Bytes from the first to the last byte of every variable at `step`: no round of a batch
   // of that step needs a larger buffer.
   uint64_t step_span(uint64_t step) const;
-  // Direct I/O (plan/direct.h), when the `direct` parameter allows it: plans this rank's
-  // requests and takes part in the exscan that checks rank order per variable (`ranges`:
-  // this rank's file range in each variable); *cannot is 0 if this rank can go direct. A failed
-  // scan is returned with *cannot = 1, for the caller's vote to spread.
-  Status plan_direct(const std::vector<plan::MemSegment>& mine,
-                     const collective::Placements& placed,
-                     const std::vector<plan::Extent>& ranges, plan::DirectPlan* direct,
+  // Direct I/O (plan/direct.h), when the `direct` parameter allows it, in two halves: this
+  // rank's plan (no message), and the exscan that checks rank order per variable (`ranges`:
+  // this rank's file range in each variable); *cannot is 0 if this rank can go direct. A
+  // failed scan is returned with *cannot = 1, for the caller's vote to spread.
+  void plan_direct_here(const std::vector<plan::MemSegment>& mine,
+                        const collective::Placements& placed, plan::DirectPlan* direct);
+  Status scan_direct(const std::vector<plan::Extent>& ranges, const plan::DirectPlan& direct,
                      uint64_t* cannot);
   // The previous batch's direct plan moved, when this batch placed the same plans all moved
   // by the same bytes (planned once: a step of a decomposition used again); false otherwise.
@@ -138,6 +177,7 @@ class CollectiveEngine final : public Engine {
   collective::Wanted wanted_;
   std::vector<plan::RoutedSegment> routed_;
   RepeatedPuts repeated_;  // this rank's previous batch
+  Agreed agreed_;          // what the previous write batch agreed on
   Status deferred_;        // the first local error, reported at the next agreement
   bool writes_queued_ = false;  // async: a batch since the last commit agreement queued writes
 };

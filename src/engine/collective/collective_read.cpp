@@ -15,25 +15,43 @@ namespace tapio {
 namespace {
 
 // What every rank tells the others about a read, in one MAX reduction: the global range (the
-// one input no rank knows without asking), whether some rank cannot read directly, and
-// whether one is out of memory. Every value stays below 2^63 (file offsets do: off_t), so the
-// reduction is right where a MAX compares uint64 values as signed (MPICH 4.0 does; with
-// UINT64_MAX - lo, a rank reading nothing won and nobody read anything).
+// one input no rank knows without asking), whether some rank's pieces cannot go direct (if
+// none, the rank-order scan follows), and whether one is out of memory. Every value stays
+// below 2^63 (file offsets do: off_t), so the reduction is right where a MAX compares uint64
+// values as signed (MPICH 4.0 does; with UINT64_MAX - lo, a rank reading nothing won and
+// nobody read anything). It also says whether the read is steady: every rank wants what it
+// wanted in the previous batch, moved by the same bytes (the least and most any rank that
+// wants anything moved by), so the previous rounds' plan moves with it.
 struct ReadVotes {
   static constexpr uint64_t kTop = INT64_MAX;
   uint64_t lo = kTop, hi = 0;
   uint64_t cannot_direct = 1;
   uint64_t out_of_memory = 0;
+  uint64_t changed = 0;
+  uint64_t moved_lo = kTop, moved_hi = 0;  // the least and most any rank moved by
 
   Status reduce(const comm::Comm& comm) {
-    uint64_t v[4] = {kTop - lo, hi, cannot_direct, out_of_memory};
-    TAPIO_RETURN_IF_ERROR(comm.allreduce_max(v, 4));
+    uint64_t v[7] = {kTop - lo, hi, cannot_direct, out_of_memory, changed, kTop - moved_lo,
+                     moved_hi};
+    TAPIO_RETURN_IF_ERROR(comm.allreduce_max(v, 7));
     lo = kTop - v[0];
     hi = v[1];
     cannot_direct = v[2];
     out_of_memory = v[3];
+    changed = v[4];
+    moved_lo = kTop - v[5];
+    moved_hi = v[6];
     return ok_status();
   }
+  // This rank's part: `placed` against the previous batch's.
+  void note_moves(const collective::Placements& placed, const collective::Placements& before) {
+    uint64_t by = 0;
+    changed = placed.size() != before.size() ||
+              (!placed.empty() && !collective::moved_by(placed, before, &by)) || by >= kTop;
+    if (!placed.empty() && !changed) moved_lo = moved_hi = by;
+  }
+  // Every rank moved by the same bytes, or wants nothing.
+  bool steady() const { return changed == 0 && moved_lo == moved_hi; }
 };
 
 }  // namespace
@@ -48,13 +66,16 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   // Every byte wanted is read or replied into staging; an aggregator without shared slots
   // reads its rounds into a private buffer.
   const bool reserved = reserve(wanted.bytes, 1, spec_.round_bytes);
+  const Agreed before = std::exchange(agreed_, Agreed{});
   // Direct when every rank can (its pieces large, the ranks' ranges disjoint in rank order:
   // then no two ranks want the same bytes, and reading them once each is the minimum).
   ReadVotes votes;
   plan::DirectPlan direct;
-  TAPIO_RETURN_IF_ERROR(plan_direct(wanted.segments, wanted.placed, wanted.ranges, &direct,
-                                    &votes.cannot_direct));
+  plan_direct_here(wanted.segments, wanted.placed, &direct);
+  votes.cannot_direct = spec_.direct && direct.eligible ? 0 : 1;  // this rank's pieces alone
   votes.out_of_memory = reserved ? 0 : 1;
+  votes.note_moves(wanted.placed, before.placed);
+  if (!before.rounds) votes.changed = 1;
   for (const plan::MemSegment& m : wanted.segments) {
     votes.lo = std::min(votes.lo, m.seg.offset);
     votes.hi = std::max(votes.hi, m.seg.last_end());
@@ -67,18 +88,31 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
     return reserved ? ok_status() : out_of_memory(wanted.bytes, 1, spec_.round_bytes);
   if (votes.hi <= votes.lo) return ok_status();  // nobody reads anything
   uint8_t* const staging = bufs_.staging.data();
+  if (votes.cannot_direct == 0)  // every rank's could: their ranges decide
+    TAPIO_RETURN_IF_ERROR(vote_direct(wanted.ranges, direct, &votes.cannot_direct));
   if (votes.cannot_direct == 0) {
     const Status st = read_direct(direct, staging);
     PhaseTimer t(&profile(), Phase::kSwap);
     if (st.ok()) collective::swap_into(wanted, staging);
     return st;
   }
-  collective::ReadBatch batch{&wanted, staging, layout_for(votes.lo, votes.hi), routed_, {}};
-  {
+  const plan::Extent range{votes.lo, votes.hi - votes.lo};
+  collective::ReadBatch batch{&wanted, staging, {}, routed_, {}};
+  const bool grid_kept =
+      !spec_.stripe_grid || votes.moved_lo % std::max<uint64_t>(spec_.stripe_size, 1) == 0;
+  if (votes.steady() && grid_kept &&
+      range == plan::Extent{before.range.offset + votes.moved_lo, before.range.length}) {
     PhaseTimer t(&profile(), Phase::kPlan);
-    plan::route_segments(wanted.segments, batch.layout, &batch.routed);
+    batch.layout = moved_rounds(before, votes.moved_lo, &batch.routed, &batch.expected);
+  } else {
+    batch.layout = layout_for(votes.lo, votes.hi);
+    {
+      PhaseTimer t(&profile(), Phase::kPlan);
+      plan::route_segments(wanted.segments, batch.layout, &batch.routed);
+    }
+    TAPIO_RETURN_IF_ERROR(expected_messages(batch.layout, batch.routed, &batch.expected));
   }
-  TAPIO_RETURN_IF_ERROR(expected_messages(batch.layout, batch.routed, &batch.expected));
+  agreed_ = Agreed{true, 1, true, false, range, batch.layout, batch.expected, wanted.placed};
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(batch.layout));
   profile().rounds += batch.layout.rounds;
   return collective::ReadRounds(parts(), batch).run();

@@ -15,6 +15,7 @@ CollectiveSpec CollectiveSpec::parse(const Params& p) {
   s.collect_order = p.get("collect_order") == "topology" ? plan::CollectOrder::kTopology
                                                          : plan::CollectOrder::kRank;
   s.stripe_size = p.get_size("stripe_size");
+  s.stripe_grid = p.has("stripe_size");
   s.round_bytes = std::min<uint64_t>(p.get_size("buffer_size"), 1u << 30);
   s.pipeline = p.get_bool("pipeline");
   s.shared_memory = p.get_bool("shared_memory");

@@ -16,6 +16,10 @@ struct CollectiveSpec {
   plan::Placement placement = plan::Placement::kSpread;
   plan::CollectOrder collect_order = plan::CollectOrder::kTopology;
   uint64_t stripe_size = 1 << 20;
+  // Domains keep the file's stripe boundaries: the stripe size was asked for, or detected on
+  // Lustre or GPFS (engine/file_system_defaults.h), where two aggregators sharing a stripe
+  // contend for its lock. Otherwise a steady batch's domains move with its record.
+  bool stripe_grid = false;
   uint64_t round_bytes = 16 << 20;  // buffer_size, at most 1 GiB (a round's message is an int)
   bool pipeline = true;             // rounds written behind the next one's exchange
   bool shared_memory = true;        // node-local aggregation through a shared window

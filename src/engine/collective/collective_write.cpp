@@ -56,23 +56,34 @@ bool CollectiveEngine::may_stage(const plan::DirectPlan& direct) const {
   return direct.eligible || agg_.any_remote();
 }
 
-// The votes, summed with the touched variables in one reduction.
-Status CollectiveEngine::vote(const std::vector<PutOp>& puts, uint64_t step, WriteVotes* v) {
-  enum { kCannotDirect, kBytes, kOutOfMemory, kChanged, kFailed, kElements };
-  std::vector<uint64_t> sums(kElements + io().vars.size(), 0);
-  sums[kCannotDirect] = v->cannot_direct;
+// The step's vote: one reduction of every rank's flags and sums, with the puts per variable
+// (which variables the batch touches). It carries this rank's failure so far, so it is the
+// step's error agreement too: trusted as that is (docs/reliability.md).
+Status CollectiveEngine::vote(const std::vector<PutOp>& puts, const Status& local,
+                              WriteVotes* v) {
+  enum { kBytes, kOutOfMemory, kChanged, kFailed, kIneligible, kElements };
+  const size_t n = io().vars.size();
+  std::vector<uint64_t> sums(kElements + 2 * n, 0);
   sums[kBytes] = v->bytes;
   sums[kOutOfMemory] = v->out_of_memory;
-  sums[kChanged] = repeated_.same_as_last(puts, step) ? 0 : 1;
-  sums[kFailed] = v->failed;
-  for (const PutOp& p : puts) sums[kElements + p.var] += p.elements;
-  TAPIO_RETURN_IF_ERROR(nc_.note_puts(puts, &sums));
-  v->cannot_direct = sums[kCannotDirect];
+  sums[kChanged] = v->changed;
+  sums[kFailed] = local.ok() ? 0 : 1;
+  sums[kIneligible] = v->ineligible;
+  for (const PutOp& p : puts) {
+    sums[kElements + p.var] += p.elements;
+    sums[kElements + n + p.var] += 1;
+  }
+  {
+    PhaseTimer t(&profile(), Phase::kAgree);
+    TAPIO_RETURN_IF_ERROR(comm().allreduce_sum(sums.data(), static_cast<int>(sums.size())));
+  }
+  if (sums[kFailed] > 0) return agree(local);
+  nc_.note_batch(sums.data() + kElements + n);
   v->bytes = sums[kBytes];
   v->out_of_memory = sums[kOutOfMemory];
   v->changed = sums[kChanged];
-  v->failed = sums[kFailed];
-  v->elements.assign(sums.begin() + kElements, sums.end());
+  v->ineligible = sums[kIneligible];
+  v->elements.assign(sums.begin() + kElements, sums.begin() + kElements + n);
   return ok_status();
 }
 
@@ -108,6 +119,11 @@ collective::DecompositionOf CollectiveEngine::decomposition_of() {
 }
 
 Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
+  return write_batch(puts, step, ok_status());
+}
+
+Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t step,
+                                     const Status& local) {
   PlanCache<plan::Decomposition>::Batch planning(&plans_);
   if (data_.async()) {
     if (writes_queued_) wait_for_queued_writes();
@@ -123,22 +139,28 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     staged_.describe(puts, io(), nc_.header(), step, decomposition_of());
   }
   const collective::Staged& staged = staged_;
+  const Agreed before = std::exchange(agreed_, Agreed{});
   WriteVotes votes;
+  votes.changed = repeated_.same_as_last(puts, step) && before.valid ? 0 : 1;
   plan::DirectPlan direct;
-  const Status scanned =
-      plan_direct(staged.segments(), staged.placed(), staged.ranges(), &direct,
-                  &votes.cannot_direct);
-  votes.failed = scanned.ok() ? 0 : 1;
+  plan_direct_here(staged.segments(), staged.placed(), &direct);
   votes.bytes = direct.bytes;
+  votes.ineligible = spec_.direct && direct.eligible ? 0 : 1;
   const uint64_t staging = may_stage(direct) ? staged.bytes() : 0;
   const uint64_t round = std::min(spec_.round_bytes, step_span(step));
   const int buffers = round_buffers(step, round);
   const bool reserved = reserve(staging, buffers, round);
   votes.out_of_memory = reserved ? 0 : 1;
-  TAPIO_RETURN_IF_ERROR(vote(puts, step, &votes));
-  if (votes.failed > 0) return agree(scanned);
+  TAPIO_RETURN_IF_ERROR(vote(puts, local, &votes));
   if (votes.out_of_memory > 0)
     return reserved ? ok_status() : out_of_memory(staging, buffers, round);
+  // A batch every rank repeats one step later keeps what the previous one agreed on.
+  const bool steady = votes.changed == 0;
+  if (steady) votes.cannot_direct = before.cannot_direct;
+  else if (votes.ineligible == 0)
+    TAPIO_RETURN_IF_ERROR(vote_direct(staged.ranges(), direct, &votes.cannot_direct));
+  agreed_.valid = true;
+  agreed_.cannot_direct = votes.cannot_direct;
   std::vector<Target> targets = batch_targets(step);  // the same on every rank
   if (targets.empty()) return ok_status();
   uint64_t target_bytes = 0;
@@ -152,21 +174,34 @@ Status CollectiveEngine::write_puts(const std::vector<PutOp>& puts, uint64_t ste
     }
     return write_direct(direct);
   }
-  return write_rounds(staged, step, tiles(votes), std::move(targets));
+  return write_rounds(staged, step, tiles(votes), std::move(targets),
+                      steady ? &before : nullptr);
 }
 
-// Through the aggregators: the layout, the routes, the counts, the node slots, then the
-// round pipeline.
+// Through the aggregators: the layout, the routes, the counts (or the previous batch's, moved
+// by a record), the node slots, then the round pipeline.
 Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t step,
-                                      bool tiled, std::vector<Target> targets) {
+                                      bool tiled, std::vector<Target> targets,
+                                      const Agreed* before) {
   collective::WriteBatch batch{step, &staged, {}, routed_, {}, std::move(targets), tiled};
-  batch.layout = layout_for(batch.targets.front().extent.offset, batch.targets.back().extent.end());
-  {
-    PhaseTimer t(&profile(), Phase::kPlan);
-    plan::route_segments(staged.segments(), batch.layout, &batch.routed);
+  const uint64_t lo = batch.targets.front().extent.offset;
+  const plan::Extent range{lo, batch.targets.back().extent.end() - lo};
+  if (!before || !move_rounds(*before, range, &batch)) {
+    batch.layout = layout_for(range.offset, range.end());
+    {
+      PhaseTimer t(&profile(), Phase::kPlan);
+      plan::route_segments(staged.segments(), batch.layout, &batch.routed);
+    }
+    TAPIO_RETURN_IF_ERROR(
+        expected_messages(batch.layout, batch.routed, &batch.expected, &batch));
   }
-  TAPIO_RETURN_IF_ERROR(
-      expected_messages(batch.layout, batch.routed, &batch.expected, &batch));
+  const netcdf::Header& h = nc_.header();
+  agreed_.rounds = true;
+  agreed_.range = range;
+  agreed_.all_records = std::all_of(batch.targets.begin(), batch.targets.end(),
+                                    [&](const Target& t) { return h.is_record(h.vars[t.var]); });
+  agreed_.layout = batch.layout;
+  agreed_.expected = batch.expected;
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(batch.layout));
   profile().rounds += batch.layout.rounds;
   // The staging buffer holds what goes as messages (or, without shared slots, what an
@@ -180,6 +215,30 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
     if (messages) staged.swap_all(bufs_.staging.prepare(staged.bytes()));
   }
   return collective::RoundPipeline(parts(), batch).run();
+}
+
+bool CollectiveEngine::move_rounds(const Agreed& before, const plan::Extent& range,
+                                   collective::WriteBatch* batch) {
+  const uint64_t by = nc_.header().record_size();
+  // Two-level batches are planned every time: their node sums are not kept (and whether a
+  // rank gathers differs from node to node, where this answer must be the same everywhere).
+  if (!before.rounds || !before.all_records || spec_.two_level ||
+      (spec_.stripe_grid && by % std::max<uint64_t>(spec_.stripe_size, 1) != 0) ||
+      !(range == plan::Extent{before.range.offset + by, before.range.length}))
+    return false;
+  PhaseTimer t(&profile(), Phase::kPlan);
+  batch->layout = moved_rounds(before, by, &batch->routed, &batch->expected);
+  return true;
+}
+
+plan::Layout CollectiveEngine::moved_rounds(const Agreed& before, uint64_t by,
+                                            std::vector<plan::RoutedSegment>* routed,
+                                            std::vector<uint32_t>* expected) const {
+  plan::Layout layout = before.layout;
+  for (plan::Extent& d : layout.domains) d.offset += by;
+  for (plan::RoutedSegment& x : *routed) x.seg.offset += by;
+  *expected = before.expected;
+  return layout;
 }
 
 void CollectiveEngine::wait_for_queued_writes() {

@@ -47,6 +47,14 @@ void Staged::describe(const std::vector<PutOp>& puts, const IoDef& io, const net
   }
 }
 
+bool moved_by(const Placements& now, const Placements& before, uint64_t* by) {
+  if (now.empty() || now.size() != before.size()) return false;
+  *by = now[0].second - before[0].second;
+  for (size_t k = 0; k < now.size(); ++k)
+    if (now[k].first != before[k].first || now[k].second - before[k].second != *by) return false;
+  return true;
+}
+
 size_t Staged::source_at(uint64_t at) const {
   auto it = std::upper_bound(sources_.begin(), sources_.end(), at,
                              [](uint64_t a, const Source& s) { return a < s.at; });

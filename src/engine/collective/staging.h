@@ -25,6 +25,9 @@ using DecompositionOf =
 // plans, each moved by the same bytes (the next step of record variables), has the same
 // pieces moved by those bytes, so what was planned from them is moved too (the direct plan).
 using Placements = std::vector<std::pair<const plan::Decomposition*, uint64_t>>;
+// Whether `now` places the plans of `before`, each moved by the same bytes (*by, modulo 2^64:
+// earlier offsets too); false for no plans.
+bool moved_by(const Placements& now, const Placements& before, uint64_t* by);
 
 class Staged {
  public:

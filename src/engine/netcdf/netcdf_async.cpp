@@ -27,11 +27,15 @@ Status NetcdfDataset::write_step_async(uint64_t step, const Status& local,
   Status written = write_puts();
   keep(&written, std::exchange(*deferred, Status()));
   TAPIO_RETURN_IF_ERROR(agree(written));
+  hold_commit(step);
+  return ok_status();
+}
+
+void NetcdfDataset::hold_commit(uint64_t step) {
   pending_ = step;
   pending_touched_.assign(header_.vars.size(), false);
   std::swap(pending_touched_, record_.step);
   if (has_record_vars()) header_.numrecs = step + 1;
-  return ok_status();
 }
 
 void NetcdfDataset::reserve(uint64_t bytes) {

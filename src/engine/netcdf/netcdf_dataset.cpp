@@ -1,6 +1,7 @@
 // The NetCDF file of the serial, mpiio and collective engines (netcdf_dataset.h): the header
-// built from the definitions, create / append / read opening, committing a step (fill, then
-// numrecs), and closing.
+// built from the definitions, create / append / read opening, and which variables a batch
+// touched. Committing and closing are in netcdf_commit.cpp, the joined arrays in
+// netcdf_joined.cpp.
 #include "engine/netcdf/netcdf_dataset.h"
 
 #include <algorithm>
@@ -61,14 +62,19 @@ Status NetcdfDataset::note_puts(const std::vector<PutOp>& puts,
         agree(comm().allreduce_sum(sums.data(), static_cast<int>(sums.size()))));
   }
   if (also_summed) std::copy(sums.begin() + nvars, sums.end(), also_summed->begin());
+  note_batch(sums.data());
+  return ok_status();
+}
+
+void NetcdfDataset::note_batch(const uint64_t* puts_per_var) {
+  const size_t nvars = env_.io->vars.size();
   record_.batch.assign(nvars, 0);
   for (size_t v = 0; v < nvars; ++v) {
-    if (!sums[v]) continue;
+    if (!puts_per_var[v]) continue;
     record_.batch[v] = 1;
     record_.step[v] = true;
     fixed_written_[v] = fixed_written_[v] || !env_.io->vars[v].record;
   }
-  return ok_status();
 }
 
 uint64_t data_end_of(const netcdf::Header& h) {
@@ -124,12 +130,14 @@ Status NetcdfDataset::lock_and_create() {
 
 Status NetcdfDataset::create() {
   Status local = build_header().with_context(where());
-  // Rank 0 locks and creates the file within the same agreement as the definitions' check.
+  // Rank 0 locks, creates and lays out the file within the same agreement as the
+  // definitions' check (every rank builds the same header: it fails on every rank or none).
   if (local.ok() && comm().rank() == 0) local = lock_and_create();
+  if (local.ok() && comm().rank() == 0) local = create_on_root();
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
   record_.step.assign(header_.vars.size(), false);
   fixed_written_.assign(header_.vars.size(), false);
-  return comm::agree(comm(), comm().rank() == 0 ? create_on_root() : ok_status());
+  return ok_status();
 }
 
 // Rank 0: the header, and the fixed-size section reserved now, so that a file cut short by a
@@ -189,143 +197,6 @@ Status NetcdfDataset::check_size() {
                "file '{}' is truncated: its header describes {} records ending at byte {} but "
                "the file has {} bytes",
                env_.path, header_.numrecs, data_end(), size);
-}
-
-namespace {
-// An integer of NetCDF type t, big-endian in `raw`, as int64 (a uint64 above INT64_MAX is
-// negative: no count is that large).
-int64_t integer_at(netcdf::NcType t, const uint8_t* raw) {
-  auto as = [&](auto value) {
-    big_endian_to_host(&value, raw, 1, sizeof value);
-    return static_cast<int64_t>(value);
-  };
-  switch (t) {
-    case netcdf::NC_BYTE: return as(int8_t{});
-    case netcdf::NC_UBYTE: return as(uint8_t{});
-    case netcdf::NC_SHORT: return as(int16_t{});
-    case netcdf::NC_USHORT: return as(uint16_t{});
-    case netcdf::NC_INT: return as(int32_t{});
-    case netcdf::NC_UINT: return as(uint32_t{});
-    case netcdf::NC_INT64: return as(int64_t{});
-    default: return as(uint64_t{});
-  }
-}
-}  // namespace
-
-Status NetcdfDataset::read_samples() {
-  const std::vector<netcdf::SampleDim> dims = netcdf::sample_dims(header_);
-  if (dims.empty()) return ok_status();
-  std::vector<uint8_t> packed;  // rank 0 reads each count variable's values, as int64
-  Status local = ok_status();
-  if (comm().rank() == 0) {
-    PhaseTimer t(env_.profile, Phase::kMetadata);
-    const uint64_t record = header_.record_size();
-    for (const netcdf::SampleDim& d : dims) {
-      const netcdf::Var& v = header_.vars[d.count_var];
-      const size_t esize = netcdf::nc_type_size(v.type);
-      for (uint64_t rec = 0; rec < header_.numrecs && local.ok(); ++rec) {
-        uint8_t raw[8] = {};
-        size_t got = 0;
-        local = file_->read_at(header_.data_offset(v, rec, record), raw, esize, &got);
-        const int64_t value = integer_at(v.type, raw);
-        const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
-        packed.insert(packed.end(), bytes, bytes + sizeof value);
-      }
-    }
-  }
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local.with_context(where())));
-  TAPIO_RETURN_IF_ERROR(comm().bcast_bytes(packed, 0));
-  size_t at = 0;  // the same order as read
-  auto counts = [&](int) -> Result<std::vector<int64_t>> {
-    std::vector<int64_t> values(header_.numrecs);
-    std::memcpy(values.data(), packed.data() + at, values.size() * sizeof(int64_t));
-    at += values.size() * sizeof(int64_t);
-    return values;
-  };
-  auto samples = RaggedSamples::for_reading(header_, counts);
-  if (!samples.ok()) return samples.status().with_context(where());
-  ragged_ = std::move(samples).value();
-  return ok_status();
-}
-
-std::vector<plan::Selection> NetcdfDataset::stored_blocks(int var, uint64_t step) const {
-  std::vector<uint64_t> shape = env_.io->vars[var].shape;
-  if (ragged_.is_joined(var)) shape[0] = ragged_.rows_at(var, step);
-  return {plan::Selection::box(std::vector<uint64_t>(shape.size(), 0), shape)};
-}
-
-Status NetcdfDataset::plan_joined_step(const std::function<uint64_t(int)>& rows_of_var,
-                                       uint64_t step) {
-  if (!has_joined()) return ok_status();
-  auto rows = ragged_.step_rows(header_, rows_of_var, step);
-  if (!rows.ok()) return rows.status().with_context(where());
-  joined_rows_ = std::move(rows).value();
-  return ok_status();
-}
-
-Status NetcdfDataset::fit_joined(const std::function<uint64_t(int)>& rows_of_var,
-                                 const std::function<uint64_t(int)>& written_of_var,
-                                 uint64_t step) {
-  if (!has_joined()) return ok_status();
-  netcdf::Header written = header_;  // this step's record may hold earlier batches' data
-  written.numrecs = step + 1;
-  auto grown = ragged_.grown(header_, ragged_.rows_by_dim(rows_of_var), env_.spec.layout,
-                             data_end_of(written));
-  if (!grown.ok()) return grown.status().with_context(where());
-  if (!grown->has_value()) return ok_status();
-  netcdf::Header& to = **grown;
-  TAPIO_RETURN_IF_ERROR(agree(
-      copy_share(ragged_.moves(header_, to, written_of_var, step)).with_context(where())));
-  // Every rank's share is written (and synced with fsync = step) before the header points to
-  // it, as a step's data precedes its numrecs.
-  Status shown = ok_status();
-  if (comm().rank() == 0) {
-    PhaseTimer t(env_.profile, Phase::kMetadata);
-    const auto bytes = netcdf::encode(ragged_.on_disk(to));
-    shown = file_->write_at(0, bytes.data(), bytes.size());
-    if (shown.ok() && env_.spec.fsync == Fsync::kStep) shown = sync_file();
-  }
-  TAPIO_RETURN_IF_ERROR(agree(shown.with_context(where())));
-  header_ = std::move(to);
-  ragged_.reserve_as(header_);
-  return ok_status();
-}
-
-Status NetcdfDataset::copy_share(const std::vector<RaggedSamples::Move>& moves) {
-  constexpr uint64_t kGranule = 1u << 20;
-  uint64_t largest = 0;  // nothing may move: the alignment padding took the growth
-  for (const RaggedSamples::Move& m : moves) largest = std::max(largest, m.bytes);
-  if (largest == 0) return ok_status();
-  std::unique_ptr<io::File> own;  // rank 0 has the file open; the others open it for this
-  io::File* file = file_.get();
-  if (!file) {
-    TAPIO_ASSIGN_OR_RETURN(own, env_.storage->open(env_.path, io::OpenMode::kReadWrite,
-                                                   &env_.profile->io));
-    file = own.get();
-  }
-  const auto rank = static_cast<uint64_t>(comm().rank());
-  const auto size = static_cast<uint64_t>(comm().size());
-  {
-    PhaseTimer t(env_.profile, Phase::kWrite);
-    std::vector<uint8_t> buffer(std::min<uint64_t>(8 * kGranule, largest));
-    for (const RaggedSamples::Move& m : moves) {
-      const uint64_t share = (m.bytes + size * kGranule - 1) / (size * kGranule) * kGranule;
-      const uint64_t lo = std::min(m.bytes, rank * share), hi = std::min(m.bytes, lo + share);
-      for (uint64_t at = lo; at < hi;) {
-        size_t got = 0;
-        const auto want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), hi - at));
-        TAPIO_RETURN_IF_ERROR(file->read_at(m.from + at, buffer.data(), want, &got));
-        if (got == 0) break;  // past the end of the file: nothing written there yet
-        TAPIO_RETURN_IF_ERROR(file->write_at(m.to + at, buffer.data(), got));
-        at += got;
-      }
-    }
-  }
-  if (env_.spec.fsync == Fsync::kStep) {
-    PhaseTimer t(env_.profile, Phase::kSync);
-    TAPIO_RETURN_IF_ERROR(file->sync());
-  }
-  return own ? own->close() : ok_status();
 }
 
 // Append keeps the file's variables; the program may re-declare them identically and may add
@@ -403,125 +274,6 @@ Result<netcdf::Header> NetcdfDataset::appended_header(const IoDef& merged) const
   }
   header->numrecs = header_.numrecs;
   return header;
-}
-
-Status NetcdfDataset::write_step(uint64_t step, const Status& local,
-                                 const std::function<Status()>& write_puts, Status* deferred,
-                                 uint64_t* redo) {
-  if (env_.spec.async) return write_step_async(step, local, write_puts, deferred, redo);
-  TAPIO_RETURN_IF_ERROR(agree(local));
-  TAPIO_RETURN_IF_ERROR(agree(write_puts()));
-  const Status committed = agree(commit_step(step, std::exchange(*deferred, Status())));
-  if (!committed.ok() && has_joined()) ragged_.rollback();  // the next step retries its rows
-  return committed;
-}
-
-Status NetcdfDataset::commit_step(uint64_t step, Status local) {
-  std::vector<bool> touched(header_.vars.size(), false);
-  std::swap(touched, record_.step);
-  if (!has_record_vars()) return local;
-  header_.numrecs = step + 1;
-  if (has_joined()) ragged_.commit(joined_rows_);
-  if (comm().rank() != 0 || !local.ok()) return local;
-  std::optional<netcdf::Header> shown;
-  if (has_joined()) {  // the counts are data of the record: written before it is committed
-    shown = ragged_.on_disk(header_);
-    for (const RaggedSamples::Count& c : ragged_.last_counts()) {
-      touched[c.var] = true;
-      PhaseTimer t(env_.profile, Phase::kWrite);
-      TAPIO_RETURN_IF_ERROR(file_->write_at(header_.data_offset(header_.vars[c.var], step),
-                                            c.value, sizeof c.value)
-                                .with_context(where()));
-    }
-  }
-  return commit_record(*file_, header_, touched, env_.spec, env_.profile,
-                       shown ? &*shown : nullptr)
-      .with_context(where());
-}
-
-Status commit_record(io::File& file, const netcdf::Header& h, const std::vector<bool>& touched,
-                     const NetcdfSpec& spec, Profile* profile, const netcdf::Header* shown) {
-  const uint64_t step = h.numrecs - 1, record = h.record_size();
-  // Record variables nobody put in this step hold fill values, as in netCDF's fill mode.
-  if (spec.fill)
-    for (size_t v = 0; v < h.vars.size(); ++v)
-      if (h.is_record(h.vars[v]) && !touched[v])
-        TAPIO_RETURN_IF_ERROR(write_fill_at(file, h, static_cast<int>(v), step, profile, record)
-                                  .with_context(fmt::format("variable '{}'", h.vars[v].name)));
-  // The file reaches the end of the new record even if its last variable was not written
-  // (fill = false), or readers would find it shorter than its header says.
-  std::optional<PhaseTimer> t;
-  if (profile) t.emplace(profile, Phase::kMetadata);
-  TAPIO_ASSIGN_OR_RETURN(const uint64_t size, file.size());
-  const uint64_t end = data_end_of(h);
-  if (size < end) TAPIO_RETURN_IF_ERROR(file.truncate(end));
-  // Data first, then numrecs: a reader (or a crash) never sees a half-written step; with
-  // fsync = step numrecs is synced too, so the step is on storage when its commit returns.
-  const bool sync = spec.fsync == Fsync::kStep;
-  auto synced = [&] {
-    std::optional<PhaseTimer> s;
-    if (profile) s.emplace(profile, Phase::kSync);
-    return file.sync();
-  };
-  if (sync) TAPIO_RETURN_IF_ERROR(synced());
-  if (shown) {  // numrecs and the sample dimensions' lengths in one write
-    const auto bytes = netcdf::encode(*shown);
-    TAPIO_RETURN_IF_ERROR(file.write_at(0, bytes.data(), bytes.size()));
-  } else {
-    TAPIO_RETURN_IF_ERROR(ncfile::write_numrecs(file, h, h.numrecs));
-  }
-  // Without a sync, a buffering layer's numrecs still reaches the system when the commit returns.
-  return sync ? synced() : file.flush();
-}
-
-Status NetcdfDataset::sync_file() {
-  PhaseTimer s(env_.profile, Phase::kSync);
-  return file_->sync();
-}
-
-Status NetcdfDataset::close(Status local) {
-  if (comm().rank() != 0) return local;
-  const bool writing = env_.mode != OpenMode::kRead;
-  if (writing && local.ok() && env_.spec.fill) {
-    for (size_t v = 0; v < header_.vars.size() && local.ok(); ++v) {
-      if (header_.is_record(header_.vars[v]) || fixed_written_[v]) continue;
-      if (!ragged_.is_joined(static_cast<int>(v)))
-        local = write_fill(static_cast<int>(v), 0);
-      else if (ragged_.never_written(static_cast<int>(v)))  // its placeholder row
-        local = write_fill_at(*file_, ragged_.on_disk(header_), static_cast<int>(v), 0,
-                              env_.profile, 0)  // a fixed variable: no records
-                    .with_context(where());
-    }
-  }
-  if (writing && local.ok() && env_.spec.fsync != Fsync::kNever) {
-    PhaseTimer t(env_.profile, Phase::kSync);
-    local = file_->sync();
-  }
-  const Status closed = file_->close();
-  return local.ok() ? closed : local;
-}
-
-Status NetcdfDataset::write_fill(int var, uint64_t step) {
-  const uint64_t record = header_.is_record(header_.vars[var]) ? header_.record_size() : 0;
-  return write_fill_at(*file_, header_, var, step, env_.profile, record)
-      .with_context(fmt::format("{}, variable '{}'", where(), header_.vars[var].name));
-}
-
-Status write_fill_at(io::File& file, const netcdf::Header& h, int var, uint64_t step,
-                     Profile* profile, uint64_t record_size) {
-  // One pattern of at most kFillChunk bytes written again and again: memory stays bounded
-  // however large the variable.
-  constexpr uint64_t kFillChunk = uint64_t{4} << 20;
-  const netcdf::Var& nv = h.vars[var];
-  const uint64_t esize = netcdf::nc_type_size(nv.type), bytes = h.elements(nv) * esize;
-  const std::vector<uint8_t> image = fill_image(nv, std::min(h.elements(nv), kFillChunk / esize));
-  std::optional<PhaseTimer> t;
-  if (profile) t.emplace(profile, Phase::kWrite);
-  const uint64_t at = h.data_offset(nv, step, record_size);
-  for (uint64_t done = 0; done < bytes; done += image.size())
-    TAPIO_RETURN_IF_ERROR(
-        file.write_at(at + done, image.data(), std::min<uint64_t>(image.size(), bytes - done)));
-  return ok_status();
 }
 
 }  // namespace tapio

@@ -78,6 +78,9 @@ class NetcdfDataset {
   // Collective: which variables some rank put in this batch (RecordStep::batch). Values in
   // *also_summed are summed over the ranks in the same reduction.
   Status note_puts(const std::vector<PutOp>& puts, std::vector<uint64_t>* also_summed = nullptr);
+  // The same from sums an engine reduced itself: `puts_per_var[v]` is how many puts of
+  // variable v the ranks made in this batch (the same on every rank).
+  void note_batch(const uint64_t* puts_per_var);
   // Collective: agrees on `local`, then `write_puts`, then commits step `step` with *deferred
   // (an engine's first local error, taken after the puts and reported at this agreement),
   // agreeing after each. With `async` (netcdf_async.cpp) the step's writes only start and its
@@ -85,6 +88,15 @@ class NetcdfDataset {
   // this call on every rank and sets *redo to that step, which the next step rewrites.
   Status write_step(uint64_t step, const Status& local, const std::function<Status()>& write_puts,
                     Status* deferred, uint64_t* redo = nullptr);
+  // Collective, not async: commits step `step`, whose data every rank has written (agreed on
+  // by the caller), unless `local` (every rank's outcome so far) failed; agreed.
+  Status commit(uint64_t step, const Status& local);
+  // Async, for an engine that drives its steps (write_step_async's parts): collective, the
+  // pending step's background writes agreed on (a failure sets *redo, as write_step does),
+  // then rank 0 queues its commit; and, once step `step`'s writes are queued and agreed on,
+  // that step pending until the next call.
+  Status settle_pending(uint64_t* redo);
+  void hold_commit(uint64_t step);
   // Async, rank 0: queue a write of the step being written that holds `bytes` until it has run
   // (timed as a background write); waits first while the queued writes hold more than
   // async_buffer allows (counted in the profile). The job runs on the background thread: it
@@ -169,9 +181,6 @@ class NetcdfDataset {
   Status write_step_async(uint64_t step, const Status& local,
                           const std::function<Status()>& write_puts, Status* deferred,
                           uint64_t* redo);
-  // Collective: the pending step's background writes, agreed on; then rank 0 queues its
-  // commit.
-  Status settle_pending(uint64_t* redo);
   // This rank's background writes (rank 0's queue, the engine's) finished; the first error.
   Status wait_behind();
 
