@@ -102,6 +102,7 @@ Status SubfileEngine::open_append() {
   TAPIO_RETURN_IF_ERROR(agree(comm().rank() == 0 ? lock_dataset(false) : ok_status()));
   TAPIO_RETURN_IF_ERROR(open_read());  // the catalog: definitions, steps, generations
   TAPIO_RETURN_IF_ERROR(check_redeclared());
+  TAPIO_RETURN_IF_ERROR(check_declared_dims_kept(io(), catalog_.definitions()));
   IoDef merged = catalog_.definitions();
   merged.engine = io().engine;
   merged.params = io().params;

@@ -189,7 +189,7 @@ Result<Record> read_record(const uint8_t* data, size_t size) {
   return Record{static_cast<RecordKind>(kind), r.here(), length};
 }
 
-std::vector<uint8_t> encode_definitions(const IoDef& io) {
+std::vector<uint8_t> encode_definitions(const IoDef& io, uint32_t version) {
   std::vector<uint8_t> out;
   LeWriter w(out);
   encode_attrs(w, io.attrs);
@@ -204,6 +204,12 @@ std::vector<uint8_t> encode_definitions(const IoDef& io) {
       w.str(v.dim_names[d]);
     }
     encode_attrs(w, v.attrs);
+  }
+  if (version < kDimensionsVersion) return out;
+  w.u64(io.dims.size());
+  for (const DimensionDef& d : io.dims) {
+    w.str(d.name);
+    w.u64(d.length);
   }
   return out;
 }
@@ -232,6 +238,13 @@ Result<IoDef> decode_definitions(const uint8_t* data, size_t size) {
     }
     if (!r.ok() || !decode_attrs(r, &v.attrs))
       return corrupt("definitions (variables)");
+  }
+  if (r.ok() && r.left() > 0) {  // version 6: the declared dimensions
+    io.dims.resize(r.count(16));
+    for (DimensionDef& d : io.dims) {
+      d.name = r.str();
+      d.length = r.u64();
+    }
   }
   if (!r.ok() || r.left() != 0) return corrupt("definitions");
   return io;
