@@ -1,13 +1,14 @@
 """A subfile dataset keeps the dimensions the program declared (format version 6): `tapio ls`
 lists them in declaration order, the unused one included, and `tapio convert` writes them in
 that order (read with netCDF4-python), as the NetCDF engines write them."""
+import shutil
 import subprocess
 import sys
 
 import netCDF4
 import numpy as np
 
-from conftest import BUILD, MPI_ENV, mpirun
+from conftest import BUILD, MPI_ENV, ROOT, mpirun
 
 # Two ranks: rank 0 puts everything. An order no variable uses the dimensions in.
 WRITE = """
@@ -50,3 +51,29 @@ def test_subfile_dataset_keeps_declared_dimensions_through_ls_and_convert(tmp_pa
         assert nc["temp"].dimensions == ("t", "y", "x")
         np.testing.assert_array_equal(nc["temp"][1], np.full((2, 6), 2.5))
         np.testing.assert_array_equal(nc["xc"][:], np.arange(6))
+
+
+def index_version(dataset):
+    return int.from_bytes((dataset / "tapio.idx").read_bytes()[8:12], "little")
+
+
+def test_version_5_dataset_is_read_and_appended_to_as_version_5(tmp_path, python_binding):
+    """tests/data/subfile_v5: the bands example written on 2 ranks by the tapio before declared
+    dimensions (format version 5). This tapio's bands reads it on 3 ranks and checks every
+    value; `tapio convert` numbers its dimensions by use; a step appended keeps the header at
+    version 5 (no dimensions written, so a version-5 tapio still reads it)."""
+    old = ROOT / "tests" / "data" / "subfile_v5"
+    assert index_version(old) == 5
+    mpirun(3, BUILD / "examples" / "bands", "read", old)
+    tapio("convert", old, tmp_path / "v5.nc")
+    with netCDF4.Dataset(tmp_path / "v5.nc") as ds:
+        assert list(ds.dimensions)[0] == "time" and ds.dimensions["time"].isunlimited()
+    copy = tmp_path / "v5"
+    shutil.copytree(old, copy)
+    with python_binding.open(str(copy), "a", engine="subfile") as f:
+        assert f.dimensions == {}
+        with f.step():
+            pass
+    assert index_version(copy) == 5
+    with python_binding.open(str(copy), "r", engine="subfile") as f:
+        assert f.nsteps == 4
