@@ -88,7 +88,8 @@ std::vector<uint8_t> SubfileEngine::step_records(uint64_t* checksum_sum) {
     *checksum_sum += subfile::checksum(payload.data(), payload.size());
   };
   if (comm().rank() == 0 && definitions_sent_ != io().vars.size()) {
-    add(subfile::RecordKind::kDefinitions, subfile::encode_definitions(stored_definitions(), version_));
+    add(subfile::RecordKind::kDefinitions,
+        subfile::encode_definitions(stored_definitions(), version_));
     definitions_sent_ = io().vars.size();
     step_.flags |= subfile::kStepHasDefinitions;
   }

@@ -169,6 +169,14 @@ TEST(SubfileRecords, DefinitionsRoundTrip) {
   EXPECT_TRUE(back->dims.empty());
   for (size_t n = 0; n < bytes.size(); ++n)
     EXPECT_EQ(decode_definitions(bytes.data(), n).ok(), n == v5.size()) << n;
+  // A second unlimited dimension, or one declared twice, is a format error.
+  for (const DimensionDef& bad : {DimensionDef{"time2", 0}, DimensionDef{"x", 4}}) {
+    IoDef twice = io;
+    twice.dims.push_back(bad);
+    const auto b = encode_definitions(twice);
+    EXPECT_EQ(decode_definitions(b.data(), b.size()).status().code(), TAPIO_ERR_FORMAT)
+        << bad.name;
+  }
 }
 
 TEST(SubfileRecords, SplitRecordsWithAlignmentAndChecksums) {
