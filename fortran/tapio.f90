@@ -18,6 +18,7 @@ module tapio
   use tapio_c, only: c_tapio_init_f, c_tapio_finalize, c_tapio_declare_io, &
                      c_tapio_io_set_engine, c_tapio_io_set_parameter, c_tapio_define_variable, &
                      c_tapio_inquire_variable, c_tapio_define_attribute, &
+                     c_tapio_define_dimension, c_tapio_io_dimension_count, c_tapio_io_dimension, &
                      c_tapio_define_string_attribute, c_tapio_inquire_attribute, &
                      c_tapio_read_attribute, c_tapio_var_ndims, c_tapio_var_shape, &
                      c_tapio_var_set_selection, c_tapio_var_set_offsets, &
@@ -41,6 +42,7 @@ module tapio
   integer, parameter, public :: TAPIO_SHORT = 3, TAPIO_INT = 5, TAPIO_INT64 = 7, TAPIO_REAL = 9, &
     TAPIO_DOUBLE = 10, TAPIO_CHAR = 11
   integer, parameter, public :: TAPIO_WRITE = 0, TAPIO_READ = 1, TAPIO_APPEND = 2
+  integer, parameter, public :: TAPIO_UNLIMITED = 0  ! tapio_def_dim's length of the step dim
   integer, parameter, public :: TAPIO_STEP_OK = 0, TAPIO_STEP_END_OF_STREAM = 1, &
     TAPIO_STEP_NOT_READY = 2, TAPIO_STEP_WRITER_GONE = 3
 
@@ -59,6 +61,7 @@ module tapio
 
   public :: tapio_init, tapio_finalize, tapio_declare_io, tapio_set_engine, tapio_set_parameter
   public :: tapio_def_var, tapio_inq_var, tapio_inq_var_shape, tapio_put_att, tapio_get_att
+  public :: tapio_def_dim, tapio_inq_ndims, tapio_inq_dim
   public :: tapio_set_selection, tapio_set_compdof, tapio_set_steps, tapio_set_joined_count
   public :: tapio_open, tapio_begin_step, tapio_end_step, tapio_put, tapio_get
   public :: tapio_perform_puts, tapio_perform_gets, tapio_steps, tapio_close
@@ -162,6 +165,43 @@ contains
     end if
     status = c_status(c_tapio_define_variable(io%p, c_string(name), int(xtype, c_int), &
                       int(n, c_int), shape, name_ptrs, flags, var%p))
+  end function
+
+  ! Declare a dimension (length TAPIO_UNLIMITED: the one steps go along): the file numbers the
+  ! declared dimensions first, in this order, as netCDF-Fortran's nf90_def_dim does.
+  integer function tapio_def_dim(io, name, length) result(status)
+    type(tapio_io), intent(in) :: io
+    character(len=*), intent(in) :: name
+    integer, intent(in) :: length
+    status = c_status(c_tapio_define_dimension(io%p, c_string(name), int(length, c_int64_t)))
+  end function
+
+  ! The number of declared dimensions (after opening for reading or appending: the file's).
+  integer function tapio_inq_ndims(io, ndims) result(status)
+    type(tapio_io), intent(in) :: io
+    integer, intent(out) :: ndims
+    integer(c_size_t) :: n
+    status = c_status(c_tapio_io_dimension_count(io%p, n))
+    ndims = int(n)
+  end function
+
+  ! Declared dimension dimid (1-based, as netCDF-Fortran's ids): its name and length (0 for the
+  ! unlimited one).
+  integer function tapio_inq_dim(io, dimid, name, length) result(status)
+    type(tapio_io), intent(in) :: io
+    integer, intent(in) :: dimid
+    character(len=:), allocatable, intent(out) :: name
+    integer, intent(out) :: length
+    type(c_ptr) :: cname
+    integer(c_int64_t) :: clength
+    status = c_status(c_tapio_io_dimension(io%p, int(dimid - 1, c_size_t), cname, clength))
+    if (status /= TAPIO_OK) then
+      name = ""
+      length = 0
+      return
+    end if
+    name = from_c(cname)
+    length = int(clength)
   end function
 
   integer function tapio_inq_var(io, name, var) result(status)

@@ -8,6 +8,7 @@ module tapio_c
   public :: c_string
   public :: c_tapio_init_f, c_tapio_finalize, c_tapio_declare_io, c_tapio_io_set_engine, &
             c_tapio_io_set_parameter, c_tapio_define_variable, c_tapio_inquire_variable, &
+            c_tapio_define_dimension, c_tapio_io_dimension_count, c_tapio_io_dimension, &
             c_tapio_define_attribute, c_tapio_define_string_attribute, &
             c_tapio_inquire_attribute, c_tapio_read_attribute, c_tapio_var_ndims, &
             c_tapio_var_shape, c_tapio_var_type, c_tapio_var_set_selection, &
@@ -91,6 +92,27 @@ module tapio_c
       import :: c_int, c_ptr, c_char
       type(c_ptr), value :: io, var_name, data
       character(kind=c_char), intent(in) :: name(*)
+    end function
+    integer(c_int) function c_tapio_define_dimension(io, name, length) &
+        bind(C, name="tapio_define_dimension")
+      import :: c_int, c_ptr, c_char, c_int64_t
+      type(c_ptr), value :: io
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int64_t), value :: length
+    end function
+    integer(c_int) function c_tapio_io_dimension_count(io, count) &
+        bind(C, name="tapio_io_dimension_count")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: io
+      integer(c_size_t), intent(out) :: count
+    end function
+    integer(c_int) function c_tapio_io_dimension(io, index, name, length) &
+        bind(C, name="tapio_io_dimension")
+      import :: c_int, c_ptr, c_size_t, c_int64_t
+      type(c_ptr), value :: io
+      integer(c_size_t), value :: index
+      type(c_ptr), intent(out) :: name
+      integer(c_int64_t), intent(out) :: length
     end function
     integer(c_int) function c_tapio_var_ndims(var, ndims) bind(C, name="tapio_var_ndims")
       import :: c_int, c_ptr

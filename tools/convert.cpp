@@ -66,6 +66,7 @@ Slab slab_of(const VariableDef& v, int rank, int size) {
 }
 
 void define_output(IO& out, const IoDef& def) {
+  for (const DimensionDef& d : def.dims) out.define_dimension(d.name, d.length);  // their order
   for (const Attribute& a : def.attrs)
     check(tapio_define_attribute(out.get(), nullptr, a.name.c_str(), a.type, a.count(),
                                  a.data.data()));

@@ -70,6 +70,9 @@ Result<IoDef> read_definitions(tapio_io* io) {
     def.vars.push_back(std::move(v));
   }
   TAPIO_ASSIGN_OR_RETURN(def.attrs, read_attributes(io, nullptr));
+  TAPIO_RETURN_IF_ERROR(api_call([&] {
+    for (const Dimension& d : IO(io).dimensions()) def.dims.push_back({d.name, d.length});
+  }));
   return def;
 }
 

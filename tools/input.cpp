@@ -66,12 +66,21 @@ bool checked_add(uint64_t a, uint64_t b, uint64_t* out) {
   return !__builtin_add_overflow(a, b, out);
 }
 
+// The dimension a dataset's steps go along: the unlimited one it declares, else "time".
+std::string record_dimension(const IoDef& def) {
+  for (const DimensionDef& d : def.dims)
+    if (d.unlimited()) return d.name;
+  return netcdf::kRecordDim;
+}
+
 Result<Input> open_dataset(const std::string& path) {
   start_mpi();
   Input in;
   in.path = path;
   TAPIO_ASSIGN_OR_RETURN(std::unique_ptr<Dataset> dataset, Dataset::open(path));
-  Result<netcdf::Header> header = netcdf::header_from_io(dataset->netcdf_definitions(), 5);
+  const IoDef& def = dataset->netcdf_definitions();
+  Result<netcdf::Header> header =
+      netcdf::header_from_io(def, 5, record_dimension(def));
   if (!header.ok()) return header.status().with_context(fmt::format("dataset '{}'", path));
   in.header = std::move(header).value();
   in.steps = in.header.numrecs = dataset->steps();

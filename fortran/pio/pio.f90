@@ -9,7 +9,7 @@ module pio
   use pio_atts
   use pio_vars
   use pio_darrays
-  use pio_support, only: pio_readdof, pio_writedof
+  use pio_support, only: pio_readdof, pio_writedof, pio_write_nc_dof, pio_read_nc_dof
   implicit none
   public
 end module pio

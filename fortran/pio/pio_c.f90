@@ -9,8 +9,8 @@ module pio_c
     pioc_set_hint, pioc_iotype_available, pioc_set_rearr_opts, pioc_get_numiotasks, &
     pioc_set_log_level, pioc_strerror, pioc_set_buffer_size_limit, &
     pioc_initdecomp, pioc_freedecomp, pioc_get_local_array_size, &
-    pioc_readmap_from_f90, pioc_writemap_from_f90, &
-    pioc_createfile, pioc_openfile, pioc_closefile, pioc_sync, pioc_deletefile, &
+    pioc_readmap_from_f90, pioc_writemap_from_f90, pioc_write_nc_decomp, pioc_read_nc_decomp, &
+    mpi_comm_f2c, pioc_createfile, pioc_openfile, pioc_closefile, pioc_sync, pioc_deletefile, &
     pioc_file_is_open, pioc_redef, pioc_enddef, pioc_set_fill, &
     pioc_def_dim, pioc_inq_dimid, pioc_inq_dimname, pioc_inq_dimlen, pioc_inq_unlimdim, &
     pioc_inq_ndims, pioc_inq_nvars, pioc_inq_natts, &
@@ -386,6 +386,31 @@ module pio_c
   procedure(vara_fn), bind(c, name="PIOc_get_vara_double") :: pioc_get_vara_double
 
   interface
+    ! title and history: NUL-terminated, or c_null_ptr for none.
+    integer(c_int) function pioc_write_nc_decomp(iosysid, filename, cmode, ioid, title, &
+                                                 history, fortran_order) &
+        bind(c, name="PIOc_write_nc_decomp")
+      import :: c_int, c_char, c_ptr
+      integer(c_int), value :: iosysid, cmode, ioid, fortran_order
+      character(kind=c_char), intent(in) :: filename(*)
+      type(c_ptr), value :: title, history
+    end function
+    ! comm is a C MPI_Comm (mpi_comm_f2c); title and history: buffers of PIO_MAX_NAME + 1.
+    integer(c_int) function pioc_read_nc_decomp(iosysid, filename, ioid, comm, pio_type, title, &
+                                                history, fortran_order) &
+        bind(c, name="PIOc_read_nc_decomp")
+      import :: c_int, c_char, c_ptr
+      integer(c_int), value :: iosysid, pio_type
+      character(kind=c_char), intent(in) :: filename(*)
+      integer(c_int), intent(out) :: ioid, fortran_order
+      type(c_ptr), value :: comm
+      character(kind=c_char), intent(out) :: title(*), history(*)
+    end function
+    ! MPI's C handle of a Fortran communicator (Open MPI's MPI_Comm is a pointer).
+    type(c_ptr) function mpi_comm_f2c(comm) bind(c, name="MPI_Comm_f2c")
+      import :: c_int, c_ptr
+      integer(c_int), value :: comm
+    end function
     ! The C library allocates the arrays PIOc_readmap_from_f90 returns.
     subroutine c_free(p) bind(c, name="free")
       import :: c_ptr

@@ -76,6 +76,7 @@ contains
     status = pioc_init_intracomm_from_f90(int(comp_comm, c_int), int(num_iotasks, c_int), &
                                           int(stride, c_int), cbase, int(rearr, c_int), opts, &
                                           iosystem%iosysid)
+    iosystem%comp_comm = comp_comm
     ! PIO_init has no status argument: a failure here leaves nothing to work with.
     if (status /= pio_noerr) call piodie('pio_lib.F90', __LINE__, &
       'PIO_init: PIOc_Init_Intracomm_from_F90 failed with error', status)

@@ -1,15 +1,20 @@
-! PIO's support routines: piodie (print and abort), CheckMPIreturn, and the text decomposition
-! map files (pio_readdof, pio_writedof) through PIOc_readmap_from_f90 / PIOc_writemap_from_f90.
+! PIO's support routines: piodie (print and abort), CheckMPIreturn, the text decomposition
+! map files (pio_readdof, pio_writedof) through PIOc_readmap_from_f90 / PIOc_writemap_from_f90,
+! and the NetCDF ones (pio_write_nc_dof, pio_read_nc_dof; docs/pio-fortran.md says where they
+! differ from PIO's own bindings).
 module pio_support
-  use, intrinsic :: iso_c_binding, only: c_int, c_long_long, c_ptr, c_f_pointer
+  use, intrinsic :: iso_c_binding, only: c_int, c_long_long, c_ptr, c_f_pointer, c_char, &
+                                         c_null_char, c_null_ptr, c_loc
   use mpi, only: mpi_comm_world, mpi_success, mpi_max_error_string, mpi_abort, &
                  mpi_error_string, mpi_comm_rank
   use pio_kinds, only: pio_offset_kind
-  use pio_c, only: pioc_readmap_from_f90, pioc_writemap_from_f90, c_free
-  use pio_strings, only: c_str
+  use pio_types, only: iosystem_desc_t, io_desc_t, pio_double, pio_max_name, pio_noerr
+  use pio_c, only: pioc_readmap_from_f90, pioc_writemap_from_f90, pioc_write_nc_decomp, &
+                   pioc_read_nc_decomp, mpi_comm_f2c, c_free
+  use pio_strings, only: c_str, from_c
   implicit none
   private
-  public :: piodie, checkmpireturn, pio_readdof, pio_writedof
+  public :: piodie, checkmpireturn, pio_readdof, pio_writedof, pio_write_nc_dof, pio_read_nc_dof
 contains
   ! Abort every rank after printing where and why (PIO's last resort, kept for its callers).
   subroutine piodie(file, line, msg, ival1, msg2, ival2, msg3, ival3, mpirank)
@@ -100,5 +105,72 @@ contains
     status = pioc_writemap_from_f90(c_str(file), int(size(gdims), c_int), cdims, &
                                     int(size(dof), c_long_long), dof, int(comm, c_int))
     if (present(ierr)) ierr = status
+  end subroutine
+
+  ! Write iodesc's decomposition to a NetCDF decomposition file (PIO's format) on every task
+  ! of ios. title and history become attributes when given; fortran_order (default .false.)
+  ! only names the array_order attribute: the file holds the dimensions as the C library keeps
+  ! them, in C order, whatever it says.
+  subroutine pio_write_nc_dof(ios, filename, cmode, iodesc, ret, title, history, fortran_order)
+    type(iosystem_desc_t), intent(in) :: ios
+    character(len=*), intent(in) :: filename
+    integer, intent(in) :: cmode
+    type(io_desc_t), intent(in) :: iodesc
+    integer, intent(out) :: ret
+    character(len=*), intent(in), optional :: title, history
+    logical, intent(in), optional :: fortran_order
+    character(kind=c_char), allocatable, target :: ctitle(:), chistory(:)
+    type(c_ptr) :: ptitle, phistory
+    integer(c_int) :: forder
+    ptitle = c_null_ptr
+    phistory = c_null_ptr
+    if (present(title)) then  ! whole: the C library refuses one over PIO_MAX_NAME
+      allocate(ctitle(len_trim(title) + 1))
+      ctitle = transfer(c_str(title), ctitle)
+      ptitle = c_loc(ctitle)
+    end if
+    if (present(history)) then
+      allocate(chistory(len_trim(history) + 1))
+      chistory = transfer(c_str(history), chistory)
+      phistory = c_loc(chistory)
+    end if
+    forder = 0
+    if (present(fortran_order)) then
+      if (fortran_order) forder = 1
+    end if
+    ret = pioc_write_nc_decomp(ios%iosysid, c_str(filename), int(cmode, c_int), iodesc%ioid, &
+                               ptitle, phistory, forder)
+  end subroutine
+
+  ! Read a NetCDF decomposition file into a new iodesc for the tasks of ios (those PIO_init
+  ! was given), each taking its own row. basepiotype (an addition to PIO's argument list,
+  ! default PIO_double) is the type of the arrays PIO_write_darray and PIO_read_darray will
+  ! pass with it, as in PIO_initdecomp. title, history and fortran_order come back from the
+  ! file ("" when it has none); a title or history longer than the variable is PIO_ESTS.
+  subroutine pio_read_nc_dof(ios, filename, iodesc, ret, title, history, fortran_order, &
+                             basepiotype)
+    type(iosystem_desc_t), intent(in) :: ios
+    character(len=*), intent(in) :: filename
+    type(io_desc_t), intent(out) :: iodesc
+    integer, intent(out) :: ret
+    character(len=*), intent(out), optional :: title, history
+    logical, intent(out), optional :: fortran_order
+    integer, intent(in), optional :: basepiotype
+    character(kind=c_char, len=pio_max_name + 1) :: ctitle, chistory
+    integer(c_int) :: forder, ctype, short
+    ctype = pio_double
+    if (present(basepiotype)) ctype = basepiotype
+    ctitle = c_null_char
+    chistory = c_null_char
+    forder = 0
+    ret = pioc_read_nc_decomp(ios%iosysid, c_str(filename), iodesc%ioid, &
+                              mpi_comm_f2c(int(ios%comp_comm, c_int)), ctype, ctitle, chistory, &
+                              forder)
+    if (ret /= pio_noerr) iodesc%ioid = -1
+    if (present(fortran_order)) fortran_order = forder /= 0
+    short = pio_noerr
+    if (present(title)) short = from_c(ctitle, title)
+    if (present(history) .and. short == pio_noerr) short = from_c(chistory, history)
+    if (ret == pio_noerr) ret = short
   end subroutine
 end module pio_support

@@ -9,6 +9,7 @@ module pio_types
 
   type, public :: iosystem_desc_t
     integer(c_int) :: iosysid = -1
+    integer :: comp_comm = -1  ! PIO_init's (Fortran handle): PIO_read_nc_dof reads on it
   end type
   type, public :: file_desc_t
     integer(c_int) :: fh = -1

@@ -157,6 +157,13 @@ class Engine {
   tapio_engine* e_ = nullptr;
 };
 
+// A declared dimension: length 0 = the unlimited one.
+struct Dimension {
+  std::string name;
+  uint64_t length = 0;
+  bool operator==(const Dimension& o) const { return name == o.name && length == o.length; }
+};
+
 class IO {
  public:
   IO() = default;
@@ -176,6 +183,25 @@ class IO {
     check(tapio_define_variable(io_, name.c_str(), type_of<T>(), static_cast<int>(shape.size()),
                                 shape.data(), names.empty() ? nullptr : names.data(), flags, &v));
     return Variable(v);
+  }
+  // Declares a dimension (length 0: the unlimited one): a NetCDF file numbers the declared
+  // dimensions first, in declaration order (docs/api.md §1.3, "Dimension order").
+  void define_dimension(const std::string& name, uint64_t length) {
+    check(tapio_define_dimension(io_, name.c_str(), length));
+  }
+  // The declared dimensions in order (after opening a file for reading or appending: the
+  // file's); length 0 = unlimited.
+  std::vector<Dimension> dimensions() const {
+    size_t n;
+    check(tapio_io_dimension_count(io_, &n));
+    std::vector<Dimension> out;
+    for (size_t i = 0; i < n; ++i) {
+      const char* name;
+      uint64_t length;
+      check(tapio_io_dimension(io_, i, &name, &length));
+      out.push_back(Dimension{name, length});
+    }
+    return out;
   }
   Variable inquire_variable(const std::string& name) {
     tapio_var* v;

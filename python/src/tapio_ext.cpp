@@ -101,6 +101,20 @@ std::vector<std::string> variable_names(Handle io) {
   return names;
 }
 
+// The IO's declared dimensions in order, as (name, length) pairs (length 0: unlimited).
+std::vector<std::pair<std::string, uint64_t>> dimensions(Handle io) {
+  size_t n = 0;
+  check(tapio_io_dimension_count(ptr<tapio_io>(io), &n));
+  std::vector<std::pair<std::string, uint64_t>> dims;
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = nullptr;
+    uint64_t length = 0;
+    check(tapio_io_dimension(ptr<tapio_io>(io), i, &name, &length));
+    dims.emplace_back(name, length);
+  }
+  return dims;
+}
+
 std::vector<std::string> attribute_names(Handle io, const std::optional<std::string>& var) {
   size_t n = 0;
   check(tapio_io_attribute_count(ptr<tapio_io>(io), or_null(var), &n));
@@ -226,6 +240,10 @@ NB_MODULE(_tapio, m) {
         nb::arg("shape"), nb::arg("dim_names").none(), nb::arg("fixed"), nb::arg("joined"));
   m.def("inquire_variable", &inquire_variable);
   m.def("variable_names", &variable_names);
+  m.def("define_dimension", [](Handle io, const std::string& name, uint64_t length) {
+    check(tapio_define_dimension(ptr<tapio_io>(io), name.c_str(), length));
+  });
+  m.def("dimensions", &dimensions);
   m.def("define_attribute", [](Handle io, const std::optional<std::string>& var,
                                const std::string& name, int type, size_t count, uintptr_t data) {
     check(tapio_define_attribute(ptr<tapio_io>(io), or_null(var), name.c_str(),

@@ -89,6 +89,20 @@ class File:
             var.attrs[key] = value
         return var
 
+    def define_dimension(self, name: str, length: int) -> None:
+        """Declare a dimension (``length`` 0: the unlimited one, which steps go along). A
+        NetCDF file numbers the declared dimensions first, in declaration order, and writes
+        them even if no variable uses them (docs/api.md section 1.3, "Dimension order")."""
+        self._check_definable()
+        _tapio.define_dimension(self._io, name, int(length))
+
+    @property
+    def dimensions(self) -> dict[str, int]:
+        """The declared dimensions in order, name to length (0: unlimited); after opening for
+        reading or appending, the file's."""
+        self._check_open()
+        return dict(_tapio.dimensions(self._io))
+
     @property
     def variables(self) -> dict[str, Variable]:
         """Every variable, by name, in definition (file) order."""

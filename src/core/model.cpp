@@ -76,6 +76,19 @@ Status validate_name(const std::string& kind, const std::string& name) {
   return error(TAPIO_ERR_ARG, "{} name '{}' {}", kind, printable_name(name), why);
 }
 
+Status check_declared_dims_kept(const IoDef& program, const IoDef& file) {
+  for (const DimensionDef& d : program.dims) {
+    const DimensionDef* f = file.find_dim(d.name);
+    if (!f || f->length != d.length)
+      return error(TAPIO_ERR_UNSUPPORTED,
+                   "dimension '{}' is declared {}, which the file being appended to {}: its "
+                   "dimensions are fixed at creation",
+                   d.name, d.unlimited() ? "unlimited" : fmt::format("with length {}", d.length),
+                   f ? "declares otherwise" : "does not have");
+  }
+  return ok_status();
+}
+
 Status validate_variable(const VariableDef& v, const std::string& step_dim) {
   TAPIO_RETURN_IF_ERROR(validate_name("variable", v.name));
   if (!type_is_valid(v.type))

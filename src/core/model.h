@@ -89,6 +89,9 @@ Status validate_name(const std::string& kind, const std::string& name);
 // step_dim: the name of the dimension steps go along (the record_dimension parameter), which
 // no variable may use for one of its own.
 Status validate_variable(const VariableDef& v, const std::string& step_dim = kStepDimension);
+// Appending: each dimension the program declares must be one the file has, with its length
+// (dimensions are fixed at creation). TAPIO_ERR_UNSUPPORTED naming the dimension otherwise.
+Status check_declared_dims_kept(const IoDef& program, const IoDef& file);
 // Adds or replaces attribute `a` in `attrs`.
 void set_attribute(std::vector<Attribute>& attrs, Attribute a);
 // The default name of dimension `d` of a variable when the program gives none: shared by all

@@ -88,11 +88,15 @@ std::shared_ptr<const std::vector<uint64_t>> offsets_in(
 void hold(File& f, int varid, Decomp& d, const void* array, int64_t frame, bool refused) {
   const Var& v = f.vars[varid];
   const uint64_t at = frame >= 0 ? static_cast<uint64_t>(frame) : frame_of(v);
+  // A set_fill after the engine opened changes nothing it writes: ask what it was opened with.
+  const bool fills = f.engine ? f.engine_fills : tapio_fills(f);
   Held h;
   h.var = varid;
   h.frame = v.record ? at : 0;
   h.memtype = to_tapio(d.type);
-  h.most_bytes = most_bytes(*f.ios, d);
+  // Counted on every task alike, whether or not it holds holes (flush_over_limit).
+  h.most_bytes = most_bytes(*f.ios, d);  // agrees d.most_holes too, the first time
+  if (!fills) h.most_bytes += d.most_holes * static_cast<int64_t>(type_size(v.type));
   h.refused = refused;
   if (!refused) {
     h.offsets = offsets_in(v, d, d.offsets, at);
@@ -107,8 +111,6 @@ void hold(File& f, int varid, Decomp& d, const void* array, int64_t frame, bool 
     }
   }
   f.held.push_back(std::move(h));
-  // A set_fill after the engine opened changes nothing it writes: ask what it was opened with.
-  const bool fills = f.engine ? f.engine_fills : tapio_fills(f);
   if (fills || !d.holes || d.holes->empty()) return;
   Held fill;  // the file leaves the holes unwritten: this task's share of them, as PIO fills
   fill.var = varid;
@@ -155,9 +157,11 @@ int tapio_error(const File& f, const Var& v, const Decomp& d, int st, const char
 // One agreement, at the first darray call of d that needs it (every task makes the same calls
 // in the same order), none after.
 int64_t most_bytes(const IoSystem& ios, Decomp& d) {
-  if (d.most_bytes < 0)
+  if (d.most_bytes < 0) {
     d.most_bytes = comm::max_all(ios.comm, static_cast<int64_t>(d.offsets->size() *
                                                                 type_size(d.type)));
+    d.most_holes = comm::max_all(ios.comm, static_cast<int64_t>(d.holes ? d.holes->size() : 0));
+  }
   return d.most_bytes;
 }
 

@@ -37,6 +37,7 @@ struct Decomp {
   // The most bytes a darray of it holds on any task: agreed at its first write_darray (-1:
   // not yet), so that later writes decide a flush without a message (pio_darray.cpp).
   int64_t most_bytes = -1;
+  int64_t most_holes = -1;  // the most elements of `holes` on any task, agreed with it
   // This task's share of the elements no task maps (a slice of the global array each), when
   // the maps leave any: NC_NOFILL files get the fill value there, as PIO writes its holes.
   std::shared_ptr<const std::vector<uint64_t>> holes;
@@ -73,7 +74,8 @@ struct Held {
   std::vector<uint64_t> start, count;  // the box without the record dimension
   tapio_type memtype = TAPIO_INT32;
   std::vector<unsigned char> data;
-  // A darray's share of the buffer limit: its decomposition's most_bytes (0 for a box).
+  // A darray's share of the buffer limit: its decomposition's most_bytes, with the fill of its
+  // holes where the file leaves them unwritten (0 for a box and for the fill itself).
   int64_t most_bytes = 0;
   // A darray this task refused (its own array or map was wrong): held empty and never written,
   // so that every task counts the same darrays against the buffer limit.

@@ -1,7 +1,8 @@
 // Rank-inconsistent definitions (issue 14, item 3b): tapio_open fails on every rank with
 // TAPIO_ERR_ARG naming the first definition that differs, as rank 0 has it and as the lowest
 // differing rank has it; consistent definitions open as before, on every engine. Declared
-// dimensions (issue 25) keep their order in a NetCDF file, through read and append.
+// dimensions (issue 25) keep their order in a NetCDF file and a subfile dataset, through read
+// and append, declared through the C and the C++ API.
 #include <gtest/gtest.h>
 
 #include "test_util.h"
@@ -174,6 +175,59 @@ TEST(Definitions, DeclaredDimensionsKeepTheirOrderThroughAppend) {
   EXPECT_EQ(declared(io), (std::vector<std::string>{"x=8", "unused=3", "y=4", "t=0"}));
   EXPECT_EQ(tapio_close(e), TAPIO_OK);
   EXPECT_EQ(tapio_finalize(ctx), TAPIO_OK);
+}
+
+// The C++ API's declared dimensions, written by `engine` and appended to: the same list read
+// back, in declaration order, the unused one included.
+TEST(Definitions, CxxDeclaredDimensionsSurviveReadAndAppend) {
+  const std::vector<Dimension> declared = {{"x", 8}, {"unused", 3}, {"y", 4}, {"t", 0}};
+  for (const char* engine : {"collective", "subfile"}) {
+    TempDir dir;
+    const std::string path = dir.file("cxx_dims");
+    Context ctx(MPI_COMM_WORLD);
+    for (const tapio_mode mode : {TAPIO_MODE_WRITE, TAPIO_MODE_APPEND}) {
+      IO io = ctx.declare_io(mode == TAPIO_MODE_WRITE ? "create" : "append");
+      io.set_engine(engine);
+      for (const Dimension& d : declared) io.define_dimension(d.name, d.length);
+      Variable v = io.define_variable<double>("temp", {4, 8}, {"y", "x"});
+      Engine e = io.open(path, mode);
+      EXPECT_EQ(io.dimensions(), declared) << engine;
+      e.begin_step();
+      v.set_selection({0, 0}, {rank() == 0 ? 4u : 0u, 8});
+      e.put(v, std::vector<double>(32, 2.5));
+      e.end_step();
+      e.close();
+    }
+    IO io = ctx.declare_io("read");
+    io.set_engine(engine);
+    Engine e = io.open(path, TAPIO_MODE_READ);
+    EXPECT_EQ(e.steps(), 2u) << engine;
+    EXPECT_EQ(io.dimensions(), declared) << engine;
+    e.close();
+  }
+}
+
+// Appending may not change a declared dimension, in a subfile dataset as in a NetCDF file.
+TEST(Definitions, SubfileAppendRefusesAnotherDimensionLength) {
+  TempDir dir;
+  const std::string path = dir.file("dims_append");
+  Context ctx(MPI_COMM_WORLD);
+  for (const uint64_t length : {8u, 9u}) {
+    IO io = ctx.declare_io(length == 8 ? "create" : "append");
+    io.set_engine("subfile");
+    io.define_dimension("x", length);
+    const Outcome o = attempt([&] {
+      Engine e = io.open(path, length == 8 ? TAPIO_MODE_WRITE : TAPIO_MODE_APPEND);
+      e.close();
+    });
+    if (length == 8) {
+      EXPECT_EQ(o.code, TAPIO_OK) << o.message;
+    } else {
+      EXPECT_EQ(o.code, TAPIO_ERR_UNSUPPORTED) << o.message;
+      EXPECT_TRUE(contains(o.message, "dimension 'x' is declared with length 9")) << o.message;
+      expect_same_everywhere(o.code);
+    }
+  }
 }
 
 }  // namespace

@@ -193,9 +193,5 @@ contains
     call wrong(what // ': ' // trim(text))
   end subroutine
 
-  subroutine wrong(what)
-    character(len=*), intent(in) :: what
-    print '(a,i0,2a)', 'WRONG on rank ', rank, ': ', what
-    errors = errors + 1
-  end subroutine
+  include 'pio_checks.inc'
 end program pio_frames_f

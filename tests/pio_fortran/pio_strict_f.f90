@@ -71,18 +71,5 @@ program pio_strict_f
   call mpi_finalize(ierr)
   if (total /= 0) error stop 1
 contains
-  subroutine check(status, expected, what)
-    integer, intent(in) :: status, expected
-    character(len=*), intent(in) :: what
-    character(len=80) :: msg
-    if (status == expected) return
-    ierr = pio_strerror(status, msg)
-    write(msg, '(a,i0,a,i0,2a)') 'got ', status, ' not ', expected, ': ', trim(msg)
-    call wrong(what // ': ' // trim(msg))
-  end subroutine
-  subroutine wrong(what)
-    character(len=*), intent(in) :: what
-    print '(a,i0,2a)', 'WRONG on rank ', rank, ': ', what
-    errors = errors + 1
-  end subroutine
+  include 'pio_checks.inc'
 end program pio_strict_f

@@ -281,7 +281,7 @@ def test_older_format_version_is_rejected_clearly(tmp_path):
     # A dataset written by the tapio before subfile format version 2 (tests/data/subfile_v1: a
     # 4 x 3 double variable, one step), read by this one: a clear error, never garbage.
     old = Path(__file__).resolve().parents[1] / "data" / "subfile_v1"
-    want = ["format version 1, this tapio reads versions 2 to 5", "older tapio", "subfile_v1"]
+    want = ["format version 1, this tapio reads versions 2 to 6", "older tapio", "subfile_v1"]
     fails("ls", old, contains=want)
     fails("dump", old, "x", contains=want)
     fails("convert", old, tmp_path / "x.nc", contains=want)

@@ -117,6 +117,20 @@ def test_short_and_character_variables(tmp_path):
         assert rows == ["a0   ", "bb0  ", "a1   ", "bb1  "]  # blank-padded, as Fortran keeps them
 
 
+@pytest.mark.parametrize("name", ["dims.nc", "dims"])
+def test_declared_dimensions_in_netcdf_fortran_order(tmp_path, name):
+    """tapio_def_dim in a NetCDF file and a subfile dataset: read back by the module in
+    declaration order (1-based ids); netCDF4-python sees the NetCDF file's header so."""
+    path = tmp_path / name
+    out = mpirun(2, exe("dims_f", "tests"), path)
+    assert "dims ok" in out and "WRONG" not in out, out
+    if name.endswith(".nc"):
+        with netCDF4.Dataset(path) as nc:
+            assert [(d.name, len(d), d.isunlimited()) for d in nc.dimensions.values()] == [
+                ("x", 4, False), ("unused", 3, False), ("y", 2, False), ("t", 1, True)]
+            assert nc["temp"].dimensions == ("t", "y", "x")
+
+
 def test_other_kinds_convert_as_in_netcdf_fortran(tmp_path):
     """real(4) to a double variable, real(8) to an integer one; a value out of range fails the
     put, the step (on every rank) and a get; netCDF4-python reads the converted values."""

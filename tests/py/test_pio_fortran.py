@@ -20,6 +20,7 @@ import pytest
 
 from conftest import (BUILD, MPI_ENV, ROOT, SHARED, cmake_cache, mpirun, sanitizer_flags,
                       skip_optional_peer)
+from test_pio import nc_decomp_contents
 
 NX, NY, NZ, NFRAMES = 7, 5, 3, 3
 TEMP_FILL = -1.0e30
@@ -254,6 +255,42 @@ def test_short_arrays_and_two_variable_darrays_on_tapio(ours_on_tapio, tmp_path)
     program = program_of("pio_strict_f", "tapio", tmp_path)
     assert "pio_strict_f ok" in mpirun(2, program, tmp_path / "strict.nc", timeout=120)
     check_strict_file(tmp_path / "strict.nc")
+
+
+def run_nc_dof(against, tmp_path):
+    """pio_nc_dof_f at 3 ranks: its decomposition file's contents and its data file's v."""
+    program = program_of("pio_nc_dof_f", against, tmp_path)
+    decomp, data = tmp_path / f"decomp_{program.name}.nc", tmp_path / f"data_{program.name}.nc"
+    out = mpirun(3, program, decomp, data, timeout=120)
+    assert "pio_nc_dof_f ok on 3 ranks" in out and "WRONG" not in out, out
+    with netCDF4.Dataset(data) as ds:
+        ds.set_auto_mask(False)
+        values = ds["v"][:].tolist()
+    return nc_decomp_contents(decomp), values
+
+
+def test_nc_decomposition_file_written_and_read_from_fortran(ours_on_tapio, tmp_path):
+    """The file holds the decomposition in PIO's format: C-order global size, each task's
+    0-based map (rank 1's hole as -1), the array order the program asked for."""
+    (atts, dims, variables), values = run_nc_dof("tapio", tmp_path)
+    assert atts == {"PIO_library_version": "2.7.0", "max_maplen": 4, "title": "decomp title",
+                    "history": "decomp history",
+                    "source": "Decomposition file produced by PIO library.",
+                    "array_order": "Fortran"}
+    assert dims == [("dims", 2), ("task", 3), ("map_element", 4)]
+    assert variables == {
+        "global_size": (("dims",), "<i4", [3, 4]),
+        "maplen": (("task",), "<i4", [4, 4, 4]),
+        "map": (("task", "map_element"), "<i4", [[0, 3, 6, 9], [1, -1, 7, 10], [2, 5, 8, 11]]),
+    }
+    fill = netCDF4.default_fillvals["f8"]
+    assert values == [[10.0 * (4 * y + x + 1) if 4 * y + x != 4 else fill for x in range(4)]
+                      for y in range(3)]
+
+
+def test_nc_decomposition_file_from_fortran_same_as_real_pio(ours_on_libpioc, tmp_path):
+    """Over the real PIO's C library, the same program writes the same files."""
+    assert run_nc_dof(ours_on_libpioc, tmp_path) == run_nc_dof("tapio", tmp_path)
 
 
 PIOPERF_NL = """&pioperf

@@ -216,16 +216,7 @@ Status NetcdfDataset::merge_append_definitions(const IoDef& from_file) {
                    "{}: variable '{}' is declared differently from the file being appended to",
                    where(), v.name);
   }
-  for (const auto& d : io.dims) {
-    const DimensionDef* f = from_file.find_dim(d.name);
-    if (!f || f->length != d.length)
-      return error(TAPIO_ERR_UNSUPPORTED,
-                   "{}: dimension '{}' is declared {}, which the file being appended to {}: a "
-                   "NetCDF file's dimensions are fixed at creation",
-                   where(), d.name,
-                   d.unlimited() ? "unlimited" : fmt::format("with length {}", d.length),
-                   f ? "declares otherwise" : "does not have");
-  }
+  TAPIO_RETURN_IF_ERROR(check_declared_dims_kept(io, from_file).with_context(where()));
   IoDef merged = from_file;
   merged.engine = io.engine;
   merged.params = io.params;

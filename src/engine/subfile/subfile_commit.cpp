@@ -88,7 +88,8 @@ std::vector<uint8_t> SubfileWriter::step_records(uint64_t* checksum_sum) {
     *checksum_sum += subfile::checksum(payload.data(), payload.size());
   };
   if (p_.comm.rank() == 0 && definitions_sent_ != p_.io().vars.size()) {
-    add(subfile::RecordKind::kDefinitions, subfile::encode_definitions(stored_definitions()));
+    add(subfile::RecordKind::kDefinitions,
+        subfile::encode_definitions(stored_definitions(), files_.version));
     definitions_sent_ = p_.io().vars.size();
     step_.flags |= subfile::kStepHasDefinitions;
   }

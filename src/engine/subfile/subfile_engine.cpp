@@ -116,6 +116,7 @@ Status SubfileEngine::open_append() {
     tail = reader.tail();
   }
   TAPIO_RETURN_IF_ERROR(check_redeclared(tail.definitions, io()));
+  TAPIO_RETURN_IF_ERROR(check_declared_dims_kept(io(), tail.definitions));
   *mutable_io() = merged_definitions(tail.definitions, io());
   start_at_step(tail.steps);
   TAPIO_RETURN_IF_ERROR(writer_->open_append(tail));

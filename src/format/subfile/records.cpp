@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include <chrono>
+#include <set>
 
 #include "format/subfile/le_bytes.h"
 
@@ -41,6 +42,21 @@ bool decode_attrs(LeReader& r, std::vector<Attribute>* attrs) {
     if (!r.bytes(a.data.data(), bytes) || bytes % type_size(a.type) != 0) return false;
   }
   return r.ok();
+}
+
+// Version 6's declared dimensions: valid names, none twice, at most one unlimited.
+bool decode_dims(LeReader& r, std::vector<DimensionDef>* dims) {
+  dims->resize(r.count(16));
+  std::set<std::string> names;
+  size_t unlimited = 0;
+  for (DimensionDef& d : *dims) {
+    d.name = r.str();
+    d.length = r.u64();
+    if (!r.ok() || !validate_name("dimension", d.name).ok() || !names.insert(d.name).second)
+      return false;
+    unlimited += d.unlimited();
+  }
+  return unlimited <= 1;
 }
 
 }  // namespace
@@ -189,7 +205,7 @@ Result<Record> read_record(const uint8_t* data, size_t size) {
   return Record{static_cast<RecordKind>(kind), r.here(), length};
 }
 
-std::vector<uint8_t> encode_definitions(const IoDef& io) {
+std::vector<uint8_t> encode_definitions(const IoDef& io, uint32_t version) {
   std::vector<uint8_t> out;
   LeWriter w(out);
   encode_attrs(w, io.attrs);
@@ -204,6 +220,12 @@ std::vector<uint8_t> encode_definitions(const IoDef& io) {
       w.str(v.dim_names[d]);
     }
     encode_attrs(w, v.attrs);
+  }
+  if (version < kDimensionsVersion) return out;
+  w.u64(io.dims.size());
+  for (const DimensionDef& d : io.dims) {
+    w.str(d.name);
+    w.u64(d.length);
   }
   return out;
 }
@@ -233,6 +255,8 @@ Result<IoDef> decode_definitions(const uint8_t* data, size_t size) {
     if (!r.ok() || !decode_attrs(r, &v.attrs))
       return corrupt("definitions (variables)");
   }
+  if (r.ok() && r.left() > 0 && !decode_dims(r, &io.dims))  // version 6 on
+    return corrupt("definitions (dimensions)");
   if (!r.ok() || r.left() != 0) return corrupt("definitions");
   return io;
 }

@@ -22,8 +22,10 @@ namespace tapio::subfile {
 // Version 3 added operators (coded blocks); a version 2 dataset is one without them. Version 4
 // added joined variables (kVarJoined). Version 5 added the writer's state: open records, commit
 // times in step records, and a copy of each index record in tapio.md (kCommit) for repair.
-inline constexpr uint32_t kVersion = 5;
+// Version 6 added the declared dimensions at the end of the definitions record.
+inline constexpr uint32_t kVersion = 6;
 inline constexpr uint32_t kWriterStateVersion = 5;  // the first version recording it
+inline constexpr uint32_t kDimensionsVersion = 6;   // the first version storing them
 inline constexpr uint32_t kOldestVersion = 2;
 inline constexpr uint64_t kIndexHeaderSize = 64;
 inline constexpr uint64_t kStepRecordSize = 64;
@@ -94,11 +96,13 @@ Result<Record> read_record(const uint8_t* data, size_t size);
 // Split a metadata region into its records (skipping alignment padding); verifies checksums.
 Result<std::vector<Record>> split_records(const uint8_t* data, size_t size, uint32_t align);
 
-// The definitions: variables and attributes (a whole IoDef, without engine and parameters).
+// The definitions: variables, attributes and declared dimensions (a whole IoDef, without
+// engine and parameters). A dataset of an older `version` gets no dimensions (its own tapio
+// reads it still); decoding takes them when the record has them.
 // A variable's flags byte in the definitions.
 inline constexpr uint8_t kVarRecord = 1;  // a value per step
 inline constexpr uint8_t kVarJoined = 2;  // a joined array (version 4)
-std::vector<uint8_t> encode_definitions(const IoDef& io);
+std::vector<uint8_t> encode_definitions(const IoDef& io, uint32_t version = kVersion);
 Result<IoDef> decode_definitions(const uint8_t* data, size_t size);
 
 }  // namespace tapio::subfile

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace tapio::subfile {
 namespace {
 
@@ -101,7 +103,7 @@ TEST(SubfileRecords, OtherVersionsAreRejectedClearly) {
   for (int i = 0; i < 8; ++i) old[56 + i] = static_cast<uint8_t>(sum >> (8 * i));
   const Status st = check_index_header(old.data(), old.size());
   EXPECT_EQ(st.code(), TAPIO_ERR_UNSUPPORTED);
-  EXPECT_NE(st.message().find("format version 1, this tapio reads versions 2 to 5"), std::string::npos)
+  EXPECT_NE(st.message().find("format version 1, this tapio reads versions 2 to 6"), std::string::npos)
       << st.message();
   EXPECT_NE(st.message().find("older tapio"), std::string::npos) << st.message();
 }
@@ -143,6 +145,7 @@ TEST(SubfileRecords, DefinitionsRoundTrip) {
   v.record = true;
   v.attrs.push_back(Attribute{"scale", TAPIO_FLOAT64, std::vector<uint8_t>(8, 1)});
   io.vars.push_back(v);
+  io.dims = {{"x", 4}, {"unused", 7}, {"time", 0}, {"y", 3}};  // declared, in this order
   const auto bytes = encode_definitions(io);
   auto back = decode_definitions(bytes.data(), bytes.size());
   ASSERT_TRUE(back.ok()) << back.status().message();
@@ -152,8 +155,28 @@ TEST(SubfileRecords, DefinitionsRoundTrip) {
   EXPECT_EQ(back->vars[0].dim_names, v.dim_names);
   EXPECT_EQ(back->vars[0].attrs[0].data, v.attrs[0].data);
   EXPECT_EQ(back->attrs[0].as_string(), "hi");
+  ASSERT_EQ(back->dims.size(), io.dims.size());
+  for (size_t d = 0; d < io.dims.size(); ++d) {
+    EXPECT_EQ(back->dims[d].name, io.dims[d].name);
+    EXPECT_EQ(back->dims[d].length, io.dims[d].length);
+  }
+  // A version 5 dataset's record has no dimensions, and is the version 6 one cut before them:
+  // the only cut that decodes.
+  const auto v5 = encode_definitions(io, kDimensionsVersion - 1);
+  ASSERT_TRUE(std::equal(v5.begin(), v5.end(), bytes.begin()));
+  back = decode_definitions(v5.data(), v5.size());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_TRUE(back->dims.empty());
   for (size_t n = 0; n < bytes.size(); ++n)
-    EXPECT_FALSE(decode_definitions(bytes.data(), n).ok()) << n;
+    EXPECT_EQ(decode_definitions(bytes.data(), n).ok(), n == v5.size()) << n;
+  // A second unlimited dimension, or one declared twice, is a format error.
+  for (const DimensionDef& bad : {DimensionDef{"time2", 0}, DimensionDef{"x", 4}}) {
+    IoDef twice = io;
+    twice.dims.push_back(bad);
+    const auto b = encode_definitions(twice);
+    EXPECT_EQ(decode_definitions(b.data(), b.size()).status().code(), TAPIO_ERR_FORMAT)
+        << bad.name;
+  }
 }
 
 TEST(SubfileRecords, SplitRecordsWithAlignmentAndChecksums) {
