@@ -53,8 +53,9 @@ Status MpiioEngine::open_data_file() {
 Status MpiioEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                const Status& local) {
   uint64_t redo = step;
-  const Status st =
-      nc_.write_step(step, local, [&] { return write_puts(puts, step); }, &deferred_, &redo);
+  // The engine drives the step: the outcome so far agreed, its puts written, then the commit.
+  Status st = nc_.before_puts(local, &deferred_, &redo);
+  if (st.ok()) st = nc_.after_puts(step, write_puts(puts, step), &deferred_);
   if (redo < step) rewind_to(redo);
   // Agreed: a failed step may have left its reservation short, the next one makes it again.
   if (!st.ok()) reserved_end_ = 0;

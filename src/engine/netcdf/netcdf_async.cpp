@@ -15,22 +15,6 @@
 
 namespace tapio {
 
-Status NetcdfDataset::write_step_async(uint64_t step, const Status& local,
-                                       const std::function<Status()>& write_puts,
-                                       Status* deferred, uint64_t* redo) {
-  const Status settled = settle_pending(redo);
-  if (!settled.ok()) {
-    *deferred = Status();  // this step's puts go with it: the step is written again from *redo
-    return settled;
-  }
-  TAPIO_RETURN_IF_ERROR(agree(local));
-  Status written = write_puts();
-  keep(&written, std::exchange(*deferred, Status()));
-  TAPIO_RETURN_IF_ERROR(agree(written));
-  hold_commit(step);
-  return ok_status();
-}
-
 void NetcdfDataset::hold_commit(uint64_t step) {
   pending_ = step;
   pending_touched_.assign(header_.vars.size(), false);

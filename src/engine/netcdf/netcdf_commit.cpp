@@ -11,13 +11,26 @@
 
 namespace tapio {
 
-Status NetcdfDataset::write_step(uint64_t step, const Status& local,
-                                 const std::function<Status()>& write_puts, Status* deferred,
-                                 uint64_t* redo) {
-  if (env_.spec.async) return write_step_async(step, local, write_puts, deferred, redo);
-  TAPIO_RETURN_IF_ERROR(agree(local));
-  TAPIO_RETURN_IF_ERROR(agree(write_puts()));
-  return commit(step, std::exchange(*deferred, Status()));
+Status NetcdfDataset::before_puts(const Status& local, Status* deferred, uint64_t* redo) {
+  if (env_.spec.async) {
+    const Status settled = settle_pending(redo);
+    if (!settled.ok()) {
+      *deferred = Status();  // this step's puts go with it: the step is written again from *redo
+      return settled;
+    }
+  }
+  return agree(local);
+}
+
+Status NetcdfDataset::after_puts(uint64_t step, Status written, Status* deferred) {
+  if (!env_.spec.async) {
+    TAPIO_RETURN_IF_ERROR(agree(written));
+    return commit(step, std::exchange(*deferred, Status()));
+  }
+  keep(&written, std::exchange(*deferred, Status()));
+  TAPIO_RETURN_IF_ERROR(agree(written));
+  hold_commit(step);
+  return ok_status();
 }
 
 Status NetcdfDataset::commit(uint64_t step, const Status& local) {

@@ -81,18 +81,19 @@ class NetcdfDataset {
   // The same from sums an engine reduced itself: `puts_per_var[v]` is how many puts of
   // variable v the ranks made in this batch (the same on every rank).
   void note_batch(const uint64_t* puts_per_var);
-  // Collective: agrees on `local`, then `write_puts`, then commits step `step` with *deferred
-  // (an engine's first local error, taken after the puts and reported at this agreement),
-  // agreeing after each. With `async` (netcdf_async.cpp) the step's writes only start and its
-  // commit waits for the next call: a failure of the previous step's background writes fails
-  // this call on every rank and sets *redo to that step, which the next step rewrites.
-  Status write_step(uint64_t step, const Status& local, const std::function<Status()>& write_puts,
-                    Status* deferred, uint64_t* redo = nullptr);
+  // A step of an engine that writes its puts between two calls (serial, mpiio), in order:
+  // before_puts (collective) agrees on `local`; with `async` (netcdf_async.cpp) it first
+  // settles the previous step, whose background writes' failure fails this call on every rank
+  // and sets *redo to that step, which the next step rewrites. after_puts (collective) agrees
+  // on `written` and *deferred (an engine's first local error, taken after the puts), then
+  // commits step `step`, or with `async` holds its commit until the next before_puts.
+  Status before_puts(const Status& local, Status* deferred, uint64_t* redo);
+  Status after_puts(uint64_t step, Status written, Status* deferred);
   // Collective, not async: commits step `step`, whose data every rank has written (agreed on
   // by the caller), unless `local` (every rank's outcome so far) failed; agreed.
   Status commit(uint64_t step, const Status& local);
-  // Async, for an engine that drives its steps (write_step_async's parts): collective, the
-  // pending step's background writes agreed on (a failure sets *redo, as write_step does),
+  // Async, for an engine that drives its steps (before_puts' and after_puts' parts):
+  // collective, the pending step's background writes agreed on (a failure sets *redo),
   // then rank 0 queues its commit; and, once step `step`'s writes are queued and agreed on,
   // that step pending until the next call.
   Status settle_pending(uint64_t* redo);
@@ -106,8 +107,8 @@ class NetcdfDataset {
   // before building the buffer a write_behind job will hold.
   void reserve(uint64_t bytes);
   bool async() const { return env_.spec.async; }
-  // Async: a step's writes are queued and its commit waits; the next write_step agrees on
-  // them first (so every background write has finished when its write_puts runs).
+  // Async: a step's writes are queued and its commit waits; the next before_puts agrees on
+  // them first (so every background write has finished when its puts are written).
   bool has_pending_step() const { return pending_.has_value(); }
   // Async: the engine's own background writes of a step on this rank (the collective engine's
   // aggregators and direct writers), finished with their first failure; waited for with rank
@@ -116,7 +117,7 @@ class NetcdfDataset {
   // Async: a background failure this rank already knows of (begin_step reports it early).
   Status background_failure();
   // Collective, async: close's part: the last step's writes finished everywhere, then its
-  // commit (agreed). Sets *redo on a failure, as write_step does.
+  // commit (agreed). Sets *redo on a failure, as before_puts does.
   Status finish_async(uint64_t* redo);
   // This rank's part of close (rank 0: fill unwritten fixed variables, sync, close); the
   // caller agrees.
@@ -177,10 +178,6 @@ class NetcdfDataset {
   // Rank 0: fill what nobody wrote, then numrecs (after a sync with fsync = step).
   Status commit_step(uint64_t step, Status local);
   Status sync_file();  // timed as the sync phase
-  // Async (netcdf_async.cpp).
-  Status write_step_async(uint64_t step, const Status& local,
-                          const std::function<Status()>& write_puts, Status* deferred,
-                          uint64_t* redo);
   // This rank's background writes (rank 0's queue, the engine's) finished; the first error.
   Status wait_behind();
 

@@ -64,7 +64,9 @@ Result<std::unique_ptr<Engine>> SerialEngine::open(EngineEnv env) {
 Status SerialEngine::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                 const Status& local) {
   uint64_t redo = step;
-  Status st = nc_.write_step(step, local, [&] { return write_puts(puts, step); }, &deferred_, &redo);
+  // The engine drives the step: the outcome so far agreed, its puts written, then the commit.
+  Status st = nc_.before_puts(local, &deferred_, &redo);
+  if (st.ok()) st = nc_.after_puts(step, write_puts(puts, step), &deferred_);
   if (redo < step) rewind_to(redo);
   return st;
 }
