@@ -262,8 +262,8 @@ Status CollectiveEngine::out_of_memory(uint64_t staging, int round_buffers,
 bool CollectiveEngine::moved_direct(const collective::Placements& placed,
                                     plan::DirectPlan* direct) const {
   uint64_t by = 0;
-  if (!collective::moved_by(placed, last_direct_.placed, &by)) return false;
-  *direct = last_direct_.direct;
+  if (!collective::moved_by(placed, previous_.placed, &by)) return false;
+  *direct = previous_.direct;
   for (plan::DirectRequest& q : direct->requests) q.file.offset += by;
   return true;
 }
@@ -274,8 +274,8 @@ void CollectiveEngine::plan_direct_here(const std::vector<plan::MemSegment>& min
   if (!spec_.direct) return;
   PhaseTimer t(&profile(), Phase::kPlan);
   if (!moved_direct(placed, direct)) *direct = plan::plan_direct(mine, spec_.stripe_size);
-  last_direct_.placed = placed;
-  last_direct_.direct = *direct;
+  previous_.placed = placed;
+  previous_.direct = *direct;
 }
 
 Status CollectiveEngine::scan_direct(const std::vector<plan::Extent>& ranges,

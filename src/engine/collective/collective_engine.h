@@ -13,6 +13,7 @@
 
 #include "engine/collective/collective_spec.h"
 #include "engine/collective/parts.h"
+#include "engine/collective/read_rounds.h"
 #include "engine/collective/round_pipeline.h"
 #include "engine/collective/staging.h"
 #include "engine/collective/wanted.h"
@@ -102,6 +103,10 @@ class CollectiveEngine final : public Engine {
   // stripe_grid, a record is whole stripes).
   bool move_rounds(const Agreed& before, const plan::Extent& range,
                    collective::WriteBatch* batch);
+  // A read batch's rounds over `range`: `before`'s moved by `moved` bytes when the batch is
+  // `steady` and its range moved so, else planned; remembered as the previous batch's.
+  Status plan_read_rounds(const plan::Extent& range, bool steady, uint64_t moved,
+                          const Agreed& before, collective::ReadBatch* batch);
   // `before`'s layout, this rank's routes (*routed, `before`'s) and the message counts, moved
   // by `by` bytes: a steady batch's, writes and reads.
   plan::Layout moved_rounds(const Agreed& before, uint64_t by,
@@ -165,10 +170,13 @@ class CollectiveEngine final : public Engine {
   CollectiveSpec spec_;
   NetcdfDataset nc_;
   PlanCache<plan::Decomposition> plans_{&profile()};
-  struct {  // the previous batch's direct plan, and the plans it was made from
-    collective::Placements placed;
+  // The previous batch, which a batch that repeats it one record later reuses (planned once).
+  struct {
+    collective::Placements placed;  // the plans its direct plan was made from
     plan::DirectPlan direct;
-  } last_direct_;
+    RepeatedPuts puts;  // this rank's puts
+    Agreed agreed;      // what the batch agreed on
+  } previous_;
   collective::Aggregation agg_;
   collective::Buffers bufs_;
   collective::DataFile data_;
@@ -176,8 +184,6 @@ class CollectiveEngine final : public Engine {
   collective::Staged staged_;
   collective::Wanted wanted_;
   std::vector<plan::RoutedSegment> routed_;
-  RepeatedPuts repeated_;  // this rank's previous batch
-  Agreed agreed_;          // what the previous write batch agreed on
   Status deferred_;        // the first local error, reported at the next agreement
   bool writes_queued_ = false;  // async: a batch since the last commit agreement queued writes
 };

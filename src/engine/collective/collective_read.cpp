@@ -66,7 +66,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   // Every byte wanted is read or replied into staging; an aggregator without shared slots
   // reads its rounds into a private buffer.
   const bool reserved = reserve(wanted.bytes, 1, spec_.round_bytes);
-  const Agreed before = std::exchange(agreed_, Agreed{});
+  const Agreed before = std::exchange(previous_.agreed, Agreed{});
   // Direct when every rank can (its pieces large, the ranks' ranges disjoint in rank order:
   // then no two ranks want the same bytes, and reading them once each is the minimum).
   ReadVotes votes;
@@ -96,26 +96,36 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
     if (st.ok()) collective::swap_into(wanted, staging);
     return st;
   }
-  const plan::Extent range{votes.lo, votes.hi - votes.lo};
   collective::ReadBatch batch{&wanted, staging, {}, routed_, {}};
-  const bool grid_kept =
-      !spec_.stripe_grid || votes.moved_lo % std::max<uint64_t>(spec_.stripe_size, 1) == 0;
-  if (votes.steady() && grid_kept &&
-      range == plan::Extent{before.range.offset + votes.moved_lo, before.range.length}) {
-    PhaseTimer t(&profile(), Phase::kPlan);
-    batch.layout = moved_rounds(before, votes.moved_lo, &batch.routed, &batch.expected);
-  } else {
-    batch.layout = layout_for(votes.lo, votes.hi);
-    {
-      PhaseTimer t(&profile(), Phase::kPlan);
-      plan::route_segments(wanted.segments, batch.layout, &batch.routed);
-    }
-    TAPIO_RETURN_IF_ERROR(expected_messages(batch.layout, batch.routed, &batch.expected));
-  }
-  agreed_ = Agreed{true, 1, true, false, range, batch.layout, batch.expected, wanted.placed};
+  TAPIO_RETURN_IF_ERROR(plan_read_rounds({votes.lo, votes.hi - votes.lo}, votes.steady(),
+                                         votes.moved_lo, before, &batch));
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(batch.layout));
   profile().rounds += batch.layout.rounds;
   return collective::ReadRounds(parts(), batch).run();
+}
+
+// Through the aggregators: the previous batch's rounds moved by `moved` bytes when this batch
+// is steady and its `range` is the previous one's so moved (planned once), else planned here.
+Status CollectiveEngine::plan_read_rounds(const plan::Extent& range, bool steady,
+                                          uint64_t moved, const Agreed& before,
+                                          collective::ReadBatch* batch) {
+  const bool grid_kept =
+      !spec_.stripe_grid || moved % std::max<uint64_t>(spec_.stripe_size, 1) == 0;
+  if (steady && grid_kept &&
+      range == plan::Extent{before.range.offset + moved, before.range.length}) {
+    PhaseTimer t(&profile(), Phase::kPlan);
+    batch->layout = moved_rounds(before, moved, &batch->routed, &batch->expected);
+  } else {
+    batch->layout = layout_for(range.offset, range.end());
+    {
+      PhaseTimer t(&profile(), Phase::kPlan);
+      plan::route_segments(batch->wanted->segments, batch->layout, &batch->routed);
+    }
+    TAPIO_RETURN_IF_ERROR(expected_messages(batch->layout, batch->routed, &batch->expected));
+  }
+  previous_.agreed =
+      Agreed{true, 1, true, false, range, batch->layout, batch->expected, batch->wanted->placed};
+  return ok_status();
 }
 
 Status CollectiveEngine::read_direct(const plan::DirectPlan& direct, uint8_t* staging) {

@@ -139,9 +139,9 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
     staged_.describe(puts, io(), nc_.header(), step, decomposition_of());
   }
   const collective::Staged& staged = staged_;
-  const Agreed before = std::exchange(agreed_, Agreed{});
+  const Agreed before = std::exchange(previous_.agreed, Agreed{});
   WriteVotes votes;
-  votes.changed = repeated_.same_as_last(puts, step) && before.valid ? 0 : 1;
+  votes.changed = previous_.puts.same_as_last(puts, step) && before.valid ? 0 : 1;
   plan::DirectPlan direct;
   plan_direct_here(staged.segments(), staged.placed(), &direct);
   votes.bytes = direct.bytes;
@@ -159,8 +159,8 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
   if (steady) votes.cannot_direct = before.cannot_direct;
   else if (votes.ineligible == 0)
     TAPIO_RETURN_IF_ERROR(vote_direct(staged.ranges(), direct, &votes.cannot_direct));
-  agreed_.valid = true;
-  agreed_.cannot_direct = votes.cannot_direct;
+  previous_.agreed.valid = true;
+  previous_.agreed.cannot_direct = votes.cannot_direct;
   std::vector<Target> targets = batch_targets(step);  // the same on every rank
   if (targets.empty()) return ok_status();
   uint64_t target_bytes = 0;
@@ -196,12 +196,12 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
         expected_messages(batch.layout, batch.routed, &batch.expected, &batch));
   }
   const netcdf::Header& h = nc_.header();
-  agreed_.rounds = true;
-  agreed_.range = range;
-  agreed_.all_records = std::all_of(batch.targets.begin(), batch.targets.end(),
+  previous_.agreed.rounds = true;
+  previous_.agreed.range = range;
+  previous_.agreed.all_records = std::all_of(batch.targets.begin(), batch.targets.end(),
                                     [&](const Target& t) { return h.is_record(h.vars[t.var]); });
-  agreed_.layout = batch.layout;
-  agreed_.expected = batch.expected;
+  previous_.agreed.layout = batch.layout;
+  previous_.agreed.expected = batch.expected;
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(batch.layout));
   profile().rounds += batch.layout.rounds;
   // The staging buffer holds what goes as messages (or, without shared slots, what an

@@ -16,9 +16,8 @@
 namespace tapio {
 
 void NetcdfDataset::hold_commit(uint64_t step) {
-  pending_ = step;
-  pending_touched_.assign(header_.vars.size(), false);
-  std::swap(pending_touched_, record_.step);
+  pending_ = Pending{step, std::vector<bool>(header_.vars.size(), false)};
+  std::swap(pending_->touched, record_.step);
   if (has_record_vars()) header_.numrecs = step + 1;
 }
 
@@ -47,7 +46,8 @@ Status NetcdfDataset::background_failure() {
 // the step the next one rewrites. Otherwise the pending step's commit is queued.
 Status NetcdfDataset::settle_pending(uint64_t* redo) {
   if (!pending_) return ok_status();
-  const uint64_t step = *std::exchange(pending_, std::nullopt);
+  Pending pending = *std::exchange(pending_, std::nullopt);
+  const uint64_t step = pending.step;
   Status st = agree(wait_behind());
   if (!st.ok()) {
     uint64_t committed = committed_;
@@ -61,7 +61,7 @@ Status NetcdfDataset::settle_pending(uint64_t* redo) {
   h.numrecs = step + 1;
   const std::string ctx = fmt::format("{}, the commit of step {}", where(), step);
   behind_.submit([this, file = file_.get(), h = std::move(h), ctx, spec = env_.spec,
-                   touched = std::move(pending_touched_)] {
+                   touched = std::move(pending.touched)] {
     TAPIO_RETURN_IF_ERROR(commit_record(*file, h, touched, spec, nullptr).with_context(ctx));
     committed_ = h.numrecs;  // read by the caller only after a wait (the queue's mutex)
     return ok_status();

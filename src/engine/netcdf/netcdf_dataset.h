@@ -198,8 +198,11 @@ class NetcdfDataset {
   io::BackgroundWriter behind_{
       {false, env_.profile ? &env_.profile->background_write_ns : nullptr}};
   std::function<Status()> engine_writes_;
-  std::optional<uint64_t> pending_;
-  std::vector<bool> pending_touched_;
+  struct Pending {
+    uint64_t step;
+    std::vector<bool> touched;  // the record variables it wrote
+  };
+  std::optional<Pending> pending_;
 };
 
 }  // namespace tapio
