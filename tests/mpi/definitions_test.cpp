@@ -194,7 +194,8 @@ TEST(Definitions, CxxDeclaredDimensionsSurviveReadAndAppend) {
       EXPECT_EQ(io.dimensions(), declared) << engine;
       e.begin_step();
       v.set_selection({0, 0}, {rank() == 0 ? 4u : 0u, 8});
-      e.put(v, std::vector<double>(32, 2.5));
+      const std::vector<double> values(32, 2.5);  // a put's buffer lives until end_step
+      e.put(v, values);
       e.end_step();
       e.close();
     }
