@@ -6,8 +6,8 @@ namespace tapio {
 namespace {
 
 void count_wait(std::chrono::steady_clock::time_point start, Profile* profile) {
-  ++profile->async_waits;
-  profile->async_wait +=
+  ++profile->async.waits;
+  profile->async.wait +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

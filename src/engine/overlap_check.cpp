@@ -118,8 +118,7 @@ Status receive_pieces(const comm::Comm& comm, uint32_t incoming,
     const Status st = comm.probe_recv(comm::kAnySource, kOverlapTag, &message, &source);
     keep(&local, st);
     if (!st.ok()) continue;
-    profile->messages_received += 1;
-    profile->bytes_received += message.size();
+    profile->messages.receive(message.size());
     const size_t n = message.size() / sizeof(Wire);
     keep(&local, catch_out_of_memory("receiving pieces for the overlap check", [&] {
       for (size_t i = 0; i < n; ++i) {
@@ -173,8 +172,7 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
     if (out[d].empty() || owners[d] == comm.rank()) continue;
     keep(&local, comm.isend(comm::Pieces::bytes(out[d].data(), out[d].size() * sizeof(Wire)),
                             owners[d], kOverlapTag, &sends));
-    profile->messages_sent += 1;
-    profile->bytes_sent += out[d].size() * sizeof(Wire);
+    profile->messages.send(out[d].size() * sizeof(Wire));
   }
   // An owner: every rank's pieces of its domain, its own included.
   const int domain = static_cast<int>(std::find(owners.begin(), owners.end(), comm.rank()) -

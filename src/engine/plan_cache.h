@@ -47,7 +47,7 @@ class PlanCache {
   // profile too.
   class Batch {
    public:
-    explicit Batch(PlanCache* cache) : cache_(cache) { cache->profile_->begin_batch(); }
+    explicit Batch(PlanCache* cache) : cache_(cache) { cache->profile_->phases.begin_batch(); }
     ~Batch() { cache_->end_batch(); }
     Batch(const Batch&) = delete;
     Batch& operator=(const Batch&) = delete;

@@ -44,10 +44,10 @@ template <typename Make>
 const Plan& PlanCache<Plan>::plan(Known* known, const Key& key, Make&& make) {
   auto it = known->plans_.find(key);
   if (it != known->plans_.end()) {
-    ++profile_->plans_reused;
+    ++profile_->plans.reused;
     return it->second;
   }
-  ++profile_->plans_made;
+  ++profile_->plans.made;
   it = known->plans_.emplace(key, make(known->sel_)).first;
   count(key.size() * 8 + it->second.memory());
   return it->second;
@@ -75,7 +75,7 @@ void PlanCache<Plan>::end_batch() {
 template <typename Plan>
 void PlanCache<Plan>::count(uint64_t delta_bytes) {
   bytes_ += delta_bytes;
-  profile_->plan_cache_bytes = std::max(profile_->plan_cache_bytes, bytes_);
+  profile_->plans.cache_bytes = std::max(profile_->plans.cache_bytes, bytes_);
 }
 
 }  // namespace tapio

@@ -45,10 +45,10 @@ TEST(PlanCache, ReusedByContentDroppedWhenNoVariableUsesIt) {
     EXPECT_EQ(cache.plan(cache.intern(0, runs(0)), key, make).made, 5);  // planned again
     EXPECT_EQ(cache.plan(cache.intern(2, runs(50)), key, make).made, 2);
   }
-  EXPECT_EQ(profile.plans_made, 5u);
-  EXPECT_EQ(profile.plans_reused, 3u);
-  EXPECT_EQ(profile.plan_per_batch().size(), 4u);
-  EXPECT_GE(profile.plan_cache_bytes, cache.bytes());
+  EXPECT_EQ(profile.plans.made, 5u);
+  EXPECT_EQ(profile.plans.reused, 3u);
+  EXPECT_EQ(profile.phases.plan_per_batch().size(), 4u);
+  EXPECT_GE(profile.plans.cache_bytes, cache.bytes());
 }
 
 }  // namespace

@@ -28,30 +28,30 @@ Named flatten_counters(const Profile& p) {
   Named n;
   n.names = io::Counters::names();
   n.values = p.io.values();
-  n.add("messages_sent", static_cast<double>(p.messages_sent));
-  n.add("bytes_sent", static_cast<double>(p.bytes_sent));
-  n.add("messages_between_nodes", static_cast<double>(p.messages_between_nodes));
-  n.add("messages_received", static_cast<double>(p.messages_received));
-  n.add("bytes_received", static_cast<double>(p.bytes_received));
+  n.add("messages_sent", static_cast<double>(p.messages.sent));
+  n.add("bytes_sent", static_cast<double>(p.messages.bytes_sent));
+  n.add("messages_between_nodes", static_cast<double>(p.messages.between_nodes));
+  n.add("messages_received", static_cast<double>(p.messages.received));
+  n.add("bytes_received", static_cast<double>(p.messages.bytes_received));
   n.add("bytes_copied", static_cast<double>(p.bytes_copied));
   n.add("rounds", static_cast<double>(p.rounds));
-  n.add("plans_made", static_cast<double>(p.plans_made));
-  n.add("plans_reused", static_cast<double>(p.plans_reused));
-  n.add("plan_cache_bytes", static_cast<double>(p.plan_cache_bytes));
-  n.add("batches", static_cast<double>(p.plan_per_batch().size()));
+  n.add("plans_made", static_cast<double>(p.plans.made));
+  n.add("plans_reused", static_cast<double>(p.plans.reused));
+  n.add("plan_cache_bytes", static_cast<double>(p.plans.cache_bytes));
+  n.add("batches", static_cast<double>(p.phases.plan_per_batch().size()));
   n.add("time_in_calls", p.in_calls);
-  n.add("time_background_write", static_cast<double>(p.background_write_ns.load()) * 1e-9);
+  n.add("time_background_write", static_cast<double>(p.async.background_write_ns.load()) * 1e-9);
   n.add("time_total", p.total_time);
-  n.add("async_waits", static_cast<double>(p.async_waits));
-  n.add("time_async_wait", p.async_wait);
+  n.add("async_waits", static_cast<double>(p.async.waits));
+  n.add("time_async_wait", p.async.wait);
   return n;
 }
 
 // Each phase, then "other": time inside tapio's calls that no phase claims.
 std::vector<double> phase_values(const Profile& p) {
-  std::vector<double> v(p.phase.begin(), p.phase.end());
+  std::vector<double> v(p.phases.seconds.begin(), p.phases.seconds.end());
   double claimed = 0;
-  for (double t : p.phase) claimed += t;
+  for (double t : p.phases.seconds) claimed += t;
   v.push_back(std::max(0.0, p.in_calls - claimed));
   return v;
 }
@@ -73,7 +73,7 @@ std::vector<double> gathered_values(const Profile& p, const Named& counters, siz
     const auto it = std::find(counters.names.begin(), counters.names.end(), name);
     v.push_back(counters.values[it - counters.names.begin()]);
   }
-  const std::vector<double> plan = p.plan_per_batch();
+  const std::vector<double> plan = p.phases.plan_per_batch();
   v.insert(v.end(), plan.begin(), plan.begin() + static_cast<long>(batches));
   return v;
 }
@@ -134,27 +134,27 @@ nlohmann::ordered_json per_rank_json(const std::vector<double>& all, int ranks, 
 
 const char* phase_name(Phase p) { return kPhaseNames[static_cast<int>(p)]; }
 
-std::vector<double> Profile::plan_per_batch() const {
+std::vector<double> PhaseTimes::plan_per_batch() const {
   std::vector<double> out(plan_at_batch_.size());
   for (size_t b = 0; b < out.size(); ++b)
-    out[b] = (b + 1 < out.size() ? plan_at_batch_[b + 1] : phase[static_cast<int>(Phase::kPlan)]) -
+    out[b] = (b + 1 < out.size() ? plan_at_batch_[b + 1] : (*this)[Phase::kPlan]) -
              plan_at_batch_[b];
   return out;
 }
 
 PhaseTimer::PhaseTimer(Profile* profile, Phase phase)
-    : profile_(profile), outer_(profile->current_) {
+    : times_(&profile->phases), outer_(times_->current_) {
   const auto now = std::chrono::steady_clock::now();
   if (outer_ >= 0)
-    profile_->phase[outer_] += std::chrono::duration<double>(now - profile_->since_).count();
-  profile_->current_ = static_cast<int>(phase);
-  profile_->since_ = now;
+    times_->seconds[outer_] += std::chrono::duration<double>(now - times_->since_).count();
+  times_->current_ = static_cast<int>(phase);
+  times_->since_ = now;
 }
 
 PhaseTimer::~PhaseTimer() {
-  profile_->phase[profile_->current_] += seconds_since(profile_->since_);
-  profile_->current_ = outer_;
-  profile_->since_ = std::chrono::steady_clock::now();
+  times_->seconds[times_->current_] += seconds_since(times_->since_);
+  times_->current_ = outer_;
+  times_->since_ = std::chrono::steady_clock::now();
 }
 
 Status Profile::write_json(const comm::Comm& comm, const std::string& path,

@@ -32,51 +32,81 @@ enum class Phase : int {
 inline constexpr int kPhaseCount = 11;
 const char* phase_name(Phase p);  // "plan", "copy", "swap", ...
 
-struct Profile {
-  io::Counters io;            // what this rank's files saw
-  uint64_t messages_sent = 0;
+// Point-to-point messages the engine sent and received (MPI's collectives are not counted).
+struct MessageCounts {
+  uint64_t sent = 0;
   uint64_t bytes_sent = 0;
-  // Of messages_sent, those to a rank on another node (the topology's; collective writes):
-  // what a network carries, which two-level aggregation divides.
-  uint64_t messages_between_nodes = 0;
-  uint64_t messages_received = 0;
+  // Of `sent`, those to a rank on another node (the topology's; collective writes): what a
+  // network carries, which two-level aggregation divides.
+  uint64_t between_nodes = 0;
+  uint64_t received = 0;
   uint64_t bytes_received = 0;
-  uint64_t bytes_copied = 0;  // user data copied between buffers in memory (not by MPI)
-  uint64_t steps = 0;
-  uint64_t rounds = 0;        // two-phase rounds (collective engine)
-  // Decomposition plans (engine/plan_cache.h): made the first time a selection is used,
-  // reused for every variable and step that uses it again; the most bytes they held at once.
-  uint64_t plans_made = 0;
-  uint64_t plans_reused = 0;
-  uint64_t plan_cache_bytes = 0;
-  std::array<double, kPhaseCount> phase{};  // seconds, exclusive
-  double in_calls = 0;        // seconds inside tapio's collective calls (open to close)
-  double total_time = 0;      // open to close, the application's time between calls included
+
+  void send(uint64_t bytes, uint64_t messages = 1) {
+    sent += messages;
+    bytes_sent += bytes;
+  }
+  void receive(uint64_t bytes, uint64_t messages = 1) {
+    received += messages;
+    bytes_received += bytes;
+  }
+};
+
+// Decomposition plans (engine/plan_cache.h): made the first time a selection is used,
+// reused for every variable and step that uses it again; the most bytes they held at once.
+struct PlanCounts {
+  uint64_t made = 0;
+  uint64_t reused = 0;
+  uint64_t cache_bytes = 0;
+};
+
+// Background writes and what the calling thread waited for them.
+struct AsyncCounts {
   // Seconds a background thread spent writing (write-behind): not part of any phase, which
   // only count the calling thread; what the caller waited for shows as `write`.
   std::atomic<int64_t> background_write_ns{0};
   // Async output: how often, and for how long, end_step or close waited for background writes
   // (async_buffer full, or the previous step's writes unfinished); also part of `write`.
-  uint64_t async_waits = 0;
-  double async_wait = 0;
+  uint64_t waits = 0;
+  double wait = 0;
+};
 
+// Seconds per phase (exclusive), timed by PhaseTimer, and the plan phase per batch.
+class PhaseTimes {
+ public:
+  std::array<double, kPhaseCount> seconds{};
+
+  double operator[](Phase p) const { return seconds[static_cast<int>(p)]; }
   // A batch of data (a write step, a perform_puts, a perform_gets) starts: the plan phase is
   // also counted per batch, so that a decomposition planned once shows as a first batch that
   // plans and later ones that do not ("plan_per_batch" in the JSON).
-  void begin_batch() { plan_at_batch_.push_back(phase[static_cast<int>(Phase::kPlan)]); }
+  void begin_batch() { plan_at_batch_.push_back((*this)[Phase::kPlan]); }
   std::vector<double> plan_per_batch() const;
-
-  // Collective: one reduction of the counters (sum/min/max) and one gather of the phase
-  // times (min/median/max per phase need every rank's value), which also carries the
-  // counters listed per rank; rank 0 writes `path` as JSON.
-  Status write_json(const comm::Comm& comm, const std::string& path, const std::string& engine,
-                    const std::string& file) const;
 
  private:
   friend class PhaseTimer;
   int current_ = -1;  // the phase being timed, or -1
   std::vector<double> plan_at_batch_;  // the plan phase's total when each batch began
   std::chrono::steady_clock::time_point since_{};
+};
+
+struct Profile {
+  io::Counters io;            // what this rank's files saw
+  MessageCounts messages;
+  uint64_t bytes_copied = 0;  // user data copied between buffers in memory (not by MPI)
+  uint64_t steps = 0;
+  uint64_t rounds = 0;        // two-phase rounds (collective engine)
+  PlanCounts plans;
+  PhaseTimes phases;
+  double in_calls = 0;        // seconds inside tapio's collective calls (open to close)
+  double total_time = 0;      // open to close, the application's time between calls included
+  AsyncCounts async;
+
+  // Collective: one reduction of the counters (sum/min/max) and one gather of the phase
+  // times (min/median/max per phase need every rank's value), which also carries the
+  // counters listed per rank; rank 0 writes `path` as JSON.
+  Status write_json(const comm::Comm& comm, const std::string& path, const std::string& engine,
+                    const std::string& file) const;
 };
 
 // Times one phase from construction to destruction, pausing the enclosing phase meanwhile.
@@ -89,7 +119,7 @@ class PhaseTimer {
   PhaseTimer& operator=(const PhaseTimer&) = delete;
 
  private:
-  Profile* profile_;
+  PhaseTimes* times_;
   int outer_;
 };
 

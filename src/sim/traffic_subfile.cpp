@@ -23,8 +23,8 @@ double block_list_bytes(uint64_t blocks, uint64_t bytes) {
 std::vector<int> groups_of(const Workload& w, const SubfileSpec& spec,
                            const std::vector<int>& node_of, int nodes, int* count) {
   const int P = w.ranks;
-  const int per_node = spec.aggregators_per_node;
-  const std::string& agg = spec.aggregators;
+  const int per_node = spec.writers.per_node;
+  const std::string& agg = spec.writers.aggregators;
   std::vector<int> group(P);
   if (agg != "auto") {
     *count = plan::aggregator_count(P, nodes, agg, per_node);
@@ -67,7 +67,7 @@ Status subfile_traffic(const Workload& w, const Pattern& p, const Cluster& c,
   std::vector<std::vector<int>> members(G);
   for (int r = 0; r < P; ++r) members[group[r]].push_back(r);
   LoadBook book(c, t->nodes, G, t);
-  const uint64_t round = spec.round;
+  const uint64_t round = spec.writers.round;
   bool aggregated = false;
   for (int g = 0; g < G; ++g) {
     const std::vector<int>& m = members[g];
@@ -81,8 +81,8 @@ Status subfile_traffic(const Workload& w, const Pattern& p, const Cluster& c,
     const plan::GroupLayout gl = plan::layout_group(0, sizes, spec.block_align);
     const int leader = node_of[m[0]];
     t->writer_ranks.push_back(m[0]);
-    if (spec.write == SubfileSpec::Write::kDirect ||
-        (spec.write == SubfileSpec::Write::kAuto && !spans)) {
+    if (spec.writers.write == SubfileSpec::Write::kDirect ||
+        (spec.writers.write == SubfileSpec::Write::kAuto && !spans)) {
       for (size_t i = 0; i < m.size(); ++i) {
         if (gl.sizes[i]) t->node_writers[node_of[m[i]]] += 1;
         book.write(0, node_of[m[i]], static_cast<uint64_t>(g), gl.offsets[i], gl.sizes[i]);
@@ -115,7 +115,7 @@ Status subfile_traffic(const Workload& w, const Pattern& p, const Cluster& c,
   t->writers = G;
   t->window = round;
   t->files = static_cast<uint64_t>(G) + 2;  // subfiles, the metadata and the index
-  const bool gather = spec.metadata == SubfileSpec::Metadata::kGather;
+  const bool gather = spec.metadata.mode == SubfileSpec::Metadata::kGather;
   t->metadata_requests = gather ? 1 : P;
   // The vote, the metadata backend's collectives (gather + gatherv, or one exscan) and the
   // broadcast of rank 0's status.

@@ -107,8 +107,7 @@ Status RoundPipeline::receive_list(uint32_t r, const plan::Extent& w, uint32_t k
   in->local_node = p_.agg.on_node(in->source);
   const uint64_t list_bytes = msg.size();
   if (in->local_node) {
-    p_.profile.messages_received += 1;
-    p_.profile.bytes_received += list_bytes;
+    p_.profile.messages.receive(list_bytes);
     if (well_formed) in->segments = std::move(u.segments);
     return local;
   }
@@ -128,8 +127,7 @@ Status RoundPipeline::receive_list(uint32_t r, const plan::Extent& w, uint32_t k
     into = comm::Pieces::bytes(scratch, in->bytes);
   }
   keep(&local, p_.comm.irecv(into, in->source, tag + 1, reqs));
-  p_.profile.messages_received += 2;
-  p_.profile.bytes_received += list_bytes + in->bytes;
+  p_.profile.messages.receive(list_bytes + in->bytes, 2);
   if (well_formed) in->segments = std::move(u.segments);
   return local;
 }

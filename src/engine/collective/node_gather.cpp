@@ -55,8 +55,7 @@ void RoundPipeline::hand_over(uint32_t r, size_t begin, size_t end, Status* loca
   pack_groups(groups, &packet);
   const Status sent = node.isend(comm::Pieces::bytes(packet.data(), packet.size()), to, tag,
                                  &node_requests_[set]);
-  p_.profile.messages_sent += 1;
-  p_.profile.bytes_sent += packet.size();
+  p_.profile.messages.send(packet.size());
   if (!sent.ok()) {  // the gatherer got an empty packet instead and expects no data
     keep(local, sent);
     return;
@@ -64,8 +63,7 @@ void RoundPipeline::hand_over(uint32_t r, size_t begin, size_t end, Status* loca
   for (const Spans& s : spans) {
     const comm::Pieces data = span_pieces(p_.bufs.staging.data(), s);
     keep(local, node.isend(data, to, tag + 1, &node_requests_[set]));
-    p_.profile.messages_sent += 1;
-    p_.profile.bytes_sent += data.size();
+    p_.profile.messages.send(data.size());
   }
 }
 
@@ -126,8 +124,7 @@ bool RoundPipeline::receive_hand_overs(uint32_t r, std::vector<Group>* groups,
       complete = false;
       continue;
     }
-    p_.profile.messages_received += 1;
-    p_.profile.bytes_received += packet.size();
+    p_.profile.messages.receive(packet.size());
     if (packet.size() == 0) {  // its sender failed to send it, reports, and sends no data
       complete = false;
       continue;
@@ -182,8 +179,7 @@ bool RoundPipeline::receive_node_data(uint32_t r, const std::vector<Group>& grou
       if (probed.ok() && p_.bufs.recv.try_prepare(std::max<uint64_t>(e.bytes, 1)))
         keep(local, node.recv(p_.bufs.recv.data(), e.bytes, source[g], tag));
     }
-    p_.profile.messages_received += 1;
-    p_.profile.bytes_received += x.bytes;
+    p_.profile.messages.receive(x.bytes);
   }
   std::vector<uint64_t> received;
   keep(local, node.waitall(&reqs, &received));
@@ -243,9 +239,9 @@ void RoundPipeline::send_forward(uint32_t r, const std::vector<Group>& groups, b
     const comm::Pieces list = comm::Pieces::bytes(lists[k].data(), lists[k].size());
     keep(local, p_.comm.isend(list, dest, tag, &requests_[set]));
     keep(local, p_.comm.isend(data, dest, tag + 1, &requests_[set]));
-    p_.profile.messages_sent += 2;
-    p_.profile.messages_between_nodes += 2;
-    p_.profile.bytes_sent += list.size() + data.size();
+    p_.profile.messages.sent += 2;
+    p_.profile.messages.between_nodes += 2;
+    p_.profile.messages.bytes_sent += list.size() + data.size();
   }
 }
 

@@ -102,7 +102,7 @@ class DataFile {
         fsync_(fsync),
         async_(async),
         profile_(profile),
-        writer_({async, &profile->background_write_ns}) {}
+        writer_({async, &profile->async.background_write_ns}) {}
   Result<io::File*> get();
   io::BackgroundWriter& writer() { return writer_; }
   bool async() const { return async_; }

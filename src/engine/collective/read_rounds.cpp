@@ -69,10 +69,8 @@ Status ReadRounds::ask(uint32_t r, size_t begin, size_t end, std::deque<ByteBuff
     keep(&local, p_.comm.isend(comm::Pieces::bytes(list.data(), list.size()), source,
                                static_cast<int>(2 * r), reqs));
     keep(&local, p_.comm.irecv(reply, source, static_cast<int>(2 * r + 1), reqs));
-    p_.profile.messages_sent += 1;
-    p_.profile.bytes_sent += list.size();
-    p_.profile.messages_received += 1;
-    p_.profile.bytes_received += reply.size();
+    p_.profile.messages.send(list.size());
+    p_.profile.messages.receive(reply.size());
   }
   return local;
 }
@@ -121,8 +119,7 @@ Status ReadRounds::receive_requests(uint32_t r, const plan::Extent& w,
     const Status got = p_.comm.probe_recv(comm::kAnySource, static_cast<int>(2 * r), &msg, &source);
     keep(&local, got);
     if (!got.ok()) continue;
-    p_.profile.messages_received += 1;
-    p_.profile.bytes_received += msg.size();
+    p_.profile.messages.receive(msg.size());
     Unpacked u = unpack(msg.data(), msg.size());
     bool well_formed = u.ok;
     for (const plan::Segment& s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
@@ -178,7 +175,7 @@ Status ReadRounds::reply(uint32_t r, const plan::Extent& w, uint8_t* buf,
   for (const Requester& q : requesters) {
     if (p_.agg.on_node(q.rank)) {  // the word that it is there
       keep(&local, p_.comm.isend(comm::Pieces::bytes(buf, 0), q.rank, tag, reqs));
-      p_.profile.messages_sent += 1;
+      p_.profile.messages.sent += 1;
       continue;
     }
     uint64_t bytes = 0;
@@ -199,8 +196,7 @@ Status ReadRounds::reply(uint32_t r, const plan::Extent& w, uint8_t* buf,
       copied_bytes += bytes;
     }
     keep(&local, p_.comm.isend(data, q.rank, tag, copy ? &copied : reqs));
-    p_.profile.messages_sent += 1;
-    p_.profile.bytes_sent += bytes;
+    p_.profile.messages.send(bytes);
   }
   reqs->insert(reqs->end(), copied.begin(), copied.end());
   return local;

@@ -119,17 +119,15 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
       }
       keep(local, p_.agg.node->sync());
       keep(local, p_.comm.isend(list, dest, tag, &requests_[set]));
-      p_.profile.messages_sent += 1;
-      p_.profile.bytes_sent += list.size();
+      p_.profile.messages.send(list.size());
       continue;
     }
     const comm::Pieces data =
         span_pieces(p_.bufs.staging.data(), mem_spans(routed, first, last));
     keep(local, p_.comm.isend(list, dest, tag, &requests_[set]));
     keep(local, p_.comm.isend(data, dest, tag + 1, &requests_[set]));
-    p_.profile.messages_sent += 2;
-    p_.profile.bytes_sent += list.size() + data.size();
-    if (p_.node_of_rank[dest] != p_.node) p_.profile.messages_between_nodes += 2;
+    p_.profile.messages.send(list.size() + data.size(), 2);
+    if (p_.node_of_rank[dest] != p_.node) p_.profile.messages.between_nodes += 2;
   }
   if (p_.agg.gather.gathering)
     forward(r, begin, end, local);

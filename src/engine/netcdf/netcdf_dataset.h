@@ -196,7 +196,7 @@ class NetcdfDataset {
   uint64_t committed_ = 0;  // rank 0, async: steps whose commit finished (the thread's)
   // Its thread starts at the first use; declared after what its jobs use: destroyed first.
   io::BackgroundWriter behind_{
-      {false, env_.profile ? &env_.profile->background_write_ns : nullptr}};
+      {false, env_.profile ? &env_.profile->async.background_write_ns : nullptr}};
   std::function<Status()> engine_writes_;
   struct Pending {
     uint64_t step;

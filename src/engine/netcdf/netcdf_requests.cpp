@@ -10,12 +10,10 @@ Status gather_requests(const comm::Comm& comm, const std::vector<plan::Request>&
   std::vector<uint64_t> counts;
   TAPIO_RETURN_IF_ERROR(comm.gather_bytes(bytes, 0, &gathered, &counts));
   if (comm.rank() != 0) {
-    profile->messages_sent += 1;
-    profile->bytes_sent += bytes.size();
+    profile->messages.send(bytes.size());
     return ok_status();
   }
-  profile->messages_received += comm.size() - 1;
-  profile->bytes_received += gathered.size() - bytes.size();
+  profile->messages.receive(gathered.size() - bytes.size(), comm.size() - 1);
   all->resize(comm.size());
   uint64_t offset = 0;
   for (int r = 0; r < comm.size(); ++r) {

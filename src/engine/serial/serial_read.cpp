@@ -149,8 +149,7 @@ Status SerialEngine::read_item(int var, uint64_t step, const std::vector<GetOp>&
     if (st.agreed()) return st;
     keep(&deferred_, st);  // reported after the other variables' scatters
   }
-  profile().messages_received += 1;
-  profile().bytes_received += my_count * esize;
+  profile().messages.receive(my_count * esize);
   uint64_t pos = 0;
   PhaseTimer t(&profile(), Phase::kCopy);
   mine.for_each(v, [&](size_t, size_t i, const plan::Request& req) {

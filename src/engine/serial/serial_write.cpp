@@ -147,12 +147,10 @@ Status SerialEngine::gather_variable(size_t v, const std::vector<const PutOp*>& 
     keep(&deferred_, st);
   }
   if (comm().rank() != 0) {
-    profile().messages_sent += 1;
-    profile().bytes_sent += my_elems * esize;
+    profile().messages.send(my_elems * esize);
     return ok_status();
   }
-  profile().messages_received += P - 1;
-  profile().bytes_received += (total - my_elems) * esize;
+  profile().messages.receive((total - my_elems) * esize, P - 1);
   if (deferred_.ok()) deferred_ = write_variable(static_cast<int>(v), step, std::move(staging), all);
   return ok_status();
 }

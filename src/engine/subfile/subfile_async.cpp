@@ -21,7 +21,7 @@ void SubfileWriter::write_behind(io::File* file, uint64_t offset, std::shared_pt
   reserve_async(writer_, size, p_.spec.async_buffer, &p_.profile);
   std::string ctx = fmt::format("dataset '{}', {}, step {}, rank {} (a background write)",
                                 p_.path(), what, p_.step(), p_.comm.rank());
-  const bool eager = p_.spec.sync_close && file == group_.data.get();
+  const bool eager = p_.spec.fsync.close && file == group_.data.get();
   writer_.write(file, {io::Piece{offset, data, size}}, eager, std::move(ctx), std::move(owner),
                 size);
 }
@@ -58,8 +58,8 @@ Status SubfileWriter::write_direct_behind(const subfile::PutStream& stream, uint
 Status SubfileWriter::receive_round_behind(uint64_t k, const plan::GroupLayout& layout,
                                            const subfile::PutStream& stream,
                                            subfile::BlockSummers* summers, bool* lost) {
-  const uint64_t from = layout.base + k * p_.spec.round;
-  const uint64_t length = std::min(p_.spec.round, layout.end - from);
+  const uint64_t from = layout.base + k * p_.spec.writers.round;
+  const uint64_t length = std::min(p_.spec.writers.round, layout.end - from);
   reserve_async(writer_, length, p_.spec.async_buffer, &p_.profile);
   auto buf = std::make_shared<PooledBuffer>(p_.res.buffers);
   uint8_t* into = buf->get().prepare(length);
@@ -75,7 +75,7 @@ void SubfileWriter::flush_behind() {
   if (!group_.data) return;
   const std::string ctx = fmt::format("dataset '{}', the subfile's flush, step {}, rank {}",
                                       p_.path(), p_.step(), p_.comm.rank());
-  writer_.submit([file = group_.data.get(), sync = p_.spec.sync_step, ctx] {
+  writer_.submit([file = group_.data.get(), sync = p_.spec.fsync.step, ctx] {
     TAPIO_RETURN_IF_ERROR(file->flush().with_context(ctx));
     return sync ? file->sync().with_context(ctx) : ok_status();
   });
@@ -95,7 +95,7 @@ Status SubfileWriter::settle_pending() {
   const std::string ctx = fmt::format("dataset '{}', the index record of step {}, rank 0",
                                       p_.path(), record.step);
   writer_.submit([this, md = files_.md.get(), file = files_.index.get(),
-                  at = async_.indexing->index_at, sync = p_.spec.sync_step, ctx, bytes,
+                  at = async_.indexing->index_at, sync = p_.spec.fsync.step, ctx, bytes,
                   step = record.step] {
     if (sync) TAPIO_RETURN_IF_ERROR(md->sync().with_context(ctx));  // the records it names
     TAPIO_RETURN_IF_ERROR(file->write_at(at, bytes.data(), bytes.size()).with_context(ctx));

@@ -39,7 +39,7 @@ Status SubfileWriter::write_step(const std::vector<PutOp>& puts, uint64_t step,
   // A buffering layer's bytes reach storage before the index can commit the step.
   if (local.ok() && p_.spec.async) flush_behind();
   if (local.ok() && group_.data && !p_.spec.async) local = group_.data->flush();
-  if (local.ok() && p_.spec.sync_step && group_.data && !p_.spec.async) {
+  if (local.ok() && p_.spec.fsync.step && group_.data && !p_.spec.async) {
     PhaseTimer t(&p_.profile, Phase::kSync);
     local = group_.data->sync();
   }
@@ -48,7 +48,7 @@ Status SubfileWriter::write_step(const std::vector<PutOp>& puts, uint64_t step,
   uint64_t sum = 0;
   std::vector<uint8_t> records;
   if (local.ok()) records = step_records(&sum);
-  const Status st = p_.spec.metadata == SubfileSpec::Metadata::kGather
+  const Status st = p_.spec.metadata.mode == SubfileSpec::Metadata::kGather
                         ? commit_gather(step, std::move(records), local, changed)
                         : commit_log(step, records, sum, local, changed);
   if (st.ok())
@@ -160,7 +160,7 @@ Status SubfileWriter::commit_gather(uint64_t step, std::vector<uint8_t> records,
                    "its metadata");
     } else {
       if (outcome.ok()) outcome = files_.md->write_at(record.md_offset, all.data(), all.size());
-      if (outcome.ok() && p_.spec.sync_step) outcome = files_.md->sync();
+      if (outcome.ok() && p_.spec.fsync.step) outcome = files_.md->sync();
       if (outcome.ok()) outcome = append_index(record);
       if (outcome.ok()) files_.md_end += all.size();
     }
@@ -190,7 +190,7 @@ Status SubfileWriter::roll_back(Status failed, const Ends& before) {
 
 Status SubfileWriter::commit_log(uint64_t step, const std::vector<uint8_t>& records, uint64_t sum,
                                  Status local, bool changed) {
-  const uint64_t chunk = p_.spec.metadata_chunk;
+  const uint64_t chunk = p_.spec.metadata.chunk;
   const uint64_t region = align_up(files_.md_end, chunk);
   const uint64_t size = records.empty() ? 0 : align_up(records.size(), chunk);
   uint64_t before = 0;
@@ -204,7 +204,7 @@ Status SubfileWriter::commit_log(uint64_t step, const std::vector<uint8_t>& reco
     std::vector<uint8_t> padded = records;
     padded.resize(size, 0);
     local = files_.md->write_at(region + before, padded.data(), padded.size());
-    if (local.ok() && p_.spec.sync_step) local = files_.md->sync();
+    if (local.ok() && p_.spec.fsync.step) local = files_.md->sync();
   }
   Vote total;
   TAPIO_RETURN_IF_ERROR(vote(Vote{size, sum, step_.flags}, local, changed, &total));
@@ -228,7 +228,7 @@ Status SubfileWriter::commit_index(const subfile::StepRecord& record, uint64_t a
   if (!commit.empty()) {
     PhaseTimer t(&p_.profile, Phase::kMetadata);
     TAPIO_RETURN_IF_ERROR(files_.md->write_at(at, commit.data(), commit.size()));
-    if (p_.spec.sync_step) TAPIO_RETURN_IF_ERROR(files_.md->sync());
+    if (p_.spec.fsync.step) TAPIO_RETURN_IF_ERROR(files_.md->sync());
   }
   return append_index(record);
 }
@@ -238,7 +238,7 @@ Status SubfileWriter::append_index(const subfile::StepRecord& record) {
   const auto bytes = subfile::encode_step(record);
   TAPIO_RETURN_IF_ERROR(files_.index->write_at(files_.index_end, bytes.data(), bytes.size()));
   files_.index_end += bytes.size();
-  if (p_.spec.sync_step) return files_.index->sync();
+  if (p_.spec.fsync.step) return files_.index->sync();
   return ok_status();
 }
 
@@ -267,7 +267,7 @@ subfile::StepRecord SubfileWriter::new_record(uint64_t step) const {
 std::vector<uint8_t> SubfileWriter::commit_record(const subfile::StepRecord& record) const {
   if (!records_writer_state()) return {};
   auto bytes = subfile::encode_record(subfile::RecordKind::kCommit, subfile::encode_step(record));
-  const uint64_t chunk = p_.spec.metadata_chunk;
+  const uint64_t chunk = p_.spec.metadata.chunk;
   bytes.resize((bytes.size() + chunk - 1) / chunk * chunk, 0);
   return bytes;
 }

@@ -83,7 +83,7 @@ Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
                          io::LayerSpec::parse(e->params(), e->params().get_size("stripe_size")));
   // Async queues rank 0's one metadata write; the log backends' writes by every rank are not.
   if (e->spec_.async && e->mode() != OpenMode::kRead &&
-      e->spec_.metadata != SubfileSpec::Metadata::kGather)
+      e->spec_.metadata.mode != SubfileSpec::Metadata::kGather)
     return error(TAPIO_ERR_UNSUPPORTED, "dataset '{}': async = true needs metadata = gather",
                  e->path());
   Status st;

@@ -53,8 +53,7 @@ Status SubfileReader::fetch_chunks(const std::vector<ChunkRequest>& requests,
     keep(&local, p_.comm.isend(comm::Pieces::bytes(outgoing.back().data(),
                                                   outgoing.back().size() * sizeof(Wire)),
                               s, kRequestTag, &sends));
-    p_.profile.messages_sent += 1;
-    p_.profile.bytes_sent += outgoing.back().size() * sizeof(Wire);
+    p_.profile.messages.send(outgoing.back().size() * sizeof(Wire));
   }
   std::vector<std::vector<uint8_t>> served;
   keep(&local, serve_chunks(expected[0], &served, &sends));
@@ -65,8 +64,7 @@ Status SubfileReader::fetch_chunks(const std::vector<ChunkRequest>& requests,
     int from = s;
     const Status got = p_.comm.probe_recv(s, kReplyTag, &msg, &from);
     keep(&local, got);
-    p_.profile.messages_received += 1;
-    p_.profile.bytes_received += msg.size();
+    p_.profile.messages.receive(msg.size());
     uint64_t pos = 0;
     for (size_t i : by_server[s]) {
       const uint64_t len = requests[i].to - requests[i].from;
@@ -102,8 +100,7 @@ Status SubfileReader::serve_chunks(uint32_t expected, std::vector<std::vector<ui
     answer(a, spans, &reply, &local);
     keep(&local, p_.comm.isend(comm::Pieces::bytes(reply.data(), reply.size()), a.rank, kReplyTag,
                               sends));
-    p_.profile.messages_sent += 1;
-    p_.profile.bytes_sent += reply.size();
+    p_.profile.messages.send(reply.size());
   }
   if (!local.ok() && deferred_read_error_.ok()) deferred_read_error_ = local;
   return ok_status();
@@ -117,8 +114,7 @@ Status SubfileReader::receive_asks(uint32_t expected, std::vector<Asker>* askers
     const Status got = p_.comm.probe_recv(comm::kAnySource, kRequestTag, &msg, &source);
     keep(&local, got);
     if (!got.ok()) continue;
-    p_.profile.messages_received += 1;
-    p_.profile.bytes_received += msg.size();
+    p_.profile.messages.receive(msg.size());
     Asker a{source, std::vector<Wire>(msg.size() / sizeof(Wire))};
     if (!a.wants.empty()) std::memcpy(a.wants.data(), msg.data(), a.wants.size() * sizeof(Wire));
     askers->push_back(std::move(a));

@@ -40,7 +40,7 @@ Result<uint64_t> data_bytes(io::Storage& storage, const std::string& dir) {
 
 Status SubfileReader::open() {
   Status local = ok_status();
-  if (p_.comm.rank() == 0 || !p_.spec.delegate_reads) {
+  if (p_.comm.rank() == 0 || !p_.spec.metadata.delegate_reads) {
     auto index = p_.storage().open(p_.file_path(subfile::kIndexName), io::OpenMode::kReadOnly,
                                    &p_.profile.io);
     local = index.status();
@@ -93,7 +93,7 @@ Result<std::vector<uint8_t>> SubfileReader::fetch_new_metadata() {
   index_end_ += used * subfile::kStepRecordSize;
   uint64_t total = 0;
   for (const auto& s : steps) total += s.md_length;
-  const bool all = total <= p_.spec.prefetch;
+  const bool all = total <= p_.spec.metadata.prefetch;
   if (!steps.empty()) {
     TAPIO_ASSIGN_OR_RETURN(const uint64_t md_size, md_->size());
     for (const auto& s : steps)
@@ -138,13 +138,13 @@ Status SubfileReader::read_index_header() {
 
 Status SubfileReader::load_metadata(Status local) {
   std::vector<uint8_t> blob;
-  if (local.ok() && (p_.comm.rank() == 0 || !p_.spec.delegate_reads)) {
+  if (local.ok() && (p_.comm.rank() == 0 || !p_.spec.metadata.delegate_reads)) {
     auto fetched = fetch_new_metadata();
     local = fetched.status();
     if (local.ok()) blob = std::move(fetched).value();
   }
   TAPIO_RETURN_IF_ERROR(p_.agree(local));
-  if (p_.spec.delegate_reads) {
+  if (p_.spec.metadata.delegate_reads) {
     PhaseTimer t(&p_.profile, Phase::kExchange);
     // What follows depends on the blob: a rank whose broadcast failed must not go on alone.
     TAPIO_RETURN_IF_ERROR(p_.agree(p_.comm.bcast_bytes(blob, 0)));

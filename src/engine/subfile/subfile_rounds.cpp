@@ -37,7 +37,7 @@ Status SubfileWriter::send_rounds(const subfile::PutStream& stream,
                                   std::vector<subfile::BlockSums>* sums) {
   subfile::BlockSummers summers(stream, p_.io(), p_.spec.stats, sums);
   const uint64_t me = static_cast<uint64_t>(group_.comm->rank());
-  const uint64_t offset = layout.offsets[me], round = p_.spec.round;
+  const uint64_t offset = layout.offsets[me], round = p_.spec.writers.round;
   comm::Requests sends;
   Status local = ok_status();
   // This rank's bytes of round k are its region's intersection with the round.
@@ -50,8 +50,7 @@ Status SubfileWriter::send_rounds(const subfile::PutStream& stream,
     }
     keep(&local, group_.comm->isend(stream_pieces(stream, at - offset, to - offset), 0, kRoundTag,
                                &sends));
-    p_.profile.messages_sent += 1;
-    p_.profile.bytes_sent += to - at;
+    p_.profile.messages.send(to - at);
     at = to;
   }
   PhaseTimer t(&p_.profile, Phase::kExchange);
@@ -66,14 +65,14 @@ Status SubfileWriter::write_rounds(const subfile::PutStream& stream,
   io::BackgroundWriter::Ticket last_write[2] = {0, 0};
   Status local = ok_status();  // after a failed write: keep receiving, write nothing
   bool lost = false;           // a member's message was lost: write nothing either
-  const uint64_t rounds = plan::round_count(layout, p_.spec.round);
+  const uint64_t rounds = plan::round_count(layout, p_.spec.writers.round);
   for (uint64_t k = 0; k < rounds; ++k) {
     if (p_.spec.async) {
       keep(&local, receive_round_behind(k, layout, stream, &summers, &lost));
       continue;
     }
-    const uint64_t from = layout.base + k * p_.spec.round;
-    const uint64_t length = std::min(p_.spec.round, layout.end - from);
+    const uint64_t from = layout.base + k * p_.spec.writers.round;
+    const uint64_t length = std::min(p_.spec.writers.round, layout.end - from);
     {
       PhaseTimer t(&p_.profile, Phase::kWrite);  // the write that last used this buffer
       keep(&local, writer_.wait(last_write[k % 2]));
@@ -83,7 +82,7 @@ Status SubfileWriter::write_rounds(const subfile::PutStream& stream,
     // The write that next reuses buf waits for this one.
     if (local.ok() && !lost)
       last_write[k % 2] =
-          writer_.write(group_.data.get(), {io::Piece{from, buf, length}}, p_.spec.sync_close);
+          writer_.write(group_.data.get(), {io::Piece{from, buf, length}}, p_.spec.fsync.close);
   }
   if (p_.spec.async) return local;
   PhaseTimer t(&p_.profile, Phase::kWrite);
@@ -102,7 +101,7 @@ Status SubfileWriter::receive_round(uint64_t k, const plan::GroupLayout& layout,
   comm::Requests recvs;
   std::vector<uint64_t> parts;  // the bytes each receive expects
   uint64_t filled = 0;  // bytes of buf before the next part; gaps between regions are zeroed
-  for (const plan::RoundPart& p : plan::round_parts(layout, p_.spec.round, k)) {
+  for (const plan::RoundPart& p : plan::round_parts(layout, p_.spec.writers.round, k)) {
     std::memset(buf + filled, 0, p.at - filled);
     filled = p.at + p.length;
     if (p.member == 0) {
@@ -112,8 +111,7 @@ Status SubfileWriter::receive_round(uint64_t k, const plan::GroupLayout& layout,
     keep(&local, group_.comm->irecv(comm::Pieces::bytes(buf + p.at, p.length), p.member, kRoundTag,
                                &recvs));
     parts.push_back(p.length);
-    p_.profile.messages_received += 1;
-    p_.profile.bytes_received += p.length;
+    p_.profile.messages.receive(p.length);
   }
   std::memset(buf + filled, 0, length - filled);
   PhaseTimer t(&p_.profile, Phase::kExchange);

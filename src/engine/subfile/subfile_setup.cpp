@@ -22,10 +22,11 @@ Status clear_directory(io::Storage& storage, const std::string& path) {
 // aggregators_per_node), or as many groups of consecutive ranks as the collective engine would
 // have aggregators (all: one per rank; "1/4": one per 4 ranks). O(P).
 std::vector<int> groups_of_ranks(int P, const comm::Topology& topology, const SubfileSpec& spec) {
-  const int per_node = spec.aggregators_per_node;
+  const int per_node = spec.writers.per_node;
   std::vector<int> group(P);
-  if (spec.aggregators != "auto") {
-    const int groups = plan::aggregator_count(P, topology.nodes, spec.aggregators, per_node);
+  if (spec.writers.aggregators != "auto") {
+    const int groups =
+        plan::aggregator_count(P, topology.nodes, spec.writers.aggregators, per_node);
     for (int r = 0; r < P; ++r) group[r] = static_cast<int>(static_cast<int64_t>(r) * groups / P);
     return group;
   }
@@ -113,9 +114,10 @@ Status SubfileWriter::setup_writers() {
   bool spans_nodes = false;
   for (int r = 0; r < p_.comm.size(); ++r)
     spans_nodes |= groups[r] == mine && topology.node(r) != topology.node(p_.comm.rank());
-  group_.aggregate = !p_.spec.fpp && (p_.spec.write == SubfileSpec::Write::kAggregate ||
-                                       (p_.spec.write == SubfileSpec::Write::kAuto && spans_nodes));
-  if (!p_.spec.fpp) {
+  const SubfileSpec::Writers& writers = p_.spec.writers;
+  group_.aggregate = !writers.fpp && (writers.write == SubfileSpec::Write::kAggregate ||
+                                      (writers.write == SubfileSpec::Write::kAuto && spans_nodes));
+  if (!writers.fpp) {
     TAPIO_ASSIGN_OR_RETURN(group_.comm, p_.comm.split(mine, p_.comm.rank()));
   }
   const bool first = !group_.comm || group_.comm->rank() == 0;
@@ -126,7 +128,8 @@ Status SubfileWriter::setup_writers() {
     local = data.status();
     if (local.ok()) group_.data = std::move(data).value();
   }
-  const bool md_writer = p_.spec.metadata != SubfileSpec::Metadata::kGather || p_.comm.rank() == 0;
+  const bool md_writer =
+      p_.spec.metadata.mode != SubfileSpec::Metadata::kGather || p_.comm.rank() == 0;
   if (local.ok() && md_writer) {
     auto md = p_.storage().open(p_.file_path(subfile::kMetadataName), io::OpenMode::kReadWrite,
                                 &p_.profile.io);
@@ -140,7 +143,7 @@ Status SubfileWriter::setup_writers() {
 
 // Direct writes: the group's other ranks open the subfile its first rank created.
 Status SubfileWriter::open_subfile() {
-  if (p_.spec.fpp || group_.aggregate) return ok_status();
+  if (p_.spec.writers.fpp || group_.aggregate) return ok_status();
   Status local = ok_status();
   if (group_.comm->rank() != 0) {
     auto data = io::open_layered(p_.storage(), data_path(), io::OpenMode::kReadWrite,
@@ -166,7 +169,7 @@ Status SubfileWriter::close() {
   // Readers following the dataset learn that it ended.
   if (p_.comm.rank() == 0 && local.ok()) local = commit_index(end_record(), files_.md_end);
   for (auto* f : {group_.data.get(), files_.md.get(), files_.index.get()})
-    if (f) keep(&local, close_file(f, local.ok() && p_.spec.sync_close));
+    if (f) keep(&local, close_file(f, local.ok() && p_.spec.fsync.close));
   return local;
 }
 

@@ -25,11 +25,11 @@ uint32_t SubfileWriter::selection_id(const plan::Selection& sel, subfile::BlockL
     const plan::Selection& have =
         id < known ? table_.selections[id] : list->new_selections[id - known];
     if (have == sel) {
-      ++p_.profile.plans_reused;
+      ++p_.profile.plans.reused;
       return id;
     }
   }
-  ++p_.profile.plans_made;
+  ++p_.profile.plans.made;
   const uint32_t id = known + static_cast<uint32_t>(list->new_selections.size());
   list->new_selections.push_back(sel);
   selection_ids_.emplace(key, id);
@@ -73,7 +73,7 @@ Status SubfileWriter::write_puts(const std::vector<PutOp>& puts) {
 }
 
 Status SubfileWriter::write_batch(const std::vector<PutOp>& puts, Status* local) {
-  p_.profile.begin_batch();  // a writer's plan is its table of selections (selection_id)
+  p_.profile.phases.begin_batch();  // a writer's plan is its table of selections (selection_id)
   static const std::vector<PutOp> kNothing;
   if (local->ok())  // variables defined since the last batch
     *local = resolve_operators().with_context(fmt::format("dataset '{}'", p_.path()));
@@ -85,8 +85,8 @@ Status SubfileWriter::write_batch(const std::vector<PutOp>& puts, Status* local)
   // The aggregating rank takes its two round buffers before the group's sizes are gathered,
   // and says there whether it could: then nobody sends it anything, and it fails the step.
   const bool rounds_here = group_.aggregate && me == 0 && !p_.spec.async;
-  const bool room = !rounds_here || (round_bufs_[0].try_prepare(p_.spec.round) &&
-                                     round_bufs_[1].try_prepare(p_.spec.round));
+  const bool room = !rounds_here || (round_bufs_[0].try_prepare(p_.spec.writers.round) &&
+                                     round_bufs_[1].try_prepare(p_.spec.writers.round));
   bool leader_room = true;
   TAPIO_ASSIGN_OR_RETURN(const plan::GroupLayout layout,
                          place(stream.bytes(), room, &leader_room));
@@ -98,7 +98,7 @@ Status SubfileWriter::write_batch(const std::vector<PutOp>& puts, Status* local)
     st = write_direct(stream, layout.offsets[me], &list.sums);
   else if (!room)
     st = out_of_memory(fmt::format("aggregating a step of dataset '{}' into rounds", p_.path()),
-                       p_.spec.round);
+                       p_.spec.writers.round);
   else if (me == 0)
     st = write_rounds(stream, layout, &list.sums);
   else if (leader_room)
@@ -136,7 +136,7 @@ Status SubfileWriter::write_direct(const subfile::PutStream& stream, uint64_t of
     PhaseTimer t(&p_.profile, Phase::kWrite);
     TAPIO_RETURN_IF_ERROR(
         group_.data->write_gathered_at(offset + from, pieces.data(), pieces.size()));
-    if (p_.spec.sync_close) group_.data->start_writeback(offset + from, to - from);
+    if (p_.spec.fsync.close) group_.data->start_writeback(offset + from, to - from);
   }
   return ok_status();
 }

@@ -193,7 +193,7 @@ class SubfileWriter {
   } operators_;
   size_t definitions_sent_ = SIZE_MAX;  // rank 0: variable count last described
   // Its thread runs on the group's first rank (aggregate) and, with async, on every rank.
-  io::BackgroundWriter writer_{{false, &p_.profile.background_write_ns}};
+  io::BackgroundWriter writer_{{false, &p_.profile.async.background_write_ns}};
   ByteBuffer round_bufs_[2];  // aggregate: the rounds being received / written
   struct {
     std::optional<Pending> pending;
