@@ -67,16 +67,20 @@ demo: configure python
 
 # Each runner leaves a report in $(BUILD)/test-results, from which the last step lists every
 # skipped test with its reason, and fails when a skip is not for a missing optional peer.
-# pytest runs on two workers, each taking a whole test file at a time (a file's module fixtures,
-# compiled programs among them, are made once): most of its time is spent waiting for mpiexec
-# and for the writers it kills, not computing, as ctest's -j2. The slowest tests are listed.
+# pytest runs on three workers, each taking a whole test file at a time (a file's module
+# fixtures, compiled programs among them, are made once): most of its time is spent waiting for
+# mpiexec and for the writers it kills, not computing, as ctest's -j2. The slowest tests are
+# listed. The fuzz tree compiles meanwhile at the lowest priority (nice 19), in the time the
+# tests leave the cores idle; its log is test-results/fuzz-build.log.
 RESULTS = $(abspath $(BUILD))/test-results
-PYTEST_WORKERS ?= -n 2 --dist loadfile
-test: build python fuzz-build
+PYTEST_WORKERS ?= -n 3 --dist loadfile
+test: build python
 	rm -rf $(RESULTS) && mkdir -p $(RESULTS)
-	cd $(BUILD) && ctest -j2 --output-on-failure --output-junit $(RESULTS)/ctest.xml $(CTEST_ARGS)
-	TAPIO_BUILD_DIR=$(abspath $(BUILD)) TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q \
-	  $(PYTEST_WORKERS) --durations=15 --junitxml=$(RESULTS)/pytest.xml tests/py
+	nice -n 19 $(MAKE) --no-print-directory fuzz-build >$(RESULTS)/fuzz-build.log 2>&1 & fuzz=$$!; \
+	{ (cd $(BUILD) && ctest -j2 --output-on-failure --output-junit $(RESULTS)/ctest.xml $(CTEST_ARGS)) && \
+	  TAPIO_BUILD_DIR=$(abspath $(BUILD)) TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q \
+	    $(PYTEST_WORKERS) --durations=15 --junitxml=$(RESULTS)/pytest.xml tests/py; }; \
+	tests=$$?; wait $$fuzz || { tail -n 30 $(RESULTS)/fuzz-build.log; exit 1; }; exit $$tests
 	bash tests/fuzz/run.sh $(FUZZ_BUILD) --runs 20000
 	python3 tests/skipped_tests.py $(BUILD)
 
@@ -136,7 +140,9 @@ test-sanitized: setup
 	  python3 $(CURDIR)/tests/sanitizers/ctest_rerun_tool_crashes.py -j2 --output-on-failure $(CTEST_ARGS)
 	export TAPIO_SANITIZE=$(SANITIZE) && . tests/sanitizers/env.sh && \
 	  TAPIO_BUILD_DIR=$(abspath $(SAN_BUILD)) \
-	  TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q $(PYTEST_WORKERS) tests/py
+	  TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q $(SAN_PYTEST_WORKERS) tests/py
+# Sanitized programs take several times the memory and CPU: two pytest workers.
+SAN_PYTEST_WORKERS ?= -n 2 --dist loadfile
 
 bench:
 	BUILD=$(BUILD) NP=$(NP) MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC) bash scripts/bench.sh

@@ -30,6 +30,9 @@ function(tapio_add_unit_test)
   cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_compile_options(${T_NAME} PRIVATE ${TAPIO_TEST_COMPILE_OPTIONS})
+  # One translation unit per 8 test files: each file's cost is mostly parsing GoogleTest and
+  # the headers it tests (plan_test's 11 files: 21.7 s of CPU apart, 6.9 s together).
+  set_target_properties(${T_NAME} PROPERTIES UNITY_BUILD ON)
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${T_NAME} PRIVATE
     TAPIO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"

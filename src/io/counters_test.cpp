@@ -12,11 +12,12 @@
 namespace tapio::io {
 namespace {
 
+using testing::GiB;
+using testing::KiB;
+using testing::MiB;
 using testing::expect_counts_eq;
 using testing::pattern;
 using testing::TempDir;
-
-constexpr uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 
 TEST(SizeBin, DarshanBoundariesAreInclusiveUpperBounds) {
   struct Case {

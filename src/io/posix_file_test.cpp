@@ -11,12 +11,13 @@
 namespace tapio::io {
 namespace {
 
+using testing::GiB;
+using testing::KiB;
+using testing::MiB;
 using testing::pattern;
 using testing::same_bytes;
 using testing::slurp;
 using testing::TempDir;
-
-constexpr uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 
 std::unique_ptr<File> open_ok(const std::string& path, OpenMode mode, Counters* c = nullptr) {
   auto file = open_posix(path, mode, c);

@@ -16,6 +16,8 @@
 
 namespace tapio::io::testing {
 
+constexpr uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+
 class TempDir {
  public:
   TempDir() {

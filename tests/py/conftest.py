@@ -80,6 +80,15 @@ def mpirun(np, *args, timeout=300, env=MPI_ENV, cwd=None):
 
 
 @pytest.fixture
+def writer():
+    """tests/crash/crash_writer (crash_harness.py): the writer the crash tests kill."""
+    exe = BUILD / "tests" / "crash" / "crash_writer"
+    if not exe.exists():
+        pytest.fail(f"no crash_writer in {BUILD}: build first or set TAPIO_BUILD_DIR")
+    return exe
+
+
+@pytest.fixture
 def build():
     if not (BUILD / "examples" / "licom_demo").exists():
         pytest.fail(f"no build at {BUILD}: run `make build` first or set TAPIO_BUILD_DIR")

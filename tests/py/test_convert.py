@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from conftest import MPI_ENV, SHARED, mpiexec, mpirun
-from test_crash import kill_all
+from crash_harness import kill_all
 
 netCDF4 = pytest.importorskip("netCDF4")
 

@@ -6,7 +6,7 @@ seconds, instead of waiting forever: in C (crash_writer --follow, over the C API
 rebuilds a deleted or damaged tapio.idx from tapio.md, and every committed step reads back
 exactly (crash_writer --verify checks every value).
 
-The writers are tests/crash/crash_writer, killed with SIGKILL as in test_crash.py."""
+The writers are tests/crash/crash_writer, killed with SIGKILL as in test_crash_*.py."""
 import os
 import random
 import re
@@ -17,8 +17,8 @@ import time
 import pytest
 
 from conftest import BUILD, MPI_ENV, mpiexec
-from test_crash import (MANY_STEPS, PARAMS, RUN_TIMEOUT, Writer, append_and_check,
-                        kill_all, session_pids, verify, writer, writer_args)  # noqa: F401
+from crash_harness import (MANY_STEPS, PARAMS, RUN_TIMEOUT, Writer, append_and_check,
+                           kill_all, session_pids, verify, writer_args)
 
 TIMEOUT = 3  # the readers' writer_timeout, seconds
 TAPIO = BUILD / "tools" / "tapio"

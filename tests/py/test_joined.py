@@ -83,7 +83,7 @@ def test_collective_ragged_file_survives_sigkill(seed, tmp_path, python_binding)
     # file grows it and moves its record section again and again. Killed with SIGKILL at a
     # seeded moment, it leaves every step printed as committed readable, exact, by
     # netCDF4-python (docs/design.md, "Joined arrays in NetCDF files").
-    from test_crash import Writer
+    from crash_harness import Writer
     out = tmp_path / "crash.nc"
     ranks = 2
     writer = Writer(ranks, sys.executable, Path(__file__).parent / "joined_writer.py", out, -1,

@@ -5,15 +5,15 @@ while the first job goes on; every step of the first job then reads back exactly
 reader, and netCDF4-python for the NetCDF engines). Before the lock, the NetCDF engines spliced the two runs and the subfile
 engine deleted the first job's steps, and both jobs reported success.
 
-The jobs are tests/crash/crash_writer (test_crash.py describes its values and checks)."""
+The jobs are tests/crash/crash_writer (crash_harness.py describes its values and checks)."""
 import re
 import subprocess
 
 import pytest
 
 from conftest import MPI_ENV, mpiexec
-from test_crash import (RUN_TIMEOUT, Writer, check_netcdf, engine_of, out_path, verify,
-                        writer, writer_args)
+from crash_harness import (RUN_TIMEOUT, Writer, check_netcdf, engine_of, out_path, verify,
+                           writer_args)
 
 RANKS = 2
 STEPS = 16       # at SLEEP_MS each: long enough for the second job's two tries to start

@@ -1,4 +1,7 @@
-"""Crash consistency: a writer killed with SIGKILL leaves every step it committed readable, with
+"""The crash tests' harness (test_crash_*.py, test_dead_writer.py, test_second_writer.py):
+tests/crash/crash_writer under mpiexec, killed with SIGKILL, and the checks of what it left.
+
+Crash consistency: a writer killed with SIGKILL leaves every step it committed readable, with
 exact values, and a dataset that can be appended to.
 
 tests/crash/crash_writer writes steps of a 3-D float64 block-decomposed variable (4 MiB a
@@ -26,7 +29,6 @@ agrees its writes succeeded and queues the commit; the one after waits for it). 
 sees is still checked exact."""
 import os
 import queue
-import random
 import re
 import signal
 import subprocess
@@ -37,7 +39,7 @@ import netCDF4
 import numpy as np
 import pytest
 
-from conftest import BUILD, MPI_ENV, mpiexec
+from conftest import MPI_ENV, mpiexec
 
 ENGINES = ["subfile", "collective", "serial", "mpiio", "serial-async", "subfile-async",
            "collective-async", "mpiio-async"]
@@ -76,14 +78,6 @@ PARAMS = {
 def engine_of(engine):
     """The tapio engine a test engine name runs (serial-async: serial with async)."""
     return engine.removesuffix("-async")
-
-
-@pytest.fixture
-def writer():
-    exe = BUILD / "tests" / "crash" / "crash_writer"
-    if not exe.exists():
-        pytest.fail(f"no crash_writer in {BUILD}: build first or set TAPIO_BUILD_DIR")
-    return exe
 
 
 def out_path(tmp_path, engine):
@@ -295,82 +289,6 @@ def writer_args(writer, path, engine, ranks, steps, sleep_ms, *extra):
             *PARAMS.get((engine, ranks), []))
 
 
-@pytest.mark.parametrize("ranks", [1, 4])
-@pytest.mark.parametrize("engine", ENGINES)
-def test_kill_between_steps(writer, tmp_path, engine, ranks):
-    """(a) SIGKILL right after `committed 2` is printed, while the writer sleeps."""
-    path = out_path(tmp_path, engine)
-    w = Writer(ranks, *writer_args(writer, path, engine, ranks, MANY_STEPS, 300))
-    try:
-        w.wait_committed(2)
-        committed = w.kill()
-    finally:
-        w.cleanup()
-    assert committed >= 3
-    check_after_kill(writer, ranks, path, engine, committed)
-
-
-@pytest.mark.parametrize("ranks", [1, 4])
-@pytest.mark.parametrize("engine", ENGINES)
-def test_kill_mid_step(writer, tmp_path, engine, ranks):
-    """(b) SIGKILL at seeded random delays after the first commit, the writer never sleeping,
-    so the kill lands inside a step: in puts, data writes, metadata or the commit itself."""
-    rng = random.Random(f"{engine}-{ranks}")
-    for i, delay in enumerate(rng.uniform(0.0, 0.8) for _ in range(3)):
-        path = tmp_path / str(i) / out_path(tmp_path, engine).name
-        path.parent.mkdir()
-        w = Writer(ranks, *writer_args(writer, path, engine, ranks, MANY_STEPS, 0))
-        try:
-            w.wait_committed(0)
-            time.sleep(delay)
-            committed = w.kill()
-        finally:
-            w.cleanup()
-        assert w.proc.returncode != 0, f"writer finished before the kill: {w.seen}"
-        check_after_kill(writer, ranks, path, engine, committed)
-
-
-@pytest.mark.parametrize("ranks", [1, 4])
-@pytest.mark.parametrize("engine", ENGINES)
-def test_kill_before_any_commit(writer, tmp_path, engine, ranks):
-    """(c) SIGKILL as soon as the output appears, and a seeded few milliseconds later (during
-    open or the first step): the reader either refuses it with a clear error naming it, or
-    sees 0 steps; never garbage."""
-    rng = random.Random(f"c-{engine}-{ranks}")
-    for i, delay in enumerate([0.0, rng.uniform(0.001, 0.02)]):
-        path = tmp_path / str(i) / out_path(tmp_path, engine).name
-        path.parent.mkdir()
-        w = Writer(ranks, *writer_args(writer, path, engine, ranks, MANY_STEPS, 0))
-        try:
-            deadline = time.monotonic() + RUN_TIMEOUT
-            while not path.exists() and w.proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.0005)
-            assert path.exists(), f"the writer never created {path}: {w.seen}"
-            time.sleep(delay)
-            committed = known_committed(engine, w.kill())
-        finally:
-            w.cleanup()
-        check_refused_or_exact(writer, ranks, path, engine, committed)
-
-
-@pytest.mark.parametrize("engine, ranks, append_ranks",
-                         [("subfile", 4, 2), ("subfile", 1, 1), ("collective", 4, 2),
-                          ("serial", 2, 1), ("serial-async", 2, 1),
-                          ("subfile-async", 4, 2), ("collective-async", 4, 2)])
-def test_append_after_crash(writer, tmp_path, engine, ranks, append_ranks):
-    """Kill mid-step, append 2 steps (from another rank count where given), verify all."""
-    path = out_path(tmp_path, engine)
-    w = Writer(ranks, *writer_args(writer, path, engine, ranks, MANY_STEPS, 0))
-    try:
-        w.wait_committed(1)
-        time.sleep(random.Random(engine).uniform(0.05, 0.4))
-        committed = w.kill()
-    finally:
-        w.cleanup()
-    before = check_after_kill(writer, ranks, path, engine, committed)
-    append_and_check(writer, path, engine, append_ranks, before)
-
-
 def writer_ranks(proc):
     """The writer's rank processes (its session's crash_writer processes, not mpiexec)."""
     pids = []
@@ -397,95 +315,4 @@ def kill_one_rank(w, rng):
     return w.kill()  # collects what was printed; reaps anything left
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_kill_one_rank(writer, tmp_path, engine):
-    """SIGKILL of one rank of four (a seeded choice, at a seeded moment after the first
-    commit): MPI ends the job, and every step committed before reads back exactly."""
-    rng = random.Random(f"one-{engine}")
-    path = out_path(tmp_path, engine)
-    w = Writer(4, *writer_args(writer, path, engine, 4, MANY_STEPS, 0))
-    try:
-        w.wait_committed(0)
-        time.sleep(rng.uniform(0.0, 0.5))
-        committed = kill_one_rank(w, rng)
-    finally:
-        w.cleanup()
-    assert w.proc.returncode != 0, f"writer finished before the kill: {w.seen}"
-    check_after_kill(writer, 4, path, engine, committed)
-
-
 SLOW_MS = 1000  # open(2) / fsync(2) delay that holds the writer inside open / close
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-def test_kill_one_rank_at_open(writer, tmp_path, engine):
-    """One rank of four killed inside open (every open(2) of the I/O layer made slow, the kill
-    a seeded moment after `opening`): the job ends, and the output is refused with a clear
-    error or reads as 0 steps; never garbage."""
-    rng = random.Random(f"open-{engine}")
-    path = out_path(tmp_path, engine)
-    w = Writer(4, *writer_args(writer, path, engine, 4, MANY_STEPS, 0,
-                               "--slow-open-ms", SLOW_MS))
-    try:
-        w.wait_line("opening")
-        time.sleep(rng.uniform(0.0, 0.3))
-        committed = kill_one_rank(w, rng)
-    finally:
-        w.cleanup()
-    assert committed == 0, f"the kill missed the open: {w.seen}"
-    check_refused_or_exact(writer, 4, path, engine, committed)
-
-
-@pytest.mark.parametrize("who, ranks", [("all", 1), ("all", 4), ("one", 4)])
-@pytest.mark.parametrize("engine", ENGINES)
-def test_kill_at_close(writer, tmp_path, engine, who, ranks):
-    """The whole job, or one rank of four, killed inside close (every fsync(2) made slow, so
-    the close's final syncs and the subfile end record are under way, the kill a seeded
-    moment after `closing`): every step written reads back exactly, no more (async: at least
-    the steps known committed), and an append adds two more. One rank killed may be one that
-    has left close for MPI_Finalize while rank 0 still syncs: rank 0 then prints `closed`
-    after the kill, which is the job's close all the same."""
-    rng = random.Random(f"close-{engine}-{who}-{ranks}")
-    path = out_path(tmp_path, engine)
-    w = Writer(ranks, *writer_args(writer, path, engine, ranks, 3, 0,
-                                   "--slow-fsync-ms", SLOW_MS))
-    try:
-        w.wait_line("closing 3")
-        time.sleep(rng.uniform(0.0, 0.3))
-        w.drain()
-        closed_before_kill = "closed 3\n" in w.seen
-        committed = kill_one_rank(w, rng) if who == "one" else w.kill()
-    finally:
-        w.cleanup()
-    missed = closed_before_kill or (who == "all" and "closed 3\n" in w.seen)
-    assert committed == 3 and not missed, f"the kill missed the close: {w.seen}"
-    least = known_committed(engine, 3)
-    rc, steps, out = verify(writer, ranks, path, engine)
-    assert rc == 0 and steps is not None and least <= steps <= 3, out
-    if engine_of(engine) != "subfile":
-        assert check_netcdf(path, steps, steps) == steps
-    if engine != "mpiio":
-        append_and_check(writer, path, engine, ranks, steps)
-
-
-# The buffering layers (docs/design.md, "Buffering layers") hold bytes back from storage; in
-# order, and flushed before a commit, so a kill still leaves every committed step exact.
-LAYERS = ["--param", "layers=buffered,aligned", "--param", "layer_buffer_size=64KiB",
-          "--param", "layer_align=64KiB"]
-
-
-@pytest.mark.parametrize("engine", ["serial", "subfile"])
-def test_kill_with_buffering_layers(writer, tmp_path, engine):
-    """SIGKILL between steps and mid-step, writing through the buffered and aligned layers."""
-    for i, (sleep_ms, delay) in enumerate([(300, None), (0, 0.3)]):
-        path = tmp_path / str(i) / out_path(tmp_path, engine).name
-        path.parent.mkdir()
-        w = Writer(4, *writer_args(writer, path, engine, 4, MANY_STEPS, sleep_ms, *LAYERS))
-        try:
-            w.wait_committed(0 if delay is not None else 2)
-            if delay is not None:
-                time.sleep(delay)
-            committed = w.kill()
-        finally:
-            w.cleanup()
-        check_after_kill(writer, 4, path, engine, committed)
