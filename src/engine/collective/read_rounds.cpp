@@ -115,8 +115,9 @@ Status ReadRounds::receive_requests(uint32_t r, const plan::Extent& w,
   plan::ByteMap& map = p_.bufs.covered;
   map.reset(w.offset, w.length);
   Status local = ok_status();
-  ByteBuffer& msg = p_.bufs.recv;
+  if (p_.bufs.lists.size() < b_.expected[r]) p_.bufs.lists.resize(b_.expected[r]);
   for (uint32_t k = 0; k < b_.expected[r]; ++k) {
+    ByteBuffer& msg = p_.bufs.lists[k];
     int source = -1;
     const Status got = p_.comm.probe_recv(comm::kAnySource, static_cast<int>(2 * r), &msg, &source);
     keep(&local, got);
@@ -125,16 +126,16 @@ Status ReadRounds::receive_requests(uint32_t r, const plan::Extent& w,
     p_.profile.bytes_received += msg.size();
     Unpacked u = unpack(msg.data(), msg.size());
     bool well_formed = u.ok;
-    for (const plan::Segment& s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
+    for (const plan::Segment s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
     if (!well_formed) {
       // An empty list stands for one its sender failed to send: the sender reports.
       if (msg.size() > 0)
         keep(&local, error(TAPIO_ERR_INTERNAL, "round {}: malformed request from rank {}", r,
                            source));
-      u.segments.clear();
+      u.segments = SegmentList();
     }
-    for (const plan::Segment& s : u.segments) map.mark(s);
-    requesters->push_back(Requester{source, std::move(u.segments)});
+    for (const plan::Segment s : u.segments) map.mark(s);
+    requesters->push_back(Requester{source, u.segments});
   }
   return local;
 }
@@ -182,7 +183,7 @@ Status ReadRounds::reply(uint32_t r, const plan::Extent& w, uint8_t* buf,
       continue;
     }
     uint64_t bytes = 0;
-    for (const plan::Segment& s : q.segments) bytes += s.bytes();
+    for (const plan::Segment s : q.segments) bytes += s.bytes();
     const bool copy = q.segments.empty() || !worth_a_datatype(q.segments, bytes);
     comm::Pieces data;
     if (!copy) {

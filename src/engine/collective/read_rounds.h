@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/collective/parts.h"
+#include "engine/collective/segment_list.h"
 #include "engine/collective/wanted.h"
 #include "plan/exchange.h"
 
@@ -45,7 +46,7 @@ class ReadRounds {
   };
   struct Requester {
     int rank;
-    std::vector<plan::Segment> segments;
+    SegmentList segments;  // in the round's received lists (Buffers::lists)
   };
 
   Status round(uint32_t r, size_t begin, size_t end);
