@@ -41,13 +41,15 @@ Status RoundPipeline::receive(uint32_t r, const SelfPart& self, uint8_t* buf,
 bool RoundPipeline::copy_own_pieces(const SelfPart& self, uint8_t* out) {
   bool fresh = true;
   PhaseTimer t(&p_.profile, p_.agg.slots ? Phase::kSwap : Phase::kCopy);
-  for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x) {
-    if (!b_.tiled) fresh = p_.bufs.covered.mark(x->seg) && fresh;
-    if (p_.agg.slots)
-      b_.staged->scatter(x->seg, x->mem, out);
-    else
-      scatter_pieces(p_.bufs.staging.data() + x->mem, x->seg, out);
+  if (!b_.tiled)
+    for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x)
+      fresh = p_.bufs.covered.mark(x->seg) && fresh;
+  if (p_.agg.slots) {
+    b_.staged->scatter(self.begin, self.end, out);
+    return fresh;
   }
+  for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x)
+    scatter_pieces(p_.bufs.staging.data() + x->mem, x->seg, out);
   return fresh;
 }
 

@@ -128,8 +128,8 @@ TEST(Staging, ScatterIntoWindowsCutInsideElements) {
     const uint64_t hi = f.header.data_offset(f.header.vars[0], 1, f.header.record_size());
     const plan::Layout layout = plan::make_layout(lo, hi, 3, 1, round);
     std::vector<uint8_t> file(hi, 0);
-    for (const plan::RoutedSegment& x : plan::route_segments(s.segments(), layout))
-      s.scatter(x.seg, x.mem, file.data());
+    const std::vector<plan::RoutedSegment> routed = plan::route_segments(s.segments(), layout);
+    s.scatter(routed.data(), routed.data() + routed.size(), file.data());
     const std::vector<int> want = f.image(0, hi);
     EXPECT_EQ(as_ints(file, want), want) << "windows of " << round << " bytes";
   }
