@@ -12,7 +12,6 @@
 // agrees at the end.
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <utility>
 #include <vector>
 
@@ -51,8 +50,8 @@ class ReadRounds {
 
   Status round(uint32_t r, size_t begin, size_t end);
   // The stages.
-  Status ask(uint32_t r, size_t begin, size_t end, std::deque<ByteBuffer>* lists,
-             comm::Requests* reqs, std::vector<FromSlot>* from_slots);
+  Status ask(uint32_t r, size_t begin, size_t end, comm::Requests* reqs,
+             std::vector<FromSlot>* from_slots);
   Status serve(uint32_t r, comm::Requests* reqs);
   Status take(const std::vector<FromSlot>& from_slots);
   // Parts of the serve stage.
