@@ -432,8 +432,9 @@ int tapio_var_set_runs(tapio_var* var, size_t n, const uint64_t* offsets,
       if (n > 0 && (!offsets || !lengths))
         return error(TAPIO_ERR_ARG, "{} is null", offsets ? "lengths" : "offsets")
             .with_context(api::where(v));
-      std::vector<plan::Run> runs(n);
-      for (size_t i = 0; i < n; ++i) runs[i] = plan::Run{offsets[i], lengths[i]};
+      std::vector<plan::Run> runs;  // filled once, not zeroed first: E3SM's maps put 10^4 runs
+      runs.reserve(n);
+      for (size_t i = 0; i < n; ++i) runs.push_back(plan::Run{offsets[i], lengths[i]});
       return api::checked_selection(v, def, plan::Selection::from_runs(std::move(runs)),
                                     reading(v->io));
     });

@@ -35,7 +35,9 @@ Result<plan::Selection> checked_selection(const VarState* var, const VariableDef
           .with_context(where(var));
     shape[0] = INT64_MAX;  // the get checks the box against the length of the step it reads
   }
-  TAPIO_RETURN_IF_ERROR(plan::validate(sel, shape, def.dim_names).with_context(where(var)));
+  // where() formats the file names: only for a refusal, not for every selection set.
+  const Status valid = plan::validate(sel, shape, def.dim_names);
+  if (!valid.ok()) return valid.with_context(where(var));
   return sel;
 }
 

@@ -33,12 +33,52 @@ std::vector<int> owner_ranks(const comm::Topology& t) {
   return owners;
 }
 
-// This rank's pieces, per owner of the domains they fall in.
+// A variable whose pieces on this rank are another's: its puts have the same shape and the
+// same selections as an earlier variable's (a model's variables share a few decompositions:
+// E3SM F puts 16 variables with each). Sent as one entry (the other variable's index in
+// `offset`, length 0: no piece is empty), so an owner gets a decomposition's pieces once.
+bool is_reference(const Wire& w) { return w.seg.length == 0; }
+Wire reference(int var, int same_as) {
+  return Wire{static_cast<uint64_t>(var), plan::Segment{static_cast<uint64_t>(same_as), 0, 0, 0}};
+}
+
+// For each variable this rank puts, the first variable (in index order) with the same shape
+// and selections: itself unless its pieces repeat an earlier one's.
+std::map<int, int> first_alike(const IoDef& io, const std::vector<PutShape>& mine) {
+  std::map<int, std::vector<const plan::Selection*>> sels;
+  for (const PutShape& p : mine) sels[p.var].push_back(p.sel);
+  const auto alike = [&](int a, int b) {
+    const std::vector<const plan::Selection*>& x = sels[a];
+    const std::vector<const plan::Selection*>& y = sels[b];
+    if (io.vars[a].shape != io.vars[b].shape || x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!(*x[i] == *y[i])) return false;
+    return true;
+  };
+  std::map<int, int> first;
+  std::vector<int> firsts;
+  for (const auto& [var, list] : sels) {
+    int f = var;
+    for (int u : firsts)
+      if (alike(u, var)) {
+        f = u;
+        break;
+      }
+    if (f == var) firsts.push_back(var);
+    first[var] = f;
+  }
+  return first;
+}
+
+// This rank's pieces, per owner of the domains they fall in; a variable alike an earlier one
+// is a reference to it, sent to the owners that get that one's pieces.
 std::vector<std::vector<Wire>> route(const IoDef& io, const std::vector<PutShape>& mine,
                                      int owners) {
+  const std::map<int, int> first = first_alike(io, mine);
   std::map<int, std::vector<plan::MemSegment>> by_var;  // runs as segments, in elements
   std::map<int, uint64_t> counted;                     // elements appended so far, per variable
   for (const PutShape& p : mine) {
+    if (first.at(p.var) != p.var) continue;
     std::vector<plan::MemSegment>& segs = by_var[p.var];
     uint64_t& at = counted[p.var];
     plan::for_each_run(*p.sel, io.vars[p.var].shape, [&](const plan::Run& r, uint64_t) {
@@ -48,10 +88,20 @@ std::vector<std::vector<Wire>> route(const IoDef& io, const std::vector<PutShape
     });
   }
   std::vector<std::vector<Wire>> out(owners);
+  std::map<int, std::vector<bool>> sent_to;  // per first variable, the owners given its pieces
   for (const auto& [var, segs] : by_var) {
     const plan::Layout domains = plan::element_domains(io.vars[var].elements(), owners);
-    for (const plan::RoutedSegment& r : plan::route_segments(segs, domains))
+    std::vector<bool>& to = sent_to[var];
+    to.assign(owners, false);
+    for (const plan::RoutedSegment& r : plan::route_segments(segs, domains)) {
       out[r.agg].push_back(Wire{static_cast<uint64_t>(var), r.seg});
+      to[r.agg] = true;
+    }
+  }
+  for (const auto& [var, f] : first) {
+    if (f == var || !sent_to.count(f)) continue;
+    for (int d = 0; d < owners; ++d)
+      if (sent_to[f][d]) out[d].push_back(reference(var, f));
   }
   return out;
 }
@@ -94,12 +144,49 @@ Status check_variable(const std::vector<std::pair<plan::Segment, int>>& segs,
   }
 }
 
-// An owner's check of its domain of each variable.
+// An owner's check of its domain of each variable. A variable that every rank sent as a
+// reference to the same variable, which those ranks alone sent pieces of, has exactly that
+// variable's pieces: checked once. Otherwise its references are expanded into the pieces.
 Status check_domains(const IoDef& io, int owners, int domain,
                      const std::vector<std::pair<Wire, int>>& got,
                      const std::function<std::string(int var)>& context) {
-  std::map<uint64_t, std::vector<std::pair<plan::Segment, int>>> by_var;
-  for (const auto& [w, source] : got) by_var[w.var].emplace_back(w.seg, source);
+  using Pieces = std::vector<std::pair<plan::Segment, int>>;
+  std::map<uint64_t, Pieces> by_var;
+  std::map<uint64_t, std::vector<std::pair<uint64_t, int>>> refs;  // var: (same as, source)
+  for (const auto& [w, source] : got) {
+    if (w.var >= io.vars.size())
+      return error(TAPIO_ERR_INTERNAL, "malformed overlap check message from rank {}", source);
+    if (!is_reference(w)) {
+      by_var[w.var].emplace_back(w.seg, source);
+      continue;
+    }
+    const uint64_t to = w.seg.offset;
+    if (to >= io.vars.size() || to == w.var || io.vars[to].shape != io.vars[w.var].shape)
+      return error(TAPIO_ERR_INTERNAL, "malformed overlap check message from rank {}", source);
+    refs[w.var].emplace_back(to, source);
+  }
+  const auto sources = [](const Pieces& pieces) {
+    std::vector<int> s;
+    for (const auto& piece : pieces) s.push_back(piece.second);
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    return s;
+  };
+  for (const auto& [var, list] : refs) {
+    const uint64_t to = list.front().first;
+    const bool one_target = std::all_of(list.begin(), list.end(),
+                                        [&](const auto& ref) { return ref.first == to; });
+    if (!by_var.count(var) && !refs.count(to) && one_target && by_var.count(to)) {
+      std::vector<int> from;
+      for (const auto& ref : list) from.push_back(ref.second);
+      std::sort(from.begin(), from.end());
+      if (from == sources(by_var[to])) continue;  // the same pieces as `to`: checked there
+    }
+    Pieces& pieces = by_var[var];
+    for (const auto& [same_as, source] : list)
+      for (const auto& piece : by_var[same_as])
+        if (piece.second == source) pieces.push_back(piece);
+  }
   for (const auto& [var, segs] : by_var) {
     const plan::Extent d = plan::element_domains(io.vars[var].elements(), owners).domains[domain];
     const Status st = check_variable(segs, d);

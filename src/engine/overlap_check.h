@@ -2,8 +2,10 @@
 // variable's elements are split into one domain per node (plan/overlap.h), every rank sends
 // the first rank of each node the parts of its runs in that node's domain — one message per
 // owner it has runs for, counted with one reduce-scatter — and each owner checks its domain as
-// the serial engine checks a whole variable (plan/coverage.h). Engines run it when some rank's
-// pieces changed since a committed batch, so a steady step pays nothing.
+// the serial engine checks a whole variable (plan/coverage.h). A variable whose puts repeat an
+// earlier variable's shape and selections travels as a reference to it, so a decomposition that
+// many variables share is sent and checked once. Engines run it when some rank's pieces changed
+// since a committed batch, so a steady step pays nothing.
 #pragma once
 #include <functional>
 #include <string>

@@ -372,6 +372,48 @@ TEST(Subfile, OverlappingBlocksFailTheStepOnEveryRank) {
   in.close();
 }
 
+// Variables that share a decomposition are checked for overlaps once (ranks send a reference
+// instead of repeating its pieces), yet a variable that differs on one rank is checked with
+// the other ranks' pieces of the variable it repeats there: its overlap is found and named.
+TEST(Subfile, OverlapCheckOfSharedDecompositions) {
+  if (size() < 2) GTEST_SKIP() << "needs two ranks to overlap";
+  TempDir dir;
+  Context ctx(MPI_COMM_WORLD);
+  IO io = ctx.declare_io("shared");
+  io.set_engine("subfile");
+  const uint64_t n = 4 * static_cast<uint64_t>(size());
+  Variable x = io.define_variable<double>("x", {n}, {"n"});
+  Variable y = io.define_variable<double>("y", {n}, {"n"});
+  Variable z = io.define_variable<double>("z", {n}, {"n"});
+  Engine out = io.open(dir.file("shared.tapio"), TAPIO_MODE_WRITE);
+  // Every rank's elements as two runs, the same in x, y and z; in step 1 rank 1 moves z's
+  // second run onto rank 0's first element.
+  const uint64_t mine = 4 * static_cast<uint64_t>(rank());
+  const std::vector<double> d(4, 1.0 + rank());
+  auto step = [&](bool clash) {
+    out.begin_step();
+    for (Variable* v : {&x, &y, &z}) {
+      const bool moved = clash && v == &z && rank() == 1;
+      const std::vector<uint64_t> offsets = {mine, moved ? 0 : mine + 2}, lengths = {2, 2};
+      v->set_runs(offsets, lengths);
+      out.put(*v, d);
+    }
+    try {
+      out.end_step();
+      return std::string();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), TAPIO_ERR_SHAPE);
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(step(false), "");
+  const std::string msg = step(true);
+  EXPECT_NE(msg.find("variable 'z', step 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("rank 1 writes elements [0, 2)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("rank 0 writes [0, 4)"), std::string::npos) << msg;
+  out.close();
+}
+
 // A rank's data goes from its buffers to storage without a copy and without a message, in
 // one gathered write per step (each block's bytes are at most 1 MiB here).
 TEST(Subfile, DirectWritesCopyAndSendNothing) {

@@ -29,29 +29,27 @@ Status RoundPipeline::receive(uint32_t r, const SelfPart& self, uint8_t* buf,
   bool overlap = false, lost = false;
   {
     PhaseTimer t(&p_.profile, Phase::kExchange);
-    if (!self.empty()) overlap |= !copy_own_pieces(self, buf - w.offset, &arrived);
+    if (!self.empty()) overlap |= !copy_own_pieces(self, buf - w.offset);
     keep(&local, collect_senders(r, w, buf, others, &arrived, &overlap, &lost));
   }
-  if (overlap && local.ok()) local = name_overlap(w, arrived);
+  if (overlap && local.ok()) local = name_overlap(w, self, arrived);
   // A lost message: its sender reports the failure; the round is not written.
   if (!local.ok() || lost) return local;
   return write(r, w, buf);
 }
 
-bool RoundPipeline::copy_own_pieces(const SelfPart& self, uint8_t* out,
-                                    std::vector<Arrived>* arrived) {
+bool RoundPipeline::copy_own_pieces(const SelfPart& self, uint8_t* out) {
   bool fresh = true;
-  Arrived mine{p_.comm.rank(), {}};
   PhaseTimer t(&p_.profile, p_.agg.slots ? Phase::kSwap : Phase::kCopy);
-  for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x) {
-    if (!b_.tiled) fresh = p_.bufs.covered.mark(x->seg) && fresh;
-    if (p_.agg.slots)
-      b_.staged->scatter(x->seg, x->mem, out);
-    else
-      scatter_pieces(p_.bufs.staging.data() + x->mem, x->seg, out);
-    mine.segments.push_back(x->seg);
+  if (!b_.tiled)
+    for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x)
+      fresh = p_.bufs.covered.mark(x->seg) && fresh;
+  if (p_.agg.slots) {
+    b_.staged->scatter(self.begin, self.end, out);
+    return fresh;
   }
-  arrived->push_back(std::move(mine));
+  for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x)
+    scatter_pieces(p_.bufs.staging.data() + x->mem, x->seg, out);
   return fresh;
 }
 
@@ -67,6 +65,7 @@ Status RoundPipeline::collect_senders(uint32_t r, const plan::Extent& w, uint8_t
   comm::Requests reqs;
   incoming.reserve(others);
   if (p_.bufs.scratch.size() < others) p_.bufs.scratch.resize(others);
+  if (p_.bufs.lists.size() < others) p_.bufs.lists.resize(others);
   for (uint32_t k = 0; k < others; ++k) {
     Incoming in;
     keep(&local, receive_list(r, w, k, buf, &in, overlap, &reqs));
@@ -76,11 +75,11 @@ Status RoundPipeline::collect_senders(uint32_t r, const plan::Extent& w, uint8_t
       incoming.push_back(std::move(in));
       continue;
     }
-    if (!in.segments.empty()) arrived->push_back(Arrived{in.source, std::move(in.segments)});
+    if (!in.segments.empty()) arrived->push_back(Arrived{in.source, in.segments});
   }
   keep(&local, finish_receives(r, w, buf, &incoming, &reqs, lost));
-  for (Incoming& in : incoming)
-    if (!in.segments.empty()) arrived->push_back(Arrived{in.source, std::move(in.segments)});
+  for (const Incoming& in : incoming)
+    if (!in.segments.empty()) arrived->push_back(Arrived{in.source, in.segments});
   return local;
 }
 
@@ -89,16 +88,16 @@ Status RoundPipeline::collect_senders(uint32_t r, const plan::Extent& w, uint8_t
 Status RoundPipeline::receive_list(uint32_t r, const plan::Extent& w, uint32_t k, uint8_t* buf,
                                    Incoming* in, bool* overlap, comm::Requests* reqs) {
   const int tag = static_cast<int>(2 * r);
-  ByteBuffer& msg = p_.bufs.recv;
+  ByteBuffer& msg = p_.bufs.lists[k];
   TAPIO_RETURN_IF_ERROR(p_.comm.probe_recv(comm::kAnySource, tag, &msg, &in->source));
   // An empty list stands for one its sender failed to send (comm.h): the sender reports.
   in->lost = msg.size() == 0;
-  Unpacked u = unpack(msg.data(), msg.size());
+  const Unpacked u = unpack(msg.data(), msg.size());
   bool well_formed = u.ok;
-  for (const plan::Segment& s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
+  for (const plan::Segment s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
   bool fresh = well_formed;
   if (well_formed && !b_.tiled)  // a malformed list never touches the map (it could point anywhere)
-    for (const plan::Segment& s : u.segments) fresh = p_.bufs.covered.mark(s) && fresh;
+    for (const plan::Segment s : u.segments) fresh = p_.bufs.covered.mark(s) && fresh;
   Status local = well_formed || in->lost
                      ? ok_status()
                      : error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r,
@@ -108,7 +107,7 @@ Status RoundPipeline::receive_list(uint32_t r, const plan::Extent& w, uint32_t k
   const uint64_t list_bytes = msg.size();
   if (in->local_node) {
     p_.profile.messages.receive(list_bytes);
-    if (well_formed) in->segments = std::move(u.segments);
+    if (well_formed) in->segments = u.segments;
     return local;
   }
   in->bytes = u.bytes;
@@ -128,7 +127,7 @@ Status RoundPipeline::receive_list(uint32_t r, const plan::Extent& w, uint32_t k
   }
   keep(&local, p_.comm.irecv(into, in->source, tag + 1, reqs));
   p_.profile.messages.receive(list_bytes + in->bytes, 2);
-  if (well_formed) in->segments = std::move(u.segments);
+  if (well_formed) in->segments = u.segments;
   return local;
 }
 
@@ -159,16 +158,19 @@ Status RoundPipeline::finish_receives(uint32_t r, const plan::Extent& w, uint8_t
 }
 
 // Rare: some bytes arrived twice; name the ranks as the per-piece check does.
-Status RoundPipeline::name_overlap(const plan::Extent& w,
+Status RoundPipeline::name_overlap(const plan::Extent& w, const SelfPart& self,
                                    const std::vector<Arrived>& arrived) const {
   std::vector<plan::Extent> extents;
   std::vector<int> sources;
+  const auto add = [&](const plan::Segment& s, int source) {
+    plan::for_each_piece(s, [&](uint64_t off, uint64_t len) {
+      extents.push_back(plan::Extent{off, len});
+      sources.push_back(source);
+    });
+  };
+  for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x) add(x->seg, p_.comm.rank());
   for (const Arrived& m : arrived)
-    for (const plan::Segment& s : m.segments)
-      plan::for_each_piece(s, [&](uint64_t off, uint64_t len) {
-        extents.push_back(plan::Extent{off, len});
-        sources.push_back(m.source);
-      });
+    for (const plan::Segment s : m.segments) add(s, m.source);
   TAPIO_RETURN_IF_ERROR(check_overlap(extents, sources));
   return error(TAPIO_ERR_SHAPE, "{}: blocks overlap in file bytes [{}, {})", p_.where, w.offset,
                w.end());

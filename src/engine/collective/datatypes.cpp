@@ -2,17 +2,16 @@
 
 namespace tapio::collective {
 
-bool worth_a_datatype(const std::vector<plan::Segment>& segments, uint64_t bytes) {
+bool worth_a_datatype(const SegmentList& segments, uint64_t bytes) {
   constexpr uint64_t kFewEntries = 16, kBytesPerEntry = 4096;
   return segments.size() <= kFewEntries || bytes >= kBytesPerEntry * segments.size();
 }
 
-comm::Pieces window_pieces(uint8_t* window, uint64_t base,
-                           const std::vector<plan::Segment>& segments) {
+comm::Pieces window_pieces(uint8_t* window, uint64_t base, const SegmentList& segments) {
   comm::Pieces p;
   p.base = window;
   p.blocks.reserve(segments.size());
-  for (const plan::Segment& s : segments)
+  for (const plan::Segment s : segments)
     p.blocks.push_back(comm::Block{s.offset - base, s.length, s.stride, s.count});
   return p;
 }

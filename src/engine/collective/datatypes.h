@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "comm/comm.h"
+#include "engine/collective/segment_list.h"
 #include "plan/segments.h"
 
 namespace tapio::collective {
@@ -17,12 +18,11 @@ namespace tapio::collective {
 // (a block's rows are one strided entry per level); no for many small irregular runs (E3SM's
 // maps), where a datatype of thousands of entries costs MPI far more than one extra copy
 // through a contiguous buffer.
-bool worth_a_datatype(const std::vector<plan::Segment>& segments, uint64_t bytes);
+bool worth_a_datatype(const SegmentList& segments, uint64_t bytes);
 
 // The pieces of `segments`, in their order, in a window buffer whose first byte is file offset
 // `base` (every piece at or after base).
-comm::Pieces window_pieces(uint8_t* window, uint64_t base,
-                           const std::vector<plan::Segment>& segments);
+comm::Pieces window_pieces(uint8_t* window, uint64_t base, const SegmentList& segments);
 
 // The (offset, length) spans of `buf`, in their order.
 comm::Pieces span_pieces(uint8_t* buf, const std::vector<std::pair<uint64_t, uint64_t>>& spans);

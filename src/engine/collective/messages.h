@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/byte_buffer.h"
+#include "engine/collective/segment_list.h"
 #include "plan/exchange.h"
 #include "plan/segments.h"
 
@@ -114,9 +115,8 @@ inline const uint8_t* scatter_pieces(const uint8_t* in, const plan::Segment& s, 
   });
   return in;
 }
-inline void scatter_pieces(const uint8_t* in, const std::vector<plan::Segment>& segments,
-                           uint8_t* window) {
-  for (const plan::Segment& s : segments) in = scatter_pieces(in, s, window);
+inline void scatter_pieces(const uint8_t* in, const SegmentList& segments, uint8_t* window) {
+  for (const plan::Segment s : segments) in = scatter_pieces(in, s, window);
 }
 inline uint8_t* gather_pieces(const uint8_t* window, const plan::Segment& s, uint8_t* out) {
   if (s.stride == s.length) {
@@ -129,13 +129,13 @@ inline uint8_t* gather_pieces(const uint8_t* window, const plan::Segment& s, uin
   });
   return out;
 }
-inline void gather_pieces(const uint8_t* window, const std::vector<plan::Segment>& segments,
-                          uint8_t* out) {
-  for (const plan::Segment& s : segments) out = gather_pieces(window, s, out);
+inline void gather_pieces(const uint8_t* window, const SegmentList& segments, uint8_t* out) {
+  for (const plan::Segment s : segments) out = gather_pieces(window, s, out);
 }
 
+// A received list, checked; its segments are read from the message (which must outlive them).
 struct Unpacked {
-  std::vector<plan::Segment> segments;
+  SegmentList segments;
   uint64_t bytes = 0;  // the pieces' total length
   bool ok = false;
 };
@@ -160,9 +160,8 @@ inline Unpacked unpack(const uint8_t* msg, size_t size) {
   if (size < 8) return u;
   std::memcpy(&n, msg, 8);
   if (n == 0 || n > (size - 8) / 32 || size != 8 + 32 * n) return u;
-  u.segments.resize(n);
-  std::memcpy(u.segments.data(), msg + 8, 32 * n);
-  for (const plan::Segment& s : u.segments)
+  u.segments = SegmentList(msg + 8, n);
+  for (const plan::Segment s : u.segments)
     if (!add_segment_bytes(s, &u.bytes)) return u;
   u.ok = true;
   return u;

@@ -72,8 +72,12 @@ struct Aggregation {
 struct Buffers {
   ByteBuffer staging;                     // this rank's data (read, or written as messages)
   std::vector<ByteBuffer> round;          // aggregator: one per round slot (slot_count)
-  std::vector<ByteBuffer> send[2];        // one segment list per destination, per slot
-  ByteBuffer recv;                        // a received segment list
+  // Segment lists, one per destination: a write's by list set (round % 2), a read's in [0].
+  std::vector<ByteBuffer> send[2];
+  ByteBuffer recv;                        // a two-level packet, or its data
+  // Aggregator: the segment lists of one round, one per sender (read where they lie until
+  // the round is assembled or answered).
+  std::vector<ByteBuffer> lists;
   // Aggregator: per peer, the data of many small irregular pieces, received (writes) or sent
   // (read replies) contiguously and copied piece by piece.
   std::vector<ByteBuffer> scratch;

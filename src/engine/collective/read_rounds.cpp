@@ -30,10 +30,9 @@ Status ReadRounds::round(uint32_t r, size_t begin, size_t end) {
     PhaseTimer t(&p_.profile, Phase::kAgree);
     keep(&local, p_.agg.node->node().barrier());
   }
-  std::deque<ByteBuffer> lists;  // stable addresses while the sends are in flight
   comm::Requests reqs;
   std::vector<FromSlot> from_slots;
-  keep(&local, ask(r, begin, end, &lists, &reqs, &from_slots));
+  keep(&local, ask(r, begin, end, &reqs, &from_slots));
   if (p_.agg.mine >= 0) keep(&local, serve(r, &reqs));
   {
     PhaseTimer t(&p_.profile, Phase::kExchange);
@@ -43,19 +42,24 @@ Status ReadRounds::round(uint32_t r, size_t begin, size_t end) {
   return local;
 }
 
-Status ReadRounds::ask(uint32_t r, size_t begin, size_t end, std::deque<ByteBuffer>* lists,
-                       comm::Requests* reqs, std::vector<FromSlot>* from_slots) {
+Status ReadRounds::ask(uint32_t r, size_t begin, size_t end, comm::Requests* reqs,
+                       std::vector<FromSlot>* from_slots) {
   Status local = ok_status();
   std::vector<int> aggs;
   for (size_t i = begin; i < end; ++i)
     if (aggs.empty() || aggs.back() != b_.routed[i].agg) aggs.push_back(b_.routed[i].agg);
-  for (int agg : plan::collection_order(std::move(aggs), p_.node, p_.spec.collect_order)) {
+  aggs = plan::collection_order(std::move(aggs), p_.node, p_.spec.collect_order);
+  // The round's lists, in buffers kept from round to round (its sends end with the round):
+  // a fresh buffer per list cost its page faults every round.
+  std::vector<ByteBuffer>& lists = p_.bufs.send[0];
+  if (lists.size() < aggs.size()) lists.resize(aggs.size());
+  for (size_t k = 0; k < aggs.size(); ++k) {
+    const int agg = aggs[k];
     size_t first = begin;
     while (b_.routed[first].agg != agg) ++first;
     size_t last = first;
     while (last < end && b_.routed[last].agg == agg) ++last;
-    lists->emplace_back();
-    pack(b_.routed, first, last, &lists->back());
+    pack(b_.routed, first, last, &lists[k]);
     comm::Pieces reply = comm::Pieces::bytes(b_.staging, 0);  // an empty message
     if (const uint8_t* window = p_.agg.window(agg, r % 2, b_.layout.window(agg, r))) {
       from_slots->push_back(FromSlot{window, first, last});
@@ -65,7 +69,7 @@ Status ReadRounds::ask(uint32_t r, size_t begin, size_t end, std::deque<ByteBuff
       reply = span_pieces(b_.staging, spans);
     }
     const int source = p_.agg.ranks[agg];
-    const ByteBuffer& list = lists->back();
+    const ByteBuffer& list = lists[k];
     keep(&local, p_.comm.isend(comm::Pieces::bytes(list.data(), list.size()), source,
                                static_cast<int>(2 * r), reqs));
     keep(&local, p_.comm.irecv(reply, source, static_cast<int>(2 * r + 1), reqs));
@@ -113,8 +117,9 @@ Status ReadRounds::receive_requests(uint32_t r, const plan::Extent& w,
   plan::ByteMap& map = p_.bufs.covered;
   map.reset(w.offset, w.length);
   Status local = ok_status();
-  ByteBuffer& msg = p_.bufs.recv;
+  if (p_.bufs.lists.size() < b_.expected[r]) p_.bufs.lists.resize(b_.expected[r]);
   for (uint32_t k = 0; k < b_.expected[r]; ++k) {
+    ByteBuffer& msg = p_.bufs.lists[k];
     int source = -1;
     const Status got = p_.comm.probe_recv(comm::kAnySource, static_cast<int>(2 * r), &msg, &source);
     keep(&local, got);
@@ -122,16 +127,16 @@ Status ReadRounds::receive_requests(uint32_t r, const plan::Extent& w,
     p_.profile.messages.receive(msg.size());
     Unpacked u = unpack(msg.data(), msg.size());
     bool well_formed = u.ok;
-    for (const plan::Segment& s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
+    for (const plan::Segment s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
     if (!well_formed) {
       // An empty list stands for one its sender failed to send: the sender reports.
       if (msg.size() > 0)
         keep(&local, error(TAPIO_ERR_INTERNAL, "round {}: malformed request from rank {}", r,
                            source));
-      u.segments.clear();
+      u.segments = SegmentList();
     }
-    for (const plan::Segment& s : u.segments) map.mark(s);
-    requesters->push_back(Requester{source, std::move(u.segments)});
+    for (const plan::Segment s : u.segments) map.mark(s);
+    requesters->push_back(Requester{source, u.segments});
   }
   return local;
 }
@@ -179,7 +184,7 @@ Status ReadRounds::reply(uint32_t r, const plan::Extent& w, uint8_t* buf,
       continue;
     }
     uint64_t bytes = 0;
-    for (const plan::Segment& s : q.segments) bytes += s.bytes();
+    for (const plan::Segment s : q.segments) bytes += s.bytes();
     const bool copy = q.segments.empty() || !worth_a_datatype(q.segments, bytes);
     comm::Pieces data;
     if (!copy) {

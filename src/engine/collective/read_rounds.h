@@ -12,11 +12,11 @@
 // agrees at the end.
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <utility>
 #include <vector>
 
 #include "engine/collective/parts.h"
+#include "engine/collective/segment_list.h"
 #include "engine/collective/wanted.h"
 #include "plan/exchange.h"
 
@@ -45,13 +45,13 @@ class ReadRounds {
   };
   struct Requester {
     int rank;
-    std::vector<plan::Segment> segments;
+    SegmentList segments;  // in the round's received lists (Buffers::lists)
   };
 
   Status round(uint32_t r, size_t begin, size_t end);
   // The stages.
-  Status ask(uint32_t r, size_t begin, size_t end, std::deque<ByteBuffer>* lists,
-             comm::Requests* reqs, std::vector<FromSlot>* from_slots);
+  Status ask(uint32_t r, size_t begin, size_t end, comm::Requests* reqs,
+             std::vector<FromSlot>* from_slots);
   Status serve(uint32_t r, comm::Requests* reqs);
   Status take(const std::vector<FromSlot>& from_slots);
   // Parts of the serve stage.

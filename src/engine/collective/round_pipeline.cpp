@@ -115,7 +115,7 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
     if (uint8_t* window = p_.agg.window(agg, slot, b_.layout.window(agg, r))) {
       {
         PhaseTimer t(&p_.profile, Phase::kSwap);
-        for (size_t x = first; x < last; ++x) b_.staged->scatter(routed[x].seg, routed[x].mem, window);
+        b_.staged->scatter(routed.data() + first, routed.data() + last, window);
       }
       keep(local, p_.agg.node->sync());
       keep(local, p_.comm.isend(list, dest, tag, &requests_[set]));

@@ -61,7 +61,7 @@ class RoundPipeline {
   // Who sent which segments (to name ranks when bytes arrive twice).
   struct Arrived {
     int source;
-    std::vector<plan::Segment> segments;
+    SegmentList segments;  // in the round's received lists (Buffers::lists)
   };
   // A sender's data of one round, as its segment list announced it.
   struct Incoming {
@@ -71,7 +71,7 @@ class RoundPipeline {
     bool keep = false;        // scatter the scratch into the window after the wait
     bool local_node = false;  // its pieces are in the shared slot already
     bool lost = false;        // its list was lost (its sender failed to send it)
-    std::vector<plan::Segment> segments;
+    SegmentList segments;     // in Buffers::lists
   };
 
   void round(uint32_t r, size_t begin, size_t end, Status* local);
@@ -104,14 +104,15 @@ class RoundPipeline {
   // the other senders and this rank; `slot_ready` is slot_free's answer (an error: collect,
   // but write nothing). Then the write stage.
   Status receive(uint32_t r, const SelfPart& self, uint8_t* buf, const Status& slot_ready);
-  bool copy_own_pieces(const SelfPart& self, uint8_t* out, std::vector<Arrived>* arrived);
+  bool copy_own_pieces(const SelfPart& self, uint8_t* out);
   Status collect_senders(uint32_t r, const plan::Extent& w, uint8_t* buf, uint32_t others,
                          std::vector<Arrived>* arrived, bool* overlap, bool* lost);
   Status receive_list(uint32_t r, const plan::Extent& w, uint32_t k, uint8_t* buf,
                       Incoming* in, bool* overlap, comm::Requests* reqs);
   Status finish_receives(uint32_t r, const plan::Extent& w, uint8_t* buf,
                          std::vector<Incoming>* incoming, comm::Requests* reqs, bool* lost);
-  Status name_overlap(const plan::Extent& w, const std::vector<Arrived>& arrived) const;
+  Status name_overlap(const plan::Extent& w, const SelfPart& self,
+                      const std::vector<Arrived>& arrived) const;
   Status check_overlap(const std::vector<plan::Extent>& extents,
                        const std::vector<int>& sources) const;
 

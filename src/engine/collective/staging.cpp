@@ -70,7 +70,7 @@ size_t Staged::swap_from(size_t i, uint64_t at, uint64_t len, uint8_t* out) cons
     at += n;
     len -= n;
     const size_t e = s.esize;
-    if (off % e == 0 && n % e == 0) {  // whole elements: the usual piece
+    if (((off | n) & (e - 1)) == 0) {  // whole elements (sizes are 1, 2, 4, 8): the usual piece
       host_to_big_endian(out, s.src + off, n / e, e);
       out += n;
       continue;
@@ -104,15 +104,22 @@ void Staged::swap_range(uint64_t at, uint64_t len, uint8_t* out) const {
   if (len > 0) swap_from(source_at(at), at, len, out);
 }
 
-void Staged::scatter(const plan::Segment& s, uint64_t mem, uint8_t* window) const {
-  if (s.stride == s.length) {
-    swap_range(mem, s.bytes(), window + s.offset);
-    return;
+void Staged::scatter(const plan::RoutedSegment* begin, const plan::RoutedSegment* end,
+                     uint8_t* window) const {
+  if (begin == end) return;
+  size_t i = source_at(begin->mem);
+  for (const plan::RoutedSegment* x = begin; x != end; ++x) {
+    const plan::Segment& s = x->seg;
+    uint64_t mem = x->mem;
+    if (mem < sources_[i].at) i = source_at(mem);  // not rising after all: search again
+    if (s.stride == s.length) {
+      i = swap_from(i, mem, s.bytes(), window + s.offset);
+      continue;
+    }
+    uint64_t off = s.offset;
+    for (uint64_t k = 0; k < s.count; ++k, off += s.stride, mem += s.length)
+      i = swap_from(i, mem, s.length, window + off);
   }
-  size_t i = source_at(mem);
-  uint64_t off = s.offset;
-  for (uint64_t k = 0; k < s.count; ++k, off += s.stride, mem += s.length)
-    i = swap_from(i, mem, s.length, window + off);
 }
 
 }  // namespace tapio::collective

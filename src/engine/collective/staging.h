@@ -50,8 +50,11 @@ class Staged {
   void swap_range(uint64_t at, uint64_t len, uint8_t* out) const;
   // All of them (out holds bytes()).
   void swap_all(uint8_t* out) const { swap_range(0, bytes_, out); }
-  // The pieces of s, whose bytes start at staging offset mem, into window[file offset].
-  void scatter(const plan::Segment& s, uint64_t mem, uint8_t* window) const;
+  // The pieces of routed segments [begin, end) into window[file offset]: one search of the
+  // sources for the range (its staging offsets rise, as routing leaves a round's segments for
+  // one aggregator), not one per segment.
+  void scatter(const plan::RoutedSegment* begin, const plan::RoutedSegment* end,
+               uint8_t* window) const;
 
  private:
   struct Source {

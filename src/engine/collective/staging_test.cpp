@@ -128,8 +128,8 @@ TEST(Staging, ScatterIntoWindowsCutInsideElements) {
     const uint64_t hi = f.header.data_offset(f.header.vars[0], 1, f.header.record_size());
     const plan::Layout layout = plan::make_layout(lo, hi, 3, 1, round);
     std::vector<uint8_t> file(hi, 0);
-    for (const plan::RoutedSegment& x : plan::route_segments(s.segments(), layout))
-      s.scatter(x.seg, x.mem, file.data());
+    const std::vector<plan::RoutedSegment> routed = plan::route_segments(s.segments(), layout);
+    s.scatter(routed.data(), routed.data() + routed.size(), file.data());
     const std::vector<int> want = f.image(0, hi);
     EXPECT_EQ(as_ints(file, want), want) << "windows of " << round << " bytes";
   }
@@ -150,11 +150,11 @@ TEST(Staging, PackMergesAsAppendSegment) {
   pack(routed, 0, routed.size(), &buf);
   const Unpacked u = unpack(buf.data(), buf.size());
   ASSERT_TRUE(u.ok);
-  EXPECT_EQ(u.segments, want);
+  EXPECT_EQ(u.segments.to_vector(), want);
   pack(routed, 5, 7, &buf);  // part of the list: the gap, then the segment that continues it
   const Unpacked part = unpack(buf.data(), buf.size());
   ASSERT_TRUE(part.ok);
-  EXPECT_EQ(part.segments, (std::vector<plan::Segment>{{100, 4, 8, 4}}));
+  EXPECT_EQ(part.segments.to_vector(), (std::vector<plan::Segment>{{100, 4, 8, 4}}));
   pack(routed, 2, 2, &buf);  // an empty range: a list of none
   uint64_t n = 1;
   std::memcpy(&n, buf.data(), 8);

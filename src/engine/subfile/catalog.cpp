@@ -100,9 +100,12 @@ Status Catalog::add_blocks(const StepRecord& record, const uint8_t* payload, siz
 void Catalog::build_index(Step& s) {
   for (uint32_t i = 0; i < s.entries.size(); ++i) {
     const Entry& e = s.entries[i];
-    const auto [at, made] = bounds_.try_emplace({e.sel, e.var});
+    const std::vector<uint64_t>& shape = definitions_.vars[e.var].shape;
+    uint64_t row = shape.empty() ? 0 : 1;
+    for (size_t d = 1; d < shape.size(); ++d) row *= shape[d];
+    const auto [at, made] = bounds_.try_emplace({e.sel, row});
     auto& [lo, hi] = at->second;
-    if (made) plan::first_dim_bounds(*e.sel, definitions_.vars[e.var].shape, &lo, &hi);
+    if (made) plan::first_dim_bounds(*e.sel, shape, &lo, &hi);
     s.by_var[e.var].add(lo, hi, i);
   }
   for (auto& [var, index] : s.by_var) index.build();
