@@ -16,10 +16,10 @@ namespace {
 // 10^5, or TAPIO_MANY_VARIABLES. A sanitizer build takes 10^4: its allocator unwinds the stack
 // at every allocation (tests/sanitizers/env.sh), which alone made 10^5 variables take minutes;
 // the memory checks see the same code paths, and the plain build keeps the scaling check.
-// The serial engine takes a fifth: it gathers (and scatters) each variable on its own, by
-// design, so 10^5 of them cost 10^5 collectives; 2 * 10^4 still took 130 s to read back when
-// each variable's read scanned every request, and take about 15 s at 4 ranks now.
-uint64_t variable_count(const std::string& engine) {
+// The serial engine takes as many: it gathers (and scatters) a batch of variables at a time
+// (src/engine/serial/batches.h), where one collective per variable made 2 * 10^4 of them take
+// 15 s at 4 ranks.
+uint64_t variable_count() {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   constexpr uint64_t kDefault = 10000;
 #else
@@ -27,7 +27,7 @@ uint64_t variable_count(const std::string& engine) {
 #endif
   const char* n = std::getenv("TAPIO_MANY_VARIABLES");
   const uint64_t count = n ? std::strtoull(n, nullptr, 10) : kDefault;
-  return engine == "serial" ? count / 5 : count;
+  return count;
 }
 
 double value_of(uint64_t v, int r) { return static_cast<double>(v) * 8 + r; }
@@ -100,7 +100,7 @@ class ManyVariables : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ManyVariables, DefineWriteCloseAndReadBackInSeconds) {
   const std::string engine = GetParam();
-  const uint64_t n = variable_count(engine);
+  const uint64_t n = variable_count();
   TempDir dir;
   const std::string path = dir.file(engine == "subfile" ? "many" : "many.nc");
   tapio_context* ctx;
@@ -115,10 +115,10 @@ TEST_P(ManyVariables, DefineWriteCloseAndReadBackInSeconds) {
   const auto t0 = std::chrono::steady_clock::now();
   expect_read_back(ctx, engine, path, n);
   const double read = seconds_since(t0);
-  // The serial engine's write and read are alike, one gather or scatter per variable, so their
-  // times compare on any load: 2 * 10^4 variables read in 12 to 25 times the write's time when
-  // each variable's read scanned every request, and in 2 to 3.5 times since, at 4 ranks and
-  // load averages of 20 to 25.
+  // The serial engine's write and read are alike, gathers or scatters of the same batches, so
+  // their times compare on any load: 2 * 10^4 variables read in 12 to 25 times the write's
+  // time when each variable's read scanned every request, and in 2 to 3.5 times since, at 4
+  // ranks and load averages of 20 to 25.
   if (engine == "serial") {
     EXPECT_LT(read, 6 * written + 1) << n << " variables written in " << written
                                      << " s (open to close), read back in " << read << " s";

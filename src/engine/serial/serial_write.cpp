@@ -1,10 +1,12 @@
-// Serial engine, write path: per variable, one gather of every rank's pieces to rank 0, which
-// byte-swaps them into a file-order image and writes it with one request.
+// Serial engine, write path: per batch of variables (batches.h), one gather of every rank's
+// pieces to rank 0, which byte-swaps each variable into a file-order image and writes it with
+// one request.
 #include <algorithm>
 #include <cstring>
 #include <optional>
 
 #include "core/out_of_memory.h"
+#include "engine/serial/batches.h"
 #include "engine/serial/serial_engine.h"
 
 namespace tapio {
@@ -36,23 +38,24 @@ struct ImagePlan {
   uint64_t total = 0;  // elements of the record
   size_t esize = 0;
   std::vector<plan::Selection> sels;  // every rank's selections of the variable, in rank order
+  std::vector<const uint8_t*> from;   // where each selection's elements lie, gathered
   bool fill = false;                  // start from the fill value (some elements unwritten)
 
-  // The record, big-endian, from `staging` (the pieces back to back in `sels` order) into
-  // `out`. Not zeroed first: bytes no piece covers are the fill value, or never written.
-  void image(const uint8_t* staging, ByteBuffer* out) const {
+  // The record, big-endian, from the gathered pieces into `out`. Not zeroed first: bytes no
+  // piece covers are the fill value, or never written.
+  void image(ByteBuffer* out) const {
     uint8_t* to = out->prepare(total * esize);
     if (fill) fill_image_into(nv, total, to);
-    uint64_t base = 0;  // element position of the current selection in the staging buffer
-    for (const plan::Selection& sel : sels) {
-      plan::for_each_run(sel, shape, [&](const plan::Run& run, uint64_t mem) {
-        host_to_big_endian(to + run.offset * esize, staging + (base + mem) * esize, run.length,
-                           esize);
+    for (size_t i = 0; i < sels.size(); ++i)
+      plan::for_each_run(sels[i], shape, [&](const plan::Run& run, uint64_t mem) {
+        host_to_big_endian(to + run.offset * esize, from[i] + mem * esize, run.length, esize);
       });
-      base += sel.elements();
-    }
   }
 };
+
+uint64_t bytes_of(const VariableDef& def, const plan::Request& req) {
+  return req.sel.elements() * type_size(def.type);
+}
 
 }  // namespace
 
@@ -62,9 +65,15 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
     mine.push_back(plan::Request{static_cast<uint32_t>(p.var), step, 1, p.sel});
   RankRequests all;
   // Only rank 0 decodes; agree so that a bad list never leaves the others in a collective,
-  // nor a rank 0 without room for the largest variable's gathered pieces and record.
+  // nor a rank 0 without room for the largest batch's gathered pieces and record, nor a rank
+  // without room to pack its pieces of a batch.
   Status listed = gather_requests(comm(), mine, &all, &profile());
   if (listed.ok() && comm().rank() == 0) listed = room_for_gathers(all);
+  PooledBuffer packed(resources().buffers);
+  const uint64_t pack = pack_bound(puts);
+  if (listed.ok() && !packed.get().try_prepare(pack))
+    listed = out_of_memory(fmt::format("packing rank {}'s pieces, {}", comm().rank(), writing()),
+                           pack);
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), listed));
   TAPIO_RETURN_IF_ERROR(nc_.note_puts(puts));
   // Each variable's puts, and every rank's requests of it, in put order: taken in turn from
@@ -78,96 +87,171 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   std::vector<size_t> next(all.size(), 0);
   auto put = sorted.begin();
   record_size_ = nc_.header().record_size();
+  // The variables some rank wrote (the same list on every rank), batched by their records'
+  // bytes, which every rank knows: a batch's gathered pieces are at most that.
+  std::vector<size_t> vars;
+  std::vector<uint64_t> record_bytes;
   for (size_t v = 0; v < io().vars.size(); ++v) {
-    std::vector<const PutOp*> mine;
-    for (; put != sorted.end() && var_of(*put) == v; ++put) mine.push_back(*put);
-    RankRequests of_v(all.size());
-    for (size_t r = 0; r < all.size(); ++r)
-      for (; next[r] < all[r].size() && var_of(all[r][next[r]]) == v; ++next[r])
-        of_v[r].push_back(std::move(all[r][next[r]]));
-    if (nc_.touched()[v]) TAPIO_RETURN_IF_ERROR(gather_variable(v, mine, step, of_v));
+    if (!nc_.touched()[v]) continue;
+    vars.push_back(v);
+    record_bytes.push_back(io().vars[v].elements() * type_size(io().vars[v].type));
+  }
+  const std::vector<size_t> bounds = batch_bounds(record_bytes, batch_limit());
+  for (size_t b = 0; b + 1 < bounds.size(); ++b) {
+    Batch batch;
+    for (size_t k = bounds[b]; k < bounds[b + 1]; ++k) {
+      const size_t v = vars[k];
+      batch.vars.push_back(v);
+      batch.my_puts.emplace_back();
+      for (; put != sorted.end() && var_of(*put) <= v; ++put)
+        if (var_of(*put) == v) batch.my_puts.back().push_back(*put);
+      batch.requests.emplace_back(all.size());
+      for (size_t r = 0; r < all.size(); ++r)
+        for (; next[r] < all[r].size() && var_of(all[r][next[r]]) <= v; ++next[r])
+          if (var_of(all[r][next[r]]) == v)
+            batch.requests.back()[r].push_back(std::move(all[r][next[r]]));
+    }
+    TAPIO_RETURN_IF_ERROR(gather_batch(batch, step, &packed.get()));
   }
   return ok_status();
 }
 
-Status SerialEngine::room_for_gathers(const RankRequests& all) const {
-  uint64_t gathered = 0, record = 0;
-  std::vector<uint64_t> elements(io().vars.size(), 0);
-  for (const auto& rank_requests : all)
-    for (const auto& req : rank_requests)
-      if (req.var < elements.size()) elements[req.var] += req.sel.elements();
-  for (size_t v = 0; v < elements.size(); ++v) {
-    if (elements[v] == 0) continue;
-    const uint64_t esize = type_size(io().vars[v].type);
-    gathered = std::max(gathered, elements[v] * esize);
-    record = std::max(record, io().vars[v].elements() * esize);
+uint64_t SerialEngine::pack_bound(const std::vector<PutOp>& puts) const {
+  // A batch of several variables gathers at most its records' bytes, within the limit; a
+  // variable alone in its batch is packed when this rank put it in several pieces.
+  std::vector<uint64_t> bytes(io().vars.size(), 0), pieces(io().vars.size(), 0);
+  uint64_t total = 0, alone = 0;
+  for (const PutOp& p : puts) {
+    bytes[p.var] += p.elements * type_size(io().vars[p.var].type);
+    pieces[p.var] += 1;
+    total += p.elements * type_size(io().vars[p.var].type);
   }
-  return room_for({gathered, record}, writing());
+  for (size_t v = 0; v < bytes.size(); ++v)
+    if (pieces[v] > 1) alone = std::max(alone, bytes[v]);
+  return puts.size() > 1 ? std::max(std::min(total, batch_limit()), alone) : 0;
 }
 
-Status SerialEngine::gather_variable(size_t v, const std::vector<const PutOp*>& my_puts,
-                                     uint64_t step, const RankRequests& all) {
-  const size_t esize = type_size(io().vars[v].type);
-  // My pieces of v, in put order: sent straight from the user's buffer when there is one.
-  uint64_t my_elems = 0;
-  for (const PutOp* p : my_puts) my_elems += p->elements;
-  PooledBuffer packed(resources().buffers);
-  const void* send = my_puts.size() == 1 ? my_puts[0]->data : nullptr;
-  if (my_puts.size() > 1) {
-    PhaseTimer t(&profile(), Phase::kCopy);
-    uint8_t* to = packed.get().prepare(my_elems * esize);
-    uint64_t pos = 0;
-    for (const PutOp* p : my_puts) {
-      std::memcpy(to + pos, p->data, p->elements * esize);
-      pos += p->elements * esize;
-    }
-    send = to;
+uint64_t SerialEngine::batch_limit() const {
+  return std::max<uint64_t>(1, std::min<uint64_t>(params().get_size("buffer_size"), 1u << 30));
+}
+
+Status SerialEngine::room_for_gathers(const RankRequests& all) const {
+  std::vector<uint64_t> gathered(io().vars.size(), 0);
+  for (const auto& rank_requests : all)
+    for (const auto& req : rank_requests)
+      if (req.var < gathered.size()) gathered[req.var] += bytes_of(io().vars[req.var], req);
+  // Batches as write_puts makes them: a batch's gathered bytes, and its largest record, which
+  // rank 0 builds while the batch's pieces are held.
+  std::vector<size_t> vars;
+  std::vector<uint64_t> record_bytes;
+  for (size_t v = 0; v < gathered.size(); ++v) {
+    if (gathered[v] == 0) continue;
+    vars.push_back(v);
+    record_bytes.push_back(io().vars[v].elements() * type_size(io().vars[v].type));
   }
+  const std::vector<size_t> bounds = batch_bounds(record_bytes, batch_limit());
+  uint64_t batch = 0, record = 0;
+  for (size_t b = 0; b + 1 < bounds.size(); ++b) {
+    uint64_t held = 0;
+    for (size_t k = bounds[b]; k < bounds[b + 1]; ++k) {
+      held += gathered[vars[k]];
+      record = std::max(record, record_bytes[k]);
+    }
+    batch = std::max(batch, held);
+  }
+  return room_for({batch, record}, writing());
+}
+
+const void* SerialEngine::pack_mine(const Batch& batch, ByteBuffer* packed, uint64_t* bytes) {
+  std::vector<std::pair<const PutOp*, uint64_t>> pieces;  // put, bytes
+  *bytes = 0;
+  for (size_t k = 0; k < batch.vars.size(); ++k)
+    for (const PutOp* p : batch.my_puts[k]) {
+      pieces.emplace_back(p, p->elements * type_size(io().vars[batch.vars[k]].type));
+      *bytes += pieces.back().second;
+    }
+  if (pieces.size() <= 1) return pieces.empty() ? nullptr : pieces[0].first->data;
+  PhaseTimer t(&profile(), Phase::kCopy);
+  uint8_t* to = packed->prepare(*bytes);
+  for (const auto& [put, n] : pieces) {
+    std::memcpy(to, put->data, n);
+    to += n;
+  }
+  return packed->data();
+}
+
+Status SerialEngine::gather_batch(const Batch& batch, uint64_t step, ByteBuffer* packed) {
+  uint64_t my_bytes = 0;
+  const void* send = pack_mine(batch, packed, &my_bytes);
+  const size_t unit = batch_unit(batch.vars.size(), type_size(io().vars[batch.vars[0]].type));
   const int P = comm().size();
   std::vector<uint64_t> counts(comm().rank() == 0 ? P : 0), displs(counts.size());
-  uint64_t total = 0;
+  uint64_t total = 0, largest_record = 0;
   for (size_t r = 0; r < counts.size(); ++r) {
-    for (const auto& req : all[r])
-      if (req.var == v) counts[r] += req.sel.elements();
+    for (size_t k = 0; k < batch.vars.size(); ++k)
+      for (const auto& req : batch.requests[k][r])
+        counts[r] += bytes_of(io().vars[batch.vars[k]], req) / unit;
     displs[r] = total;
     total += counts[r];
   }
-  // Async: room for this staging buffer and the image made from it, before either exists.
-  if (nc_.async() && comm().rank() == 0)
-    nc_.reserve(total * esize + io().vars[v].elements() * esize);
+  for (size_t v : batch.vars)
+    largest_record = std::max(largest_record, io().vars[v].elements() * type_size(io().vars[v].type));
+  // Async: room for this staging buffer and a record made from it, before either exists.
+  if (nc_.async() && comm().rank() == 0) nc_.reserve(total * unit + largest_record);
   // Pooled, not zeroed: the gather fills every byte of it.
   auto staging = std::make_shared<PooledBuffer>(resources().buffers);
-  uint8_t* gathered = staging->get().prepare(total * esize);
+  uint8_t* gathered = staging->get().prepare(total * unit);
   {
     PhaseTimer t(&profile(), Phase::kExchange);
     // An agreed error is every rank's; a local one (the gather failed here) is kept and the
-    // next variables' gathers still happen: the commit's agreement reports it.
-    const Status st = comm().gatherv(send, my_elems, gathered, counts, displs, esize, 0);
+    // next batches' gathers still happen: the commit's agreement reports it.
+    const Status st = comm().gatherv(send, my_bytes / unit, gathered, counts, displs, unit, 0);
     if (st.agreed()) return st;
     keep(&deferred_, st);
   }
   if (comm().rank() != 0) {
-    profile().messages.send(my_elems * esize);
+    profile().messages.send(my_bytes);
     return ok_status();
   }
-  profile().messages.receive((total - my_elems) * esize, P - 1);
-  if (deferred_.ok()) deferred_ = write_variable(static_cast<int>(v), step, std::move(staging), all);
+  profile().messages.receive(total * unit - my_bytes, P - 1);
+  for (uint64_t& d : displs) d *= unit;
+  write_gathered(batch, step, std::move(staging), displs);
   return ok_status();
+}
+
+void SerialEngine::write_gathered(const Batch& batch, uint64_t step,
+                                  std::shared_ptr<const PooledBuffer> staging,
+                                  std::vector<uint64_t> at) {
+  const uint8_t* gathered = staging->get().data();
+  const uint64_t held = staging->get().size();
+  for (size_t k = 0; k < batch.vars.size(); ++k) {
+    std::vector<const uint8_t*> from;
+    for (size_t r = 0; r < at.size(); ++r)
+      for (const auto& req : batch.requests[k][r]) {
+        from.push_back(gathered + at[r]);
+        at[r] += bytes_of(io().vars[batch.vars[k]], req);
+      }
+    // The last variable's background write also holds the batch's staging buffer.
+    if (deferred_.ok())
+      deferred_ = write_variable(static_cast<int>(batch.vars[k]), step, staging, std::move(from),
+                                 k + 1 == batch.vars.size() ? held : 0, batch.requests[k]);
+  }
 }
 
 Status SerialEngine::write_variable(int var, uint64_t step,
                                     std::shared_ptr<const PooledBuffer> staging,
+                                    std::vector<const uint8_t*> from, uint64_t staging_held,
                                     const RankRequests& requests) {
   const VariableDef& def = io().vars[var];
   std::vector<plan::OwnedRun> owned;
   std::optional<PhaseTimer> planning(std::in_place, &profile(), Phase::kPlan);
   TAPIO_ASSIGN_OR_RETURN(const uint64_t elements,
                          covered(def, var, requests, at_step(var, step), &owned));
-  ImagePlan plan{nc_.header().vars[var], def.shape, def.elements(), type_size(def.type), {}};
+  ImagePlan plan{nc_.header().vars[var], def.shape, def.elements(), type_size(def.type), {},
+                 std::move(from)};
   plan.fill = elements < def.elements() && nc_.spec().fill;
   for (const auto& rank_requests : requests)
-    for (const auto& req : rank_requests)
-      if (req.var == static_cast<uint32_t>(var)) plan.sels.push_back(req.sel);
+    for (const auto& req : rank_requests) plan.sels.push_back(req.sel);
   planning.reset();
   const uint64_t offset = nc_.header().data_offset(plan.nv, step, record_size_);
   io::File* file = nc_.root_file();
@@ -178,7 +262,7 @@ Status SerialEngine::write_variable(int var, uint64_t step,
     PooledBuffer image(pool);
     {
       PhaseTimer swapping(&profile(), Phase::kSwap);
-      plan.image(staging->get().data(), &image.get());
+      plan.image(&image.get());
     }
     PhaseTimer t(&profile(), Phase::kWrite);
     return write_image(*file, offset, image.get(), only_covered, owned, plan.esize)
@@ -187,11 +271,11 @@ Status SerialEngine::write_variable(int var, uint64_t step,
   // The staging buffer holds the step's data now: the swap into file order and the write
   // happen in the background.
   const std::string ctx = fmt::format("{} (a background write)", at_step(var, step));
-  const uint64_t bytes = staging->get().size() + def.elements() * plan.esize;
+  const uint64_t bytes = staging_held + def.elements() * plan.esize;
   nc_.write_behind(bytes, [file, offset, ctx, only_covered, plan = std::move(plan),
                            staging = std::move(staging), owned = std::move(owned), pool] {
     PooledBuffer image(pool);  // the pool is the context's, which outlives the engine
-    plan.image(staging->get().data(), &image.get());
+    plan.image(&image.get());
     return write_image(*file, offset, image.get(), only_covered, owned, plan.esize)
         .with_context(ctx);
   });
