@@ -30,7 +30,7 @@
 namespace bench {
 namespace {
 
-struct Options {
+struct E3smArgs {
   std::string kase, map, header, dims, data_dir = TAPIO_BENCH_E3SM_DATA;
   uint64_t steps = 2, vars_per_decomp = 0;
 };
@@ -54,7 +54,7 @@ Header parse_header(const std::string& path) {
 
 class E3sm : public Pattern {
  public:
-  E3sm(const Options& o, const Header& h, const std::vector<tapio::e3sm::Decomposition>& decs,
+  E3sm(const E3smArgs& o, const Header& h, const std::vector<tapio::e3sm::Decomposition>& decs,
        int rank)
       : o_(o) {
     std::vector<Dims> dec_dims;
@@ -113,7 +113,7 @@ class E3sm : public Pattern {
   const Piece& write_piece(int v) const override { return pieces_[v]; }
 
  private:
-  Options o_;
+  E3smArgs o_;
   std::vector<Var> vars_;
   std::vector<Piece> pieces_;
   std::vector<std::string> decomp_of_;
@@ -123,7 +123,7 @@ class E3sm : public Pattern {
 }  // namespace
 
 PatternBuilder setup_e3sm(CLI::App* app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<E3smArgs>();
   app->add_option("--case", o->kase, "f, g or i: the E3SM-IO map and header of that case")
       ->check(CLI::IsMember({"f", "g", "i"}));
   app->add_option("--map", o->map, "a decomposition map in the E3SM-IO CDF-5 format");
@@ -134,7 +134,7 @@ PatternBuilder setup_e3sm(CLI::App* app) {
   app->add_option("--data-dir", o->data_dir, "where the E3SM-IO files of --case are")->capture_default_str();
   app->add_option("--steps", o->steps, "steps (records)")->capture_default_str()->check(CLI::PositiveNumber);
   return [o](int rank, int size) -> std::unique_ptr<Pattern> {
-    Options opt = *o;
+    E3smArgs opt = *o;
     if (!opt.kase.empty()) {
       if (!opt.map.empty() || !opt.header.empty())
         throw BenchError("e3sm: give --case or --map and --header, not both");

@@ -10,14 +10,14 @@
 namespace bench {
 namespace {
 
-struct Options {
+struct HpioArgs {
   uint64_t count = 4096, size = 256, spacing = 256, steps = 1;
   std::string mem = "contig", file = "noncontig";
 };
 
 class Hpio : public SharedPattern {
  public:
-  Hpio(const Options& o, int rank, int size) : o_(o) {
+  Hpio(const HpioArgs& o, int rank, int size) : o_(o) {
     take(*tapio::workload::hpio({o.count, o.size, o.spacing, o.file == "noncontig"}, size), rank,
          o.mem == "noncontig" ? o.spacing / 8 : 0);
   }
@@ -29,13 +29,13 @@ class Hpio : public SharedPattern {
   uint64_t steps() const override { return o_.steps; }
 
  private:
-  Options o_;
+  HpioArgs o_;
 };
 
 }  // namespace
 
 PatternBuilder setup_hpio(CLI::App* app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<HpioArgs>();
   app->add_option("--count", o->count, "regions per rank")->capture_default_str()->check(CLI::PositiveNumber);
   app->add_option("--size", o->size, "bytes per region (multiple of 8)")->capture_default_str()->check(CLI::PositiveNumber);
   app->add_option("--spacing", o->spacing, "bytes between regions (multiple of 8)")->capture_default_str();

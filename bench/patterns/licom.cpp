@@ -7,7 +7,7 @@
 namespace bench {
 namespace {
 
-struct Options {
+struct LicomArgs {
   std::string grid = "144x96x30";  // NX (lon) x NY (lat) x NZ (depth)
   int vars3d = 4, vars2d = 2;
   uint64_t steps = 3;
@@ -16,7 +16,7 @@ struct Options {
 
 class Licom : public SharedPattern {
  public:
-  Licom(const Options& o, const tapio::workload::LicomOptions& grid, int rank, int size)
+  Licom(const LicomArgs& o, const tapio::workload::LicomOptions& grid, int rank, int size)
       : o_(o), grid_(grid) {
     tapio::workload::process_grid(size, &pgrid_[0], &pgrid_[1]);
     take(*tapio::workload::licom(grid, size), rank);
@@ -31,7 +31,7 @@ class Licom : public SharedPattern {
   double compute_seconds() const override { return o_.compute; }
 
  private:
-  Options o_;
+  LicomArgs o_;
   tapio::workload::LicomOptions grid_;
   std::vector<int> pgrid_ = {1, 1};  // process rows (lat), columns (lon)
 };
@@ -39,7 +39,7 @@ class Licom : public SharedPattern {
 }  // namespace
 
 PatternBuilder setup_licom(CLI::App* app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<LicomArgs>();
   app->add_option("--grid", o->grid, "NXxNYxNZ: lon x lat x depth points")->capture_default_str();
   app->add_option("--vars3d", o->vars3d, "3-D variables")->capture_default_str()->check(CLI::NonNegativeNumber);
   app->add_option("--vars2d", o->vars2d, "2-D variables")->capture_default_str()->check(CLI::NonNegativeNumber);

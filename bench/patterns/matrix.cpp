@@ -8,14 +8,14 @@
 namespace bench {
 namespace {
 
-struct Options {
+struct MatrixArgs {
   uint64_t rows = 70400, cols = 2000, nb = 16;
   std::string dist = "block";
 };
 
 class Matrix : public SharedPattern {
  public:
-  Matrix(const Options& o, int rank, int size) : o_(o) {
+  Matrix(const MatrixArgs& o, int rank, int size) : o_(o) {
     take(*tapio::workload::matrix({o.rows, o.cols, o.nb, o.dist == "cyclic"}, size), rank);
   }
   std::string name() const override { return "matrix"; }
@@ -27,13 +27,13 @@ class Matrix : public SharedPattern {
   uint64_t steps() const override { return 1; }
 
  private:
-  Options o_;
+  MatrixArgs o_;
 };
 
 }  // namespace
 
 PatternBuilder setup_matrix(CLI::App* app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<MatrixArgs>();
   app->add_option("--rows", o->rows, "matrix rows")->capture_default_str()->check(CLI::PositiveNumber);
   app->add_option("--cols", o->cols, "matrix columns")->capture_default_str()->check(CLI::PositiveNumber);
   app->add_option("--dist", o->dist, "column distribution")->capture_default_str()->check(CLI::IsMember({"block", "cyclic"}));

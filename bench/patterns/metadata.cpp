@@ -14,14 +14,14 @@
 namespace bench {
 namespace {
 
-struct Options {
+struct MetadataArgs {
   std::string preset = "none";
   uint64_t vars = 100, blocks = 4, block_elements = 16, steps = 10;
 };
 
 class Metadata : public SharedPattern {
  public:
-  Metadata(const Options& o, int rank, int size) : o_(o) {
+  Metadata(const MetadataArgs& o, int rank, int size) : o_(o) {
     take(*tapio::workload::metadata({o.vars, o.blocks, o.block_elements}, size), rank);
   }
   std::string name() const override { return "metadata"; }
@@ -33,13 +33,13 @@ class Metadata : public SharedPattern {
   uint64_t steps() const override { return o_.steps; }
 
  private:
-  Options o_;
+  MetadataArgs o_;
 };
 
 }  // namespace
 
 PatternBuilder setup_metadata(CLI::App* app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<MetadataArgs>();
   auto* preset = app->add_option("--preset", o->preset,
                                  "e3sm (390 vars x 2 blocks, ~56 KB/rank/step in BP5 terms) or "
                                  "warpx (35 x 2, ~5 KB); --vars/--blocks/--steps override it")
@@ -51,7 +51,7 @@ PatternBuilder setup_metadata(CLI::App* app) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   app->add_option("--steps", o->steps, "steps")->capture_default_str()->check(CLI::PositiveNumber);
   return [o, preset, vars, blocks](int rank, int size) -> std::unique_ptr<Pattern> {
-    Options opt = *o;
+    MetadataArgs opt = *o;
     if (preset->count() && opt.preset != "none") {
       const bool e3sm = opt.preset == "e3sm";
       if (!vars->count()) opt.vars = e3sm ? 390 : 35;

@@ -13,7 +13,7 @@
 namespace bench {
 namespace {
 
-struct Options {
+struct ParticlesArgs {
   uint64_t particles = 200000, steps = 5;
   std::string reader = "own";
 };
@@ -28,7 +28,7 @@ uint64_t mix(uint64_t x) {
 
 class Particles : public Pattern {
  public:
-  Particles(const Options& o, int rank, int size) : o_(o) {
+  Particles(const ParticlesArgs& o, int rank, int size) : o_(o) {
     for (const char* n : {"x", "y", "z", "ux", "uy", "uz", "weight"})
       vars_.push_back({n, {0}, {"particle"}, true});
     const uint64_t P = static_cast<uint64_t>(size), me = static_cast<uint64_t>(rank);
@@ -73,7 +73,7 @@ class Particles : public Pattern {
     return mean / 2 + mix(rank << 32 ^ step) % (mean + 1);
   }
 
-  Options o_;
+  ParticlesArgs o_;
   std::vector<Var> vars_;
   std::vector<Piece> write_, read_;  // per step, the same for every variable; read_: even only
   std::vector<uint64_t> totals_;
@@ -83,7 +83,7 @@ class Particles : public Pattern {
 }  // namespace
 
 PatternBuilder setup_particles(CLI::App* app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<ParticlesArgs>();
   app->add_option("--particles", o->particles, "particles per rank per step on average (+-50%)")
       ->capture_default_str()->check(CLI::PositiveNumber);
   app->add_option("--steps", o->steps, "steps")->capture_default_str()->check(CLI::PositiveNumber);

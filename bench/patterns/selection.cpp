@@ -18,7 +18,7 @@
 namespace bench {
 namespace {
 
-struct Options {
+struct SelectionArgs {
   uint64_t blocks = 1000, steps = 100;
   std::string block = "16x16", tile, select = "tile", read_steps = "middle";
 };
@@ -33,7 +33,7 @@ Dims parse_2d(const std::string& text, const char* what) {
 
 class Selection : public Pattern {
  public:
-  Selection(const Options& o, int rank, int size) : o_(o), block_(parse_2d(o.block, "--block")) {
+  Selection(const SelectionArgs& o, int rank, int size) : o_(o), block_(parse_2d(o.block, "--block")) {
     int g[2] = {0, 0};
     MPI_Dims_create(static_cast<int>(o.blocks), 2, g);
     grid_ = {static_cast<uint64_t>(g[0]), static_cast<uint64_t>(g[1])};
@@ -85,7 +85,7 @@ class Selection : public Pattern {
   std::optional<Dims> chunk(int) const override { return block_; }
 
  private:
-  Options o_;
+  SelectionArgs o_;
   Dims block_, grid_;
   std::vector<Var> vars_;
   Piece write_, read_;
@@ -96,7 +96,7 @@ class Selection : public Pattern {
 }  // namespace
 
 PatternBuilder setup_selection(CLI::App* app) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<SelectionArgs>();
   app->add_option("--blocks", o->blocks, "blocks per step (all ranks), in a 2-D grid")
       ->capture_default_str()->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
   app->add_option("--block", o->block, "ROWSxCOLS doubles per block")->capture_default_str();
