@@ -34,13 +34,19 @@ export OMPI_MCA_rmaps_base_oversubscribe = 1
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR = 1
 
-.PHONY: setup configure build python demo test unit-mpi pytest install clean bench fuzz-build fuzz test-asan \
+.PHONY: setup setup-system venv configure build python demo demo-build test unit-mpi pytest install clean bench fuzz-build fuzz test-asan \
         test-tsan test-sanitized test-large test-pio-real pio-real pio-real-configure bench-pio
 
+# The Debian packages, then the Python venv (scripts/setup.sh). The venv's compiles and
+# downloads run beside the C++ build where the two commands need both (make -j2 venv ...).
 setup:
 	bash scripts/setup.sh
+setup-system:
+	bash scripts/setup.sh --system
+venv: setup-system
+	bash scripts/setup.sh --python
 
-configure: setup
+configure: setup-system
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_MPI)
 
 build: configure
@@ -48,7 +54,7 @@ build: configure
 
 # The Python package (python/: scikit-build-core + nanobind) into .venv, linking this build's
 # libtapio (the build tree is a CMake package: tapio_DIR), which is all it needs of the build.
-python: configure
+python: configure venv
 	cmake --build $(BUILD) -j2 --target tapio
 	.venv/bin/pip install -q --no-build-isolation ./python \
 	  -Ccmake.define.tapio_DIR=$(abspath $(BUILD))/src/api $(PYTHON_CCACHE)
@@ -57,13 +63,17 @@ PYTHON_CCACHE = $(if $(shell command -v ccache),-Ccmake.define.CMAKE_CXX_COMPILE
 # The demo's writer profiles itself (examples/licom_demo.toml); tapio report reads the profile
 # through the Python package (hence `python`) and draws it. Only what it runs is built: the
 # library, the command, the demo program (not the tests and the benchmark).
-demo: configure python
-	cmake --build $(BUILD) -j2 --target tapio_cli licom_demo
+demo:
+	$(MAKE) --no-print-directory -j2 venv demo-build
+	$(MAKE) --no-print-directory python
 	cd $(BUILD) && TAPIO_CONFIG=$(abspath examples/licom_demo.toml) \
 	  $(MPIEXEC) -n $(NP) examples/licom_demo licom_demo.nc 3
 	$(BUILD)/tools/tapio ls $(BUILD)/licom_demo.nc
 	$(BUILD)/tools/tapio report $(BUILD)/licom_demo.profile.json \
 	  --plot $(BUILD)/licom_demo_report.png
+
+demo-build: configure
+	cmake --build $(BUILD) -j2 --target tapio tapio_cli licom_demo
 
 # Each runner leaves a report in $(BUILD)/test-results, from which the last step lists every
 # skipped test with its reason, and fails when a skip is not for a missing optional peer.
@@ -71,17 +81,22 @@ demo: configure python
 # fixtures, compiled programs among them, are made once): most of its time is spent waiting for
 # mpiexec and for the writers it kills, not computing, as ctest's -j2. The slowest tests are
 # listed. The fuzz tree compiles meanwhile at the lowest priority (nice 19), in the time the
-# tests leave the cores idle; its log is test-results/fuzz-build.log.
+# tests leave the cores idle, and its short run follows there; their log is
+# test-results/fuzz.log, whose results are printed at the end.
 RESULTS = $(abspath $(BUILD))/test-results
 PYTEST_WORKERS ?= -n 3 --dist loadfile
-test: build python
+test:
+	$(MAKE) --no-print-directory -j2 venv build
+	$(MAKE) --no-print-directory python
 	rm -rf $(RESULTS) && mkdir -p $(RESULTS)
-	nice -n 19 $(MAKE) --no-print-directory fuzz-build >$(RESULTS)/fuzz-build.log 2>&1 & fuzz=$$!; \
+	(nice -n 19 $(MAKE) --no-print-directory fuzz-build && \
+	  nice -n 19 bash tests/fuzz/run.sh $(FUZZ_BUILD) --runs 20000) >$(RESULTS)/fuzz.log 2>&1 & \
+	fuzz=$$!; \
 	{ (cd $(BUILD) && ctest -j2 --output-on-failure --output-junit $(RESULTS)/ctest.xml $(CTEST_ARGS)) && \
 	  TAPIO_BUILD_DIR=$(abspath $(BUILD)) TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q \
 	    $(PYTEST_WORKERS) --durations=15 --junitxml=$(RESULTS)/pytest.xml tests/py; }; \
-	tests=$$?; wait $$fuzz || { tail -n 30 $(RESULTS)/fuzz-build.log; exit 1; }; exit $$tests
-	bash tests/fuzz/run.sh $(FUZZ_BUILD) --runs 20000
+	tests=$$?; wait $$fuzz; fuzzed=$$?; grep '^fuzz ' $(RESULTS)/fuzz.log; \
+	[ $$fuzzed = 0 ] || { tail -n 30 $(RESULTS)/fuzz.log; exit 1; }; exit $$tests
 	python3 tests/skipped_tests.py $(BUILD)
 
 # The fuzz targets need clang with libFuzzer and every object instrumented: a tree of their own.

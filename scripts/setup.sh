@@ -4,11 +4,14 @@
 # used by the tests (netCDF4-python, numpy, pytest and pytest-xdist), for `tapio report`'s plots
 # (matplotlib) and for building the Python binding (scikit-build-core, nanobind, mpi4py, xarray,
 # dask).
-# Usage: scripts/setup.sh [--bench]   (--bench adds the peer libraries the benchmark compares with,
-# ADIOS2 among them: built from source into .venv by scripts/install_adios2.sh, and the real
-# PIO 2.7.0, built offline into ~/.cache/tapio by scripts/install_pio.sh)
+# Usage: scripts/setup.sh [--bench | --system | --python]   (--bench adds the peer libraries the
+# benchmark compares with, ADIOS2 among them: built from source into .venv by
+# scripts/install_adios2.sh, and the real PIO 2.7.0, built offline into ~/.cache/tapio by
+# scripts/install_pio.sh; --system installs only the Debian packages, --python only the venv, so
+# that make demo builds the library while the venv installs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+part="${1:-}"
 
 core_pkgs=(cmake ninja-build g++ pkg-config make ccache strace
   openmpi-bin libopenmpi-dev
@@ -24,6 +27,7 @@ pkgs=("${core_pkgs[@]}")
 [[ "${1:-}" == "--bench" ]] && pkgs+=("${bench_pkgs[@]}")
 
 missing=()
+[[ "$part" == "--python" ]] && pkgs=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
 done
@@ -33,13 +37,19 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+[[ "$part" == "--system" ]] && exit 0
+
 # mpi4py is compiled against Open MPI (MPICC): a wheel built for another MPI would bring a second
-# MPI into the process that loads libtapio, and two MPIs in one process crash.
+# MPI into the process that loads libtapio, and two MPIs in one process crash. It is compiled
+# at -O1 without debug information (CFLAGS come after Python's -O3 -g): at -O3 -g its one C file
+# took two of the venv's three and a half minutes on a fresh machine, and nothing here is
+# bound by mpi4py's speed.
 venv_modules="netCDF4, numpy, pytest, xdist, mpi4py, nanobind, scikit_build_core, xarray, dask, matplotlib"
 if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c "import $venv_modules" 2>/dev/null; then
   [[ -x .venv/bin/python ]] || python3 -m venv .venv
   .venv/bin/pip install -q --upgrade pip
-  MPICC="${MPICC:-mpicc.openmpi}" .venv/bin/pip install -q -r python/requirements-test.txt
+  MPICC="${MPICC:-mpicc.openmpi}" CFLAGS="${CFLAGS:--O1 -g0}" \
+    .venv/bin/pip install -q -r python/requirements-test.txt
 fi
 
 if [[ "${1:-}" == "--bench" ]] && ! .venv/bin/python -c "import matplotlib" 2>/dev/null; then
