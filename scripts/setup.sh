@@ -42,7 +42,7 @@ fi
 # mpi4py is compiled against Open MPI (MPICC): a wheel built for another MPI would bring a second
 # MPI into the process that loads libtapio, and two MPIs in one process crash. It is compiled
 # at -O1 without debug information (CFLAGS come after Python's -O3 -g): at -O3 -g its one C file
-# took two of the venv's three and a half minutes on a fresh machine, and nothing here is
+# took about two of the venv's three and a half minutes on a fresh machine, and nothing here is
 # bound by mpi4py's speed.
 venv_modules="netCDF4, numpy, pytest, xdist, mpi4py, nanobind, scikit_build_core, xarray, dask, matplotlib"
 if [[ ! -x .venv/bin/python ]] || ! .venv/bin/python -c "import $venv_modules" 2>/dev/null; then
