@@ -92,12 +92,10 @@ test:
 	(nice -n 19 $(MAKE) --no-print-directory fuzz-build && \
 	  nice -n 19 bash tests/fuzz/run.sh $(FUZZ_BUILD) --runs 20000) >$(RESULTS)/fuzz.log 2>&1 & \
 	fuzz=$$!; \
-	(cd $(BUILD) && ctest -j2 --output-on-failure --output-junit $(RESULTS)/ctest.xml \
-	  $(CTEST_ARGS)) >$(RESULTS)/ctest.log 2>&1 & ctest=$$!; \
-	TAPIO_BUILD_DIR=$(abspath $(BUILD)) TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q \
-	  $(PYTEST_WORKERS) --durations=15 --junitxml=$(RESULTS)/pytest.xml tests/py; tests=$$?; \
-	wait $$ctest || tests=1; cat $(RESULTS)/ctest.log; \
-	wait $$fuzz; fuzzed=$$?; grep '^fuzz ' $(RESULTS)/fuzz.log; \
+	{ (cd $(BUILD) && ctest -j2 --output-on-failure --output-junit $(RESULTS)/ctest.xml $(CTEST_ARGS)) && \
+	  TAPIO_BUILD_DIR=$(abspath $(BUILD)) TAPIO_MPIEXEC=$(MPIEXEC) .venv/bin/python -m pytest -q \
+	    $(PYTEST_WORKERS) --durations=15 --junitxml=$(RESULTS)/pytest.xml tests/py; }; \
+	tests=$$?; wait $$fuzz; fuzzed=$$?; grep '^fuzz ' $(RESULTS)/fuzz.log; \
 	[ $$fuzzed = 0 ] || { tail -n 30 $(RESULTS)/fuzz.log; exit 1; }; exit $$tests
 	python3 tests/skipped_tests.py $(BUILD)
 
