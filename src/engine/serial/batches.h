@@ -24,6 +24,18 @@ inline std::vector<size_t> batch_bounds(const std::vector<uint64_t>& bytes, uint
   return bounds;
 }
 
+// The largest sum of values[k] over one batch's items k (`bounds` as batch_bounds returns).
+inline uint64_t largest_batch(const std::vector<uint64_t>& values,
+                              const std::vector<size_t>& bounds) {
+  uint64_t largest = 0;
+  for (size_t b = 0; b + 1 < bounds.size(); ++b) {
+    uint64_t held = 0;
+    for (size_t k = bounds[b]; k < bounds[b + 1]; ++k) held += values[k];
+    largest = held > largest ? held : largest;
+  }
+  return largest;
+}
+
 // The unit of a batch's gather or scatter: bytes for a batch of several items (their types may
 // differ; the batch fits in the limit, at most 1 GiB), the element for one item alone, whose
 // counts may pass 2^31 bytes.

@@ -44,6 +44,14 @@ class SerialEngine final : public Engine {
   };
   // The most bytes one gather or scatter moves: buffer_size, at most 1 GiB (batches.h).
   uint64_t batch_limit() const;
+  // The variables marked in `written`, in order, batched by their records' bytes (which every
+  // rank knows: a batch's gathered pieces are at most that), and the largest record.
+  struct WriteBatches {
+    std::vector<size_t> vars;
+    std::vector<size_t> bounds;  // batch b is vars[bounds[b], bounds[b + 1])
+    uint64_t largest_record = 0;
+  };
+  WriteBatches write_batches(const std::vector<uint8_t>& written) const;
   // Rank 0: whether the largest batch's gathered pieces and the largest record it writes fit
   // in memory together, checked before the first gather (`all`: every rank's requests).
   Status room_for_gathers(const RankRequests& all) const;

@@ -67,13 +67,8 @@ Result<std::vector<size_t>> SerialEngine::plan_reads(const RequestsByVariable& a
     if (s.hi > s.lo) span = std::max(span, (s.hi - s.lo) * esize);
   }
   std::vector<size_t> bounds = batch_bounds(packed, batch_limit());
-  uint64_t batch = 0;
-  for (size_t b = 0; b + 1 < bounds.size(); ++b) {
-    uint64_t held = 0;
-    for (size_t k = bounds[b]; k < bounds[b + 1]; ++k) held += packed[k];
-    batch = std::max(batch, held);
-  }
-  TAPIO_RETURN_IF_ERROR(room_for({batch, span}, fmt::format("reading {}", where())));
+  TAPIO_RETURN_IF_ERROR(room_for({largest_batch(packed, bounds), span},
+                                 fmt::format("reading {}", where())));
   return bounds;
 }
 

@@ -87,20 +87,11 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   std::vector<size_t> next(all.size(), 0);
   auto put = sorted.begin();
   record_size_ = nc_.header().record_size();
-  // The variables some rank wrote (the same list on every rank), batched by their records'
-  // bytes, which every rank knows: a batch's gathered pieces are at most that.
-  std::vector<size_t> vars;
-  std::vector<uint64_t> record_bytes;
-  for (size_t v = 0; v < io().vars.size(); ++v) {
-    if (!nc_.touched()[v]) continue;
-    vars.push_back(v);
-    record_bytes.push_back(io().vars[v].elements() * type_size(io().vars[v].type));
-  }
-  const std::vector<size_t> bounds = batch_bounds(record_bytes, batch_limit());
-  for (size_t b = 0; b + 1 < bounds.size(); ++b) {
+  const WriteBatches batches = write_batches(nc_.touched());
+  for (size_t b = 0; b + 1 < batches.bounds.size(); ++b) {
     Batch batch;
-    for (size_t k = bounds[b]; k < bounds[b + 1]; ++k) {
-      const size_t v = vars[k];
+    for (size_t k = batches.bounds[b]; k < batches.bounds[b + 1]; ++k) {
+      const size_t v = batches.vars[k];
       batch.vars.push_back(v);
       batch.my_puts.emplace_back();
       for (; put != sorted.end() && var_of(*put) <= v; ++put)
@@ -135,31 +126,36 @@ uint64_t SerialEngine::batch_limit() const {
   return std::max<uint64_t>(1, std::min<uint64_t>(params().get_size("buffer_size"), 1u << 30));
 }
 
+SerialEngine::WriteBatches SerialEngine::write_batches(const std::vector<uint8_t>& written) const {
+  WriteBatches w;
+  std::vector<uint64_t> record_bytes;
+  for (size_t v = 0; v < written.size(); ++v) {
+    if (!written[v]) continue;
+    w.vars.push_back(v);
+    record_bytes.push_back(io().vars[v].elements() * type_size(io().vars[v].type));
+  }
+  w.largest_record = record_bytes.empty()
+                         ? 0
+                         : *std::max_element(record_bytes.begin(), record_bytes.end());
+  w.bounds = batch_bounds(record_bytes, batch_limit());
+  return w;
+}
+
 Status SerialEngine::room_for_gathers(const RankRequests& all) const {
+  // The batches write_puts makes (of the variables some rank put), their gathered bytes, and
+  // the largest record, which rank 0 builds while a batch's pieces are held.
+  std::vector<uint8_t> written(io().vars.size(), 0);
   std::vector<uint64_t> gathered(io().vars.size(), 0);
   for (const auto& rank_requests : all)
     for (const auto& req : rank_requests)
-      if (req.var < gathered.size()) gathered[req.var] += bytes_of(io().vars[req.var], req);
-  // Batches as write_puts makes them: a batch's gathered bytes, and its largest record, which
-  // rank 0 builds while the batch's pieces are held.
-  std::vector<size_t> vars;
-  std::vector<uint64_t> record_bytes;
-  for (size_t v = 0; v < gathered.size(); ++v) {
-    if (gathered[v] == 0) continue;
-    vars.push_back(v);
-    record_bytes.push_back(io().vars[v].elements() * type_size(io().vars[v].type));
-  }
-  const std::vector<size_t> bounds = batch_bounds(record_bytes, batch_limit());
-  uint64_t batch = 0, record = 0;
-  for (size_t b = 0; b + 1 < bounds.size(); ++b) {
-    uint64_t held = 0;
-    for (size_t k = bounds[b]; k < bounds[b + 1]; ++k) {
-      held += gathered[vars[k]];
-      record = std::max(record, record_bytes[k]);
-    }
-    batch = std::max(batch, held);
-  }
-  return room_for({batch, record}, writing());
+      if (req.var < gathered.size()) {
+        written[req.var] = 1;
+        gathered[req.var] += bytes_of(io().vars[req.var], req);
+      }
+  const WriteBatches batches = write_batches(written);
+  std::vector<uint64_t> held;
+  for (size_t v : batches.vars) held.push_back(gathered[v]);
+  return room_for({largest_batch(held, batches.bounds), batches.largest_record}, writing());
 }
 
 const void* SerialEngine::pack_mine(const Batch& batch, ByteBuffer* packed, uint64_t* bytes) {
