@@ -56,7 +56,7 @@ Items items_of(const Given& g) {
 Result<std::optional<Config>> load_agreed_config(const comm::Comm& comm, const char* config_path) {
   const Given g = given(config_path);
   TAPIO_RETURN_IF_ERROR(check_same_everywhere(
-      comm, items_of(g), TAPIO_ERR_CONFIG,
+      comm, ok_status(), items_of(g), TAPIO_ERR_CONFIG,
       "the config file differs across ranks (give every rank the same config_path or "
       "TAPIO_CONFIG, naming the same file)"));
   // From here every rank holds the same text, so parsing fails or succeeds alike everywhere.

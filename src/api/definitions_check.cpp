@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "api/same_everywhere.h"
+#include "core/out_of_memory.h"
 #include "format/subfile/le_bytes.h"
 
 namespace tapio::api {
@@ -84,9 +85,16 @@ Items items_of(const IoDef& io, const std::string& path, const std::string& engi
 
 Status check_same_definitions(const comm::Comm& comm, const IoDef& io, const std::string& path,
                               const std::string& engine, const Params& params, OpenMode mode) {
-  return check_same_everywhere(
-      comm, items_of(io, path, engine, params, mode), TAPIO_ERR_ARG,
-      "definitions differ across ranks (every rank must define the same)");
+  // A file's thousands of definitions make lists of megabytes: their allocation failing on
+  // one rank fails the open on every rank, in the comparison's agreement.
+  Items items;
+  const std::string doing = fmt::format("checking the definitions of '{}'", path);
+  const Status built = catch_out_of_memory(doing, [&] {
+    items = items_of(io, path, engine, params, mode);
+    return ok_status();
+  });
+  return check_same_everywhere(comm, built, items, TAPIO_ERR_ARG,
+                               "definitions differ across ranks (every rank must define the same)");
 }
 
 }  // namespace tapio::api

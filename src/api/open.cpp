@@ -1,6 +1,7 @@
 #include "api/open.h"
 
 #include "api/definitions_check.h"
+#include "core/out_of_memory.h"
 
 namespace tapio::api {
 namespace {
@@ -41,9 +42,14 @@ Result<std::unique_ptr<Engine>> open_engine_for(IoState* io, const std::string& 
                                                spec.params, spec.mode));
   TAPIO_ASSIGN_OR_RETURN(env.res.topology, topology_for(ctx, spec.params));
   // "auto" sizes (and, with a cluster file, the aggregator count) chosen by the cluster model.
-  TAPIO_RETURN_IF_ERROR(ctx->auto_choices.resolve(
-      &spec.params, spec.engine, spec.mode == OpenMode::kWrite ? io->def : IoDef{},
-      env.res.topology.node_of_rank, env.res.topology.nodes));
+  static const IoDef kNoDefinitions;  // not a copy of a file's thousands of definitions
+  // Agreed: a cluster file some rank cannot read, or an allocation, fails the open everywhere.
+  const std::string doing = fmt::format("choosing the parameters of '{}'", spec.path);
+  TAPIO_RETURN_IF_ERROR(comm::agree(ctx->comm, catch_out_of_memory(doing, [&] {
+    return ctx->auto_choices.resolve(
+        &spec.params, spec.engine, spec.mode == OpenMode::kWrite ? io->def : kNoDefinitions,
+        env.res.topology.node_of_rank, env.res.topology.nodes);
+  })));
   return open_engine(std::move(env));
 }
 

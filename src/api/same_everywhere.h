@@ -32,8 +32,10 @@ class Items {
 
 // Collective. OK when every rank has the same items. Otherwise `code` on every rank:
 // "{what}: rank 0 has X, rank R has Y (K of P ranks differ from rank 0)", X and Y the first
-// item where some rank differs from rank 0 and R the lowest such rank.
-Status check_same_everywhere(const comm::Comm& comm, const Items& items, Code code,
-                             const std::string& what);
+// item where some rank differs from rank 0 and R the lowest such rank. `built`: how building
+// the items went on this rank (an allocation may fail on one rank only), agreed on first, in
+// the same reduction.
+Status check_same_everywhere(const comm::Comm& comm, const Status& built, const Items& items,
+                             Code code, const std::string& what);
 
 }  // namespace tapio::api

@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "core/out_of_memory.h"
 #include "engine/netcdf/netcdf_file.h"
 #include "format/netcdf/layout.h"
 #include "format/netcdf/ragged.h"
@@ -129,11 +130,15 @@ Status NetcdfDataset::lock_and_create() {
 }
 
 Status NetcdfDataset::create() {
-  Status local = build_header().with_context(where());
   // Rank 0 locks, creates and lays out the file within the same agreement as the
-  // definitions' check (every rank builds the same header: it fails on every rank or none).
-  if (local.ok() && comm().rank() == 0) local = lock_and_create();
-  if (local.ok() && comm().rank() == 0) local = create_on_root();
+  // definitions' check (every rank builds the same header: it fails on every rank or none,
+  // but for an allocation, which the agreement carries too).
+  const Status local = catch_out_of_memory(fmt::format("creating {}", where()), [&] {
+    TAPIO_RETURN_IF_ERROR(build_header().with_context(where()));
+    if (comm().rank() != 0) return ok_status();
+    TAPIO_RETURN_IF_ERROR(lock_and_create());
+    return create_on_root();
+  });
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
   record_.step.assign(header_.vars.size(), false);
   fixed_written_.assign(header_.vars.size(), false);

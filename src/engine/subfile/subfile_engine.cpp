@@ -5,6 +5,8 @@
 // subfile_operators.cpp.
 #include "engine/subfile/subfile_engine.h"
 
+#include "core/out_of_memory.h"
+
 #include "engine/netcdf/ragged_samples.h"
 
 namespace tapio {
@@ -98,10 +100,13 @@ Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
 
 Status SubfileEngine::create() {
   writer_ = std::make_unique<SubfileWriter>(parts());
-  // A bad operator is found (alike on every rank) before creating.
-  TAPIO_RETURN_IF_ERROR(check_converts(io()));
-  TAPIO_RETURN_IF_ERROR(writer_->resolve_operators());
-  return writer_->create();
+  // A bad operator is found (alike on every rank) before creating; an allocation failing on
+  // one rank, in the creation's agreement.
+  const Status prepared = catch_out_of_memory(fmt::format("opening dataset '{}'", path()), [&] {
+    TAPIO_RETURN_IF_ERROR(check_converts(io()));
+    return writer_->resolve_operators();
+  });
+  return writer_->create(prepared);
 }
 
 Status SubfileEngine::open_append() {

@@ -2,6 +2,7 @@
 // aggregation groups, and each group's subfile — created by the group's first rank and, when
 // every rank writes its own bytes, then opened by the others.
 #include "engine/subfile/subfile_writer.h"
+#include "core/out_of_memory.h"
 #include "plan/domains.h"
 
 namespace tapio {
@@ -56,33 +57,31 @@ Status SubfileWriter::lock_dataset(bool create) {
   return ok_status();
 }
 
-Status SubfileWriter::create() {
-  Status local = ok_status();
-  if (p_.comm.rank() == 0) {
-    local = lock_dataset(true);
-    if (local.ok()) local = clear_directory(p_.storage(), p_.path());
-  }
+Status SubfileWriter::create(const Status& prepared) {
+  Status local = prepared;
   if (local.ok() && p_.comm.rank() == 0) {
-    auto index =
-        p_.storage().open(p_.file_path(subfile::kIndexName), io::OpenMode::kCreate, &p_.profile.io);
-    local = index.status();
-    if (local.ok()) {
-      files_.index = std::move(index).value();
-      // The header, and the open record that tells readers a writer is there: one write.
-      std::vector<uint8_t> bytes = subfile::encode_index_header();
-      const auto open = subfile::encode_step(open_record());
-      bytes.insert(bytes.end(), open.begin(), open.end());
-      local = files_.index->write_at(0, bytes.data(), bytes.size());
-      files_.index_end = bytes.size();
-    }
-    if (local.ok()) {
-      local = p_.storage()
-                  .open(p_.file_path(subfile::kMetadataName), io::OpenMode::kCreate, nullptr)
-                  .status();
-    }
+    local = catch_out_of_memory(fmt::format("creating dataset '{}'", p_.path()),
+                                [&] { return create_on_root(); });
   }
   TAPIO_RETURN_IF_ERROR(p_.agree(local));
   return setup_writers();
+}
+
+// Rank 0: the locked directory, emptied, with its index (the header, and the open record that
+// tells readers a writer is there: one write) and its metadata file.
+Status SubfileWriter::create_on_root() {
+  TAPIO_RETURN_IF_ERROR(lock_dataset(true));
+  TAPIO_RETURN_IF_ERROR(clear_directory(p_.storage(), p_.path()));
+  TAPIO_ASSIGN_OR_RETURN(files_.index, p_.storage().open(p_.file_path(subfile::kIndexName),
+                                                         io::OpenMode::kCreate, &p_.profile.io));
+  std::vector<uint8_t> bytes = subfile::encode_index_header();
+  const auto open = subfile::encode_step(open_record());
+  bytes.insert(bytes.end(), open.begin(), open.end());
+  TAPIO_RETURN_IF_ERROR(files_.index->write_at(0, bytes.data(), bytes.size()));
+  files_.index_end = bytes.size();
+  return p_.storage()
+      .open(p_.file_path(subfile::kMetadataName), io::OpenMode::kCreate, nullptr)
+      .status();
 }
 
 Status SubfileWriter::open_append(const SubfileReader::Tail& tail) {

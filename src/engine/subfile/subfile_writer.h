@@ -37,7 +37,8 @@ class SubfileWriter {
   // Opening (subfile_setup.cpp), collective. Write mode: the directory, the index, the groups
   // and their subfiles. Append: first the writer's lock (rank 0: lock_dataset(false), before
   // the dataset is read), then, from where the dataset ends, a new writer generation.
-  Status create();
+  // `prepared`: how this rank's preparation went, agreed on with the creation.
+  Status create(const Status& prepared);
   // Rank 0, write and append: the writer's lock on tapio.lock (io/write_lock.h), before any of
   // the dataset's files changes; `create` (write mode) makes the directory first.
   Status lock_dataset(bool create);
@@ -56,6 +57,7 @@ class SubfileWriter {
   // core's L2 cache between the two, large enough that storage sees large requests.
   static constexpr uint64_t kPiece = 1 << 20;
 
+  Status create_on_root();
   Status setup_writers();
   Status open_subfile();
   std::string data_path() const {  // the group's subfile
