@@ -108,18 +108,23 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
 }
 
 uint64_t SerialEngine::pack_bound(const std::vector<PutOp>& puts) const {
-  // A batch of several variables gathers at most its records' bytes, within the limit; a
-  // variable alone in its batch is packed when this rank put it in several pieces.
+  // A batch of several variables holds records of at most the limit together, and this rank's
+  // pieces of them at most those records' bytes, plus what its own overlapping pieces (an error
+  // rank 0 finds after the gather) put beyond a record; a variable alone in its batch is packed
+  // when this rank put it in several pieces.
   std::vector<uint64_t> bytes(io().vars.size(), 0), pieces(io().vars.size(), 0);
-  uint64_t total = 0, alone = 0;
+  uint64_t total = 0, beyond = 0, alone = 0;
   for (const PutOp& p : puts) {
     bytes[p.var] += p.elements * type_size(io().vars[p.var].type);
     pieces[p.var] += 1;
     total += p.elements * type_size(io().vars[p.var].type);
   }
-  for (size_t v = 0; v < bytes.size(); ++v)
+  for (size_t v = 0; v < bytes.size(); ++v) {
+    const uint64_t record = io().vars[v].elements() * type_size(io().vars[v].type);
+    beyond += bytes[v] > record ? bytes[v] - record : 0;
     if (pieces[v] > 1) alone = std::max(alone, bytes[v]);
-  return puts.size() > 1 ? std::max(std::min(total, batch_limit()), alone) : 0;
+  }
+  return puts.size() > 1 ? std::max(std::min(total, batch_limit() + beyond), alone) : 0;
 }
 
 uint64_t SerialEngine::batch_limit() const {
