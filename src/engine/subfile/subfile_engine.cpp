@@ -100,12 +100,13 @@ Result<std::unique_ptr<Engine>> SubfileEngine::open(EngineEnv env) {
 
 Status SubfileEngine::create() {
   writer_ = std::make_unique<SubfileWriter>(parts());
-  // A bad operator is found (alike on every rank) before creating; an allocation failing on
-  // one rank, in the creation's agreement.
-  const Status prepared = catch_out_of_memory(fmt::format("opening dataset '{}'", path()), [&] {
+  // A bad operator or name is found alike on every rank, before creating; an allocation that
+  // fails on one rank only, in the creation's agreement.
+  const Status prepared = catch_out_of_memory("checking the names and operators", [&] {
     TAPIO_RETURN_IF_ERROR(check_converts(io()));
     return writer_->resolve_operators();
   });
+  if (prepared.code() != TAPIO_OK && prepared.code() != TAPIO_ERR_NOMEM) return prepared;
   return writer_->create(prepared);
 }
 
