@@ -254,38 +254,6 @@ TEST_P(OutOfMemoryPhases, EveryLargeAllocationOfOpenIsAgreed) {
   }
 }
 
-// A step's commit: each failed step leaves the steps before it readable; the next commits.
-TEST_P(OutOfMemoryPhases, EveryLargeAllocationOfACommitIsAgreed) {
-  for (int victim : victims()) {
-    const std::string what = std::string(GetParam()) + ", rank " + std::to_string(victim);
-    TempDir dir;
-    Context ctx(MPI_COMM_WORLD);
-    IO io = declare(ctx);
-    const std::string path = dir.file("commit.out");
-    uint64_t committed = 1;
-    {
-      Engine out = one_step(io, path);
-      write_step(out, committed);
-      const int commits = counted(victim, [&] { out.end_step(); });
-      EXPECT_GT(commits, 0) << what << ": a commit allocated no list of 64 KiB";
-      ++committed;
-      for (int k = 0; k < commits; ++k) {
-        bool fired = false;
-        write_step(out, committed);
-        const Outcome o = injected(victim, &fired, [&] { out.end_step(); }, k);
-        expect_agreed_failure(o, fired, victim, what + ", commit, allocation " + std::to_string(k),
-                              false);
-        if (o.code == TAPIO_OK) ++committed;
-      }
-      write_step(out, committed);
-      out.end_step();
-      ++committed;
-      out.close();
-    }
-    expect_block_steps(GetParam(), path, 1, committed, what + ", commit");
-  }
-}
-
 TEST_P(OutOfMemoryPhases, EveryLargeAllocationOfCloseIsAgreed) {
   for (int victim : victims()) {
     const std::string what = std::string(GetParam()) + ", rank " + std::to_string(victim);
