@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <new>
+#include <stdexcept>
+
+#include "core/out_of_memory.h"
 
 namespace tapio::comm {
 namespace {
@@ -141,11 +145,31 @@ Status Comm::gather_bytes(const std::vector<uint8_t>& mine, int root, std::vecto
     displs[i] = total;
     total += sizes[i];
   }
-  if (rank_ == root) all->resize(total);
-  TAPIO_RETURN_IF_ERROR(gatherv(mine.data(), n, rank_ == root ? all->data() : nullptr, sizes,
-                                displs, 1, root));
+  // The root's buffer, and whether it could have it told to all: the others must not send into
+  // a gather the root cannot enter (one byte's broadcast, which the requests' gather of the
+  // serial engine, its only user, can afford once a batch).
+  uint8_t room = 1;
+  if (rank_ == root) {
+    try {
+      all->resize(total);
+    } catch (const std::bad_alloc&) {
+      room = 0;
+    } catch (const std::length_error&) {
+      room = 0;
+    }
+  }
+  // A rank whose broadcast failed still enters the gather the others are in (the root keeps
+  // what it knows), and returns the broadcast's error.
+  uint8_t told = room;
+  Status st = do_bcast(&told, 1, root);
+  if (st.ok()) room = told;
+  if (!room) {
+    if (rank_ == root) return out_of_memory("gathering every rank's bytes", total);
+    return error(TAPIO_ERR_NOMEM, "rank {}, a gather's root, is out of memory", root);
+  }
+  keep(&st, gatherv(mine.data(), n, rank_ == root ? all->data() : nullptr, sizes, displs, 1, root));
   if (rank_ == root && counts) *counts = std::move(sizes);
-  return ok_status();
+  return st;
 }
 
 Status Comm::gather_fitting_bytes(const std::vector<uint8_t>& mine, int root,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "comm/mpi_comm.h"
+#include "core/out_of_memory.h"
 
 namespace tapio::comm {
 namespace {
@@ -212,8 +213,10 @@ Status ParallelFile::Handle::view(const Extents& extents, uint64_t bytes, Access
   a->bytes = bytes;
   Status local = ok_status();
   if (bytes > 0) {
-    local = make_hindexed(extents, &a->filetype);
-    if (local.ok()) local = make_hindexed({{0, bytes}}, &a->memtype);
+    local = catch_out_of_memory(fmt::format("describing the extents of file '{}'", path), [&] {
+      TAPIO_RETURN_IF_ERROR(make_hindexed(extents, &a->filetype));
+      return make_hindexed({{0, bytes}}, &a->memtype);
+    });
   }
   a->empty = bytes == 0 || !local.ok();
   // A rank with nothing views the file as plain bytes and moves zero of them: valid on every

@@ -90,19 +90,31 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   // no set_view before it completes (a failure is kept for that batch's step's commit).
   if (nc_.async()) keep(&failed_, finish_write());
   const size_t nvars = io().vars.size();
-  Status local;
-  std::vector<uint64_t> elements;
-  std::vector<Piece> pieces = put_pieces(puts, io(), nc_.header(), step, &elements);
+  // A rank that cannot list its pieces still enters the collectives, with none, and its
+  // failure is agreed on in the first (the touched variables' sums).
+  std::vector<Piece> pieces;
+  std::vector<uint64_t>& elements = elements_;  // taken at open: nvars + 1
+  Status local = catch_out_of_memory(writing(), [&] {
+    pieces = put_pieces(puts, io(), nc_.header(), step, &elements);
+    return ok_status();
+  });
+  if (!local.ok()) pieces.clear();
   // Summed with the touched variables: the elements put of each variable, and the ranks whose
   // puts differ from their previous batch's. When some rank's did, the batch is checked for
   // overlapping pieces (overlap_check.h) before any byte moves.
+  elements.resize(nvars, 0);
   elements.push_back(repeated_.same_as_last(puts, step) ? 0 : 1);
-  TAPIO_RETURN_IF_ERROR(nc_.note_puts(puts, &elements));
+  TAPIO_RETURN_IF_ERROR(nc_.note_puts(puts, &elements, local));
   if (elements[nvars] > 0) {
     std::vector<PutShape> mine;
-    for (const PutOp& p : puts) mine.push_back(PutShape{p.var, &p.sel});
-    local = agree(check_overlaps(comm(), resources().topology, io(), mine,
-                                 [&](int var) { return at_step(var, step); }, &profile()));
+    local = catch_out_of_memory(writing(), [&] {
+      for (const PutOp& p : puts) mine.push_back(PutShape{p.var, &p.sel});
+      return ok_status();
+    });
+    if (!local.ok()) mine.clear();
+    keep(&local, check_overlaps(comm(), resources().topology, io(), mine,
+                                [&](int var) { return at_step(var, step); }, &profile()));
+    local = agree(local);
   }
   TAPIO_RETURN_IF_ERROR(prepare_file(step, elements, &local));
   if (!local.ok()) pieces.clear();  // keep entering the collective, with zero bytes
@@ -119,7 +131,10 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   Extents extents;
   {
     PhaseTimer t(&profile(), Phase::kSwap);
-    extents = stage(pieces, &staging);
+    keep(&local, catch_out_of_memory(writing(), [&] {
+      extents = stage(pieces, &staging);
+      return ok_status();
+    }));
   }
   if (!spec_.file.fill && local.ok()) local = reserve_extents(extents, step);
   const uint64_t bytes = local.ok() ? staging.size() : 0;

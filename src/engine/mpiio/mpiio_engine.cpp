@@ -2,6 +2,8 @@
 // through which every batch goes. The data paths that build the extents are in mpiio_data.cpp.
 #include "engine/mpiio/mpiio_engine.h"
 
+#include "core/out_of_memory.h"
+
 namespace tapio {
 
 Result<MpiioSpec> MpiioSpec::parse(const Params& params) {
@@ -36,9 +38,14 @@ Result<std::unique_ptr<Engine>> MpiioEngine::open(EngineEnv env) {
 }
 
 Status MpiioEngine::open_data_file() {
-  // The file exists (the dataset created it on rank 0 and agreed).
+  // The file exists (the dataset created it on rank 0 and agreed). The per-variable list a
+  // batch sums is taken here, and its failure agreed with the open.
+  const Status listed = catch_out_of_memory(fmt::format("opening {}", where()), [&] {
+    elements_.reserve(io().vars.size() + 1);
+    return ok_status();
+  });
   auto opened = comm::ParallelFile::open(comm(), path(), mode() == OpenMode::kRead, spec_.hints);
-  Status st = comm::agree(comm(), opened.status());
+  Status st = comm::agree(comm(), listed, opened.status());
   if (opened.ok()) fh_ = std::move(opened).value();
   // Open is collective: it failed everywhere or the agreement reported a rank's failure.
   // Close what did open (collective over the ranks holding a handle); rank 0's POSIX handle

@@ -75,6 +75,7 @@ class MpiioEngine final : public Engine {
   // Every rank: the file's storage is reserved up to here (0 again after a failed step).
   uint64_t reserved_end_ = 0;
   RepeatedPuts repeated_;          // this rank's previous batch (overlap checks)
+  std::vector<uint64_t> elements_;  // a batch's elements per variable, taken at open
   // Async: the staging buffer of the write started last (it must outlive the write), and a
   // failure met by a batch that finished the write before it (perform_puts).
   ByteBuffer started_staging_;

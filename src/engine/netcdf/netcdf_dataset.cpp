@@ -50,17 +50,18 @@ Status NetcdfDataset::open(uint64_t* first_step) {
 }
 
 Status NetcdfDataset::note_puts(const std::vector<PutOp>& puts,
-                                std::vector<uint64_t>* also_summed) {
+                                std::vector<uint64_t>* also_summed, const Status& local) {
   const size_t nvars = env_.io->vars.size();
-  std::vector<uint64_t> sums(nvars, 0);  // per variable, how many of my puts touch it
+  std::vector<uint64_t>& sums = sums_;  // per variable, how many of my puts touch it
+  sums.assign(nvars, 0);
   for (const PutOp& p : puts) sums[p.var] += 1;
   if (also_summed) sums.insert(sums.end(), also_summed->begin(), also_summed->end());
   {
     // The sums decide which collectives follow (a variable's gather, the overlap check), so a
     // rank whose reduction failed must not leave alone: the failure is agreed on at once.
     PhaseTimer t(env_.profile, Phase::kAgree);
-    TAPIO_RETURN_IF_ERROR(
-        agree(comm().allreduce_sum(sums.data(), static_cast<int>(sums.size()))));
+    TAPIO_RETURN_IF_ERROR(comm::agree(
+        comm(), local, comm().allreduce_sum(sums.data(), static_cast<int>(sums.size()))));
   }
   if (also_summed) std::copy(sums.begin() + nvars, sums.end(), also_summed->begin());
   note_batch(sums.data());
@@ -135,6 +136,7 @@ Status NetcdfDataset::create() {
   // but for an allocation, which the agreement carries too).
   const Status local = catch_out_of_memory(fmt::format("creating {}", where()), [&] {
     TAPIO_RETURN_IF_ERROR(build_header().with_context(where()));
+    sums_.reserve(2 * header_.vars.size() + 2);  // note_puts' buffer, with an engine's sums
     if (comm().rank() != 0) return ok_status();
     TAPIO_RETURN_IF_ERROR(lock_and_create());
     return create_on_root();

@@ -77,7 +77,9 @@ class NetcdfDataset {
   Status open(uint64_t* first_step);
   // Collective: which variables some rank put in this batch (RecordStep::batch). Values in
   // *also_summed are summed over the ranks in the same reduction.
-  Status note_puts(const std::vector<PutOp>& puts, std::vector<uint64_t>* also_summed = nullptr);
+  // `local`: this rank's outcome so far, agreed on in the same reduction.
+  Status note_puts(const std::vector<PutOp>& puts, std::vector<uint64_t>* also_summed = nullptr,
+                   const Status& local = ok_status());
   // The same from sums an engine reduced itself: `puts_per_var[v]` is how many puts of
   // variable v the ranks made in this batch (the same on every rank).
   void note_batch(const uint64_t* puts_per_var);
@@ -188,6 +190,7 @@ class NetcdfDataset {
   std::unique_ptr<io::File> file_;   // rank 0 only: header, numrecs, fill
   netcdf::Header header_;            // every rank
   RecordStep record_;                // every rank
+  std::vector<uint64_t> sums_;       // note_puts' reduction, taken at open: a step's takes none
   std::vector<bool> fixed_written_;  // every rank: fixed vars written at least once
   RaggedSamples ragged_;             // every rank: the joined arrays' rows per step
   std::vector<uint64_t> joined_rows_;  // write: the rows the step being written adds

@@ -52,9 +52,13 @@ class SerialEngine final : public Engine {
     uint64_t largest_record = 0;
   };
   WriteBatches write_batches(const std::vector<uint8_t>& written) const;
-  // Rank 0: whether the largest batch's gathered pieces and the largest record it writes fit
-  // in memory together, checked before the first gather (`all`: every rank's requests).
-  Status room_for_gathers(const RankRequests& all) const;
+  // Before the agreement that precedes the gathers: the batches of `puts` (my puts of each
+  // variable; rank 0: every rank's requests, from `all`), the buffer this rank packs its pieces
+  // of a batch in, and on rank 0 the staging buffer of the largest batch (without async; with
+  // it, room for one) and room for the largest record.
+  Status prepare_batches(const std::vector<PutOp>& puts, RankRequests all,
+                         std::vector<Batch>* batches, ByteBuffer* packed,
+                         std::shared_ptr<PooledBuffer>* staging);
   // Rank 0: the same for a read's batches (`list`: var, step, ...), which it returns: the
   // first item of each, then the item count.
   Result<std::vector<size_t>> plan_reads(const RequestsByVariable& all,
@@ -63,8 +67,10 @@ class SerialEngine final : public Engine {
   // of its pieces), taken before the agreement that precedes the gathers.
   uint64_t pack_bound(const std::vector<PutOp>& puts) const;
   // Collective: a batch's pieces gathered to rank 0, which writes each variable of it
-  // (`packed`: where this rank packs its pieces of it, room taken beforehand).
-  Status gather_batch(const Batch& batch, uint64_t step, ByteBuffer* packed);
+  // (`packed`: where this rank packs its pieces of it, room taken beforehand; `staging`: rank
+  // 0's buffer for them without async, or null).
+  Status gather_batch(const Batch& batch, uint64_t step, ByteBuffer* packed,
+                      const std::shared_ptr<PooledBuffer>& staging);
   // This rank's pieces of `batch`, variable by variable in put order, packed in `packed` when
   // there are several; *bytes: their size. The address to send them from.
   const void* pack_mine(const Batch& batch, ByteBuffer* packed, uint64_t* bytes);

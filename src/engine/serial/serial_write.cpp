@@ -60,22 +60,38 @@ uint64_t bytes_of(const VariableDef& def, const plan::Request& req) {
 }  // namespace
 
 Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
-  std::vector<plan::Request> mine;
-  for (const PutOp& p : puts)
-    mine.push_back(plan::Request{static_cast<uint32_t>(p.var), step, 1, p.sel});
-  RankRequests all;
-  // Only rank 0 decodes; agree so that a bad list never leaves the others in a collective,
-  // nor a rank 0 without room for the largest batch's gathered pieces and record, nor a rank
-  // without room to pack its pieces of a batch.
-  Status listed = gather_requests(comm(), mine, &all, &profile());
-  if (listed.ok() && comm().rank() == 0) listed = room_for_gathers(all);
-  PooledBuffer packed(resources().buffers);
-  const uint64_t pack = pack_bound(puts);
-  if (listed.ok() && !packed.get().try_prepare(pack))
-    listed = out_of_memory(fmt::format("packing rank {}'s pieces, {}", comm().rank(), writing()),
-                           pack);
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), listed));
+  // Which variables some rank put, summed in one agreed reduction: every rank knows the
+  // batches from there.
   TAPIO_RETURN_IF_ERROR(nc_.note_puts(puts));
+  // What a rank takes for the gathers it takes before the agreement that precedes them, so
+  // that a lack of memory on one rank fails the call on every rank there rather than leaving
+  // the others in a gather: its requests (only rank 0 decodes them), the batches and the
+  // buffers of prepare_batches.
+  std::vector<plan::Request> mine;
+  Status local = catch_out_of_memory(writing(), [&] {
+    for (const PutOp& p : puts)
+      mine.push_back(plan::Request{static_cast<uint32_t>(p.var), step, 1, p.sel});
+    return ok_status();
+  });
+  RankRequests all;
+  keep(&local, gather_requests(comm(), mine, &all, &profile()));
+  std::vector<Batch> batches;
+  PooledBuffer packed(resources().buffers);
+  std::shared_ptr<PooledBuffer> staging;
+  if (local.ok())
+    local = catch_out_of_memory(writing(), [&] {
+      return prepare_batches(puts, std::move(all), &batches, &packed.get(), &staging);
+    });
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
+  record_size_ = nc_.header().record_size();
+  for (const Batch& batch : batches)
+    TAPIO_RETURN_IF_ERROR(gather_batch(batch, step, &packed.get(), staging));
+  return ok_status();
+}
+
+Status SerialEngine::prepare_batches(const std::vector<PutOp>& puts, RankRequests all,
+                                     std::vector<Batch>* batches, ByteBuffer* packed,
+                                     std::shared_ptr<PooledBuffer>* staging) {
   // Each variable's puts, and every rank's requests of it, in put order: taken in turn from
   // lists sorted by variable once, where a scan of them all per variable would cost
   // O(variables x puts).
@@ -86,12 +102,13 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   for (auto& requests : all) std::stable_sort(requests.begin(), requests.end(), by_var);
   std::vector<size_t> next(all.size(), 0);
   auto put = sorted.begin();
-  record_size_ = nc_.header().record_size();
-  const WriteBatches batches = write_batches(nc_.touched());
-  for (size_t b = 0; b + 1 < batches.bounds.size(); ++b) {
-    Batch batch;
-    for (size_t k = batches.bounds[b]; k < batches.bounds[b + 1]; ++k) {
-      const size_t v = batches.vars[k];
+  const WriteBatches written = write_batches(nc_.touched());
+  uint64_t largest = 0;  // rank 0: the most bytes one batch gathers
+  for (size_t b = 0; b + 1 < written.bounds.size(); ++b) {
+    Batch& batch = batches->emplace_back();
+    uint64_t gathered = 0;
+    for (size_t k = written.bounds[b]; k < written.bounds[b + 1]; ++k) {
+      const size_t v = written.vars[k];
       batch.vars.push_back(v);
       batch.my_puts.emplace_back();
       for (; put != sorted.end() && var_of(*put) <= v; ++put)
@@ -99,12 +116,25 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
       batch.requests.emplace_back(all.size());
       for (size_t r = 0; r < all.size(); ++r)
         for (; next[r] < all[r].size() && var_of(all[r][next[r]]) <= v; ++next[r])
-          if (var_of(all[r][next[r]]) == v)
+          if (var_of(all[r][next[r]]) == v) {
+            gathered += bytes_of(io().vars[v], all[r][next[r]]);
             batch.requests.back()[r].push_back(std::move(all[r][next[r]]));
+          }
     }
-    TAPIO_RETURN_IF_ERROR(gather_batch(batch, step, &packed.get()));
+    largest = std::max(largest, gathered);
   }
-  return ok_status();
+  const uint64_t pack = pack_bound(puts);
+  if (!packed->try_prepare(pack))
+    return out_of_memory(fmt::format("packing rank {}'s pieces, {}", comm().rank(), writing()),
+                         pack);
+  if (comm().rank() != 0) return ok_status();
+  // Rank 0 holds a batch's gathered pieces and builds a record from them. Without async one
+  // staging buffer, taken here, serves every batch; with async each batch's is held by its
+  // background write, so only the room for one is checked here.
+  if (nc_.async()) return room_for({largest, written.largest_record}, writing());
+  *staging = std::make_shared<PooledBuffer>(resources().buffers);
+  if (!(*staging)->get().try_prepare(largest)) return out_of_memory(writing(), largest);
+  return room_for({written.largest_record}, writing());
 }
 
 uint64_t SerialEngine::pack_bound(const std::vector<PutOp>& puts) const {
@@ -146,42 +176,32 @@ SerialEngine::WriteBatches SerialEngine::write_batches(const std::vector<uint8_t
   return w;
 }
 
-Status SerialEngine::room_for_gathers(const RankRequests& all) const {
-  // The batches write_puts makes (of the variables some rank put), their gathered bytes, and
-  // the largest record, which rank 0 builds while a batch's pieces are held.
-  std::vector<uint8_t> written(io().vars.size(), 0);
-  std::vector<uint64_t> gathered(io().vars.size(), 0);
-  for (const auto& rank_requests : all)
-    for (const auto& req : rank_requests)
-      if (req.var < gathered.size()) {
-        written[req.var] = 1;
-        gathered[req.var] += bytes_of(io().vars[req.var], req);
-      }
-  const WriteBatches batches = write_batches(written);
-  std::vector<uint64_t> held;
-  for (size_t v : batches.vars) held.push_back(gathered[v]);
-  return room_for({largest_batch(held, batches.bounds), batches.largest_record}, writing());
-}
-
 const void* SerialEngine::pack_mine(const Batch& batch, ByteBuffer* packed, uint64_t* bytes) {
-  std::vector<std::pair<const PutOp*, uint64_t>> pieces;  // put, bytes
+  const auto bytes_of_put = [&](size_t k, const PutOp* p) {
+    return p->elements * type_size(io().vars[batch.vars[k]].type);
+  };
+  const PutOp* only = nullptr;
+  size_t pieces = 0;
   *bytes = 0;
   for (size_t k = 0; k < batch.vars.size(); ++k)
     for (const PutOp* p : batch.my_puts[k]) {
-      pieces.emplace_back(p, p->elements * type_size(io().vars[batch.vars[k]].type));
-      *bytes += pieces.back().second;
+      *bytes += bytes_of_put(k, p);
+      only = p;
+      ++pieces;
     }
-  if (pieces.size() <= 1) return pieces.empty() ? nullptr : pieces[0].first->data;
+  if (pieces <= 1) return only ? only->data : nullptr;
   PhaseTimer t(&profile(), Phase::kCopy);
-  uint8_t* to = packed->prepare(*bytes);
-  for (const auto& [put, n] : pieces) {
-    std::memcpy(to, put->data, n);
-    to += n;
-  }
+  uint8_t* to = packed->prepare(*bytes);  // within the pack bound taken before the agreement
+  for (size_t k = 0; k < batch.vars.size(); ++k)
+    for (const PutOp* p : batch.my_puts[k]) {
+      std::memcpy(to, p->data, bytes_of_put(k, p));
+      to += bytes_of_put(k, p);
+    }
   return packed->data();
 }
 
-Status SerialEngine::gather_batch(const Batch& batch, uint64_t step, ByteBuffer* packed) {
+Status SerialEngine::gather_batch(const Batch& batch, uint64_t step, ByteBuffer* packed,
+                                  const std::shared_ptr<PooledBuffer>& staging) {
   uint64_t my_bytes = 0;
   const void* send = pack_mine(batch, packed, &my_bytes);
   const size_t unit = batch_unit(batch.vars.size(), type_size(io().vars[batch.vars[0]].type));
@@ -199,9 +219,11 @@ Status SerialEngine::gather_batch(const Batch& batch, uint64_t step, ByteBuffer*
     largest_record = std::max(largest_record, io().vars[v].elements() * type_size(io().vars[v].type));
   // Async: room for this staging buffer and a record made from it, before either exists.
   if (nc_.async() && comm().rank() == 0) nc_.reserve(total * unit + largest_record);
-  // Pooled, not zeroed: the gather fills every byte of it.
-  auto staging = std::make_shared<PooledBuffer>(resources().buffers);
-  uint8_t* gathered = staging->get().prepare(total * unit);
+  // Pooled, not zeroed: the gather fills every byte of it. Without async rank 0's was taken
+  // for the largest batch before the agreement: this takes no memory.
+  std::shared_ptr<PooledBuffer> held =
+      staging ? staging : std::make_shared<PooledBuffer>(resources().buffers);
+  uint8_t* gathered = held->get().prepare(total * unit);
   {
     PhaseTimer t(&profile(), Phase::kExchange);
     // An agreed error is every rank's; a local one (the gather failed here) is kept and the
@@ -216,7 +238,12 @@ Status SerialEngine::gather_batch(const Batch& batch, uint64_t step, ByteBuffer*
   }
   profile().messages.receive(total * unit - my_bytes, P - 1);
   for (uint64_t& d : displs) d *= unit;
-  write_gathered(batch, step, std::move(staging), displs);
+  // Rank 0 alone, between gathers: a failure is kept for the commit's agreement, and the next
+  // batches' gathers still happen.
+  keep(&deferred_, catch_out_of_memory(writing(), [&] {
+    write_gathered(batch, step, std::move(held), displs);
+    return ok_status();
+  }));
   return ok_status();
 }
 
