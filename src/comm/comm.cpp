@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <stdexcept>
 
@@ -134,6 +135,31 @@ Status Comm::allreduce_sum_min_max(const std::vector<double>& mine, std::vector<
   return ok_status();
 }
 
+// Between a gather's sizes and its data: the root takes its buffer (take()), and whether it
+// could is told to all in one byte's broadcast, so that nobody sends into a gather the root
+// cannot enter. False on every rank when it could not (*st: the others' error).
+bool Comm::root_has_room(int root, const std::function<void()>& take, Status* st) const {
+  uint8_t room = 1;
+  if (rank_ == root) {
+    try {
+      take();
+    } catch (const std::bad_alloc&) {
+      room = 0;
+    } catch (const std::length_error&) {
+      room = 0;
+    }
+  }
+  // A rank whose broadcast failed still enters the gather the others are in (the root keeps
+  // what it knows), and returns the broadcast's error.
+  uint8_t told = room;
+  const Status sent = do_bcast(&told, 1, root);
+  keep(st, sent);
+  if (sent.ok()) room = told;
+  if (!room && rank_ != root)
+    keep(st, error(TAPIO_ERR_NOMEM, "rank {}, a gather's root, is out of memory", root));
+  return room;
+}
+
 Status Comm::gather_bytes(const std::vector<uint8_t>& mine, int root, std::vector<uint8_t>* all,
                           std::vector<uint64_t>* counts) const {
   uint64_t n = mine.size();
@@ -145,28 +171,9 @@ Status Comm::gather_bytes(const std::vector<uint8_t>& mine, int root, std::vecto
     displs[i] = total;
     total += sizes[i];
   }
-  // The root's buffer, and whether it could have it told to all: the others must not send into
-  // a gather the root cannot enter (one byte's broadcast, which the requests' gather of the
-  // serial engine, its only user, can afford once a batch).
-  uint8_t room = 1;
-  if (rank_ == root) {
-    try {
-      all->resize(total);
-    } catch (const std::bad_alloc&) {
-      room = 0;
-    } catch (const std::length_error&) {
-      room = 0;
-    }
-  }
-  // A rank whose broadcast failed still enters the gather the others are in (the root keeps
-  // what it knows), and returns the broadcast's error.
-  uint8_t told = room;
-  Status st = do_bcast(&told, 1, root);
-  if (st.ok()) room = told;
-  if (!room) {
-    if (rank_ == root) return out_of_memory("gathering every rank's bytes", total);
-    return error(TAPIO_ERR_NOMEM, "rank {}, a gather's root, is out of memory", root);
-  }
+  Status st = ok_status();
+  if (!root_has_room(root, [&] { all->resize(total); }, &st))
+    return rank_ == root ? out_of_memory("gathering every rank's bytes", total) : st;
   keep(&st, gatherv(mine.data(), n, rank_ == root ? all->data() : nullptr, sizes, displs, 1, root));
   if (rank_ == root && counts) *counts = std::move(sizes);
   return st;
@@ -181,10 +188,12 @@ Status Comm::gather_fitting_bytes(const std::vector<uint8_t>& mine, int root,
   Status st = do_gather(&n, sizeof n, sizes.data(), root);
   if (!st.ok()) std::fill(sizes.begin(), sizes.end(), 0);
   for (size_t i = 1; i < sizes.size(); ++i) displs[i] = displs[i - 1] + sizes[i - 1];
-  if (rank_ == root) {
-    all->resize(sizes.empty() ? 0 : static_cast<size_t>(displs.back()) + sizes.back());
-    counts->assign(sizes.begin(), sizes.end());
-  }
+  const uint64_t total = sizes.empty() ? 0 : static_cast<uint64_t>(displs.back()) + sizes.back();
+  if (!root_has_room(root, [&] {
+        all->resize(total);
+        counts->assign(sizes.begin(), sizes.end());
+      }, &st))
+    return rank_ == root ? out_of_memory("gathering every rank's bytes", total) : st;
   keep(&st, do_gatherv(mine.data(), n, rank_ == root ? all->data() : nullptr, sizes.data(),
                        displs.data(), 1, root));
   return st;

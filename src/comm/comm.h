@@ -9,6 +9,7 @@
 // that do not fit an int are refused before anyone enters a collective.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -109,11 +110,12 @@ class Comm {
   Status allreduce_sum_min_max(const std::vector<double>& mine, std::vector<double>* sum,
                                std::vector<double>* lo, std::vector<double>* hi) const;
   // Every rank's bytes reach root, concatenated in rank order; *counts gets each rank's
-  // length (root only).
+  // length (root only). A root without room for them fails it on every rank (root_has_room).
   Status gather_bytes(const std::vector<uint8_t>& mine, int root, std::vector<uint8_t>* all,
                       std::vector<uint64_t>* counts) const;
   // gather_bytes for a total the caller knows fits in 2^31 bytes (agreed beforehand, e.g. by a
-  // reduction it needed anyway): one gather of the sizes and one gatherv, nothing else.
+  // reduction it needed anyway): one gather of the sizes, the root's room (root_has_room) and
+  // one gatherv.
   Status gather_fitting_bytes(const std::vector<uint8_t>& mine, int root,
                               std::vector<uint8_t>* all, std::vector<uint64_t>* counts) const;
   // Every rank's value, in rank order, on every rank: O(size) memory, for small communicators
@@ -189,6 +191,10 @@ class Comm {
 
   // Element-wise; rank 0 gets zeros (MPI leaves its result undefined).
   Status exscan(const uint64_t* values, int n, Op op, uint64_t* before) const;
+  // A gather's root takes its buffer (take(), which may throw for want of memory) and tells
+  // every rank whether it could, in one byte's broadcast: false on every rank when not (*st,
+  // but on the root: why).
+  bool root_has_room(int root, const std::function<void()>& take, Status* st) const;
 
  private:
   friend Status agree(const Comm& comm, const Status& local, const Status& then);

@@ -120,7 +120,7 @@ class CollectiveEngine final : public Engine {
   uint64_t batch_elements(int var) const;
   // `before`: the previous batch's agreements, for a steady batch (else null).
   Status write_rounds(const collective::Staged& staged, uint64_t step, bool tiled,
-                      std::vector<collective::Target> targets, const Agreed* before);
+                      const std::vector<collective::Target>& targets, const Agreed* before);
 
   // A call's large buffers are taken before its first agreement, and a failure rides on it,
   // so that a rank short of memory fails the call on every rank instead of leaving the others
@@ -159,8 +159,9 @@ class CollectiveEngine final : public Engine {
                            std::vector<uint32_t>* expected,
                            collective::WriteBatch* two_level = nullptr);
   Status node_pieces(collective::WriteBatch* batch) const;
-  // The variables written in this batch, by file offset.
-  std::vector<collective::Target> batch_targets(uint64_t step) const;
+  // The variables written in this batch, by file offset, into *out (whose room for every
+  // variable was taken before the batch's vote: this takes no memory).
+  void batch_targets(uint64_t step, std::vector<collective::Target>* out) const;
   // Sizes the node window for this call's slots (collective; agreed on when it changes).
   Status prepare_node_slots(const plan::Layout& layout);
 
@@ -169,6 +170,7 @@ class CollectiveEngine final : public Engine {
 
   CollectiveSpec spec_;
   NetcdfDataset nc_;
+  std::vector<collective::Target> targets_;  // a batch's (batch_targets)
   PlanCache<plan::Decomposition> plans_{&profile()};
   // The previous batch, which a batch that repeats it one record later reuses (planned once).
   struct {

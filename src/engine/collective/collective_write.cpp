@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/out_of_memory.h"
 #include "engine/collective/collective_engine.h"
 #include "engine/collective/round_pipeline.h"
 #include "engine/collective/staging.h"
@@ -13,10 +14,11 @@ namespace tapio {
 
 using collective::Target;
 
-std::vector<Target> CollectiveEngine::batch_targets(uint64_t step) const {
+void CollectiveEngine::batch_targets(uint64_t step, std::vector<Target>* targets) const {
   const netcdf::Header& h = nc_.header();
   const uint64_t record = h.record_size();
-  std::vector<Target> out;
+  std::vector<Target>& out = *targets;
+  out.clear();
   for (size_t v = 0; v < nc_.touched().size(); ++v) {  // the program's variables, not counts
     if (!nc_.touched()[v]) continue;
     const netcdf::Var& nv = h.vars[v];
@@ -37,7 +39,6 @@ std::vector<Target> CollectiveEngine::batch_targets(uint64_t step) const {
   }
   std::sort(out.begin(), out.end(),
             [](const Target& a, const Target& b) { return a.extent.offset < b.extent.offset; });
-  return out;
 }
 
 uint64_t CollectiveEngine::step_span(uint64_t step) const {
@@ -63,7 +64,8 @@ Status CollectiveEngine::vote(const std::vector<PutOp>& puts, const Status& loca
                               WriteVotes* v) {
   enum { kBytes, kOutOfMemory, kChanged, kFailed, kIneligible, kElements };
   const size_t n = io().vars.size();
-  std::vector<uint64_t> sums(kElements + 2 * n, 0);
+  std::vector<uint64_t>& sums = nc_.sums();  // taken at open: no allocation here
+  sums.assign(kElements + 2 * n, 0);
   sums[kBytes] = v->bytes;
   sums[kOutOfMemory] = v->out_of_memory;
   sums[kChanged] = v->changed;
@@ -134,16 +136,22 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
   TAPIO_RETURN_IF_ERROR(nc_.fit_joined([&](int v) { return joined().batch_rows(v).end; },
                                        [&](int v) { return joined().batch_rows(v).first; },
                                        step));
-  {
-    PhaseTimer t(&profile(), Phase::kPlan);
-    staged_.describe(puts, io(), nc_.header(), step, decomposition_of());
-  }
+  // This rank's plan, made before the vote that carries its failure (an allocation too).
+  Status planned = local;
   const collective::Staged& staged = staged_;
+  plan::DirectPlan direct;
+  keep(&planned, catch_out_of_memory(writing(), [&] {
+    {
+      PhaseTimer t(&profile(), Phase::kPlan);
+      staged_.describe(puts, io(), nc_.header(), step, decomposition_of());
+    }
+    plan_direct_here(staged.segments(), staged.placed(), &direct);
+    targets_.reserve(io().vars.size());
+    return ok_status();
+  }));
   const Agreed before = std::exchange(previous_.agreed, Agreed{});
   WriteVotes votes;
   votes.changed = previous_.puts.same_as_last(puts, step) && before.valid ? 0 : 1;
-  plan::DirectPlan direct;
-  plan_direct_here(staged.segments(), staged.placed(), &direct);
   votes.bytes = direct.bytes;
   votes.ineligible = spec_.direct && direct.eligible ? 0 : 1;
   const uint64_t staging = may_stage(direct) ? staged.bytes() : 0;
@@ -151,7 +159,7 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
   const int buffers = round_buffers(step, round);
   const bool reserved = reserve(staging, buffers, round);
   votes.out_of_memory = reserved ? 0 : 1;
-  TAPIO_RETURN_IF_ERROR(vote(puts, local, &votes));
+  TAPIO_RETURN_IF_ERROR(vote(puts, planned, &votes));
   if (votes.out_of_memory > 0)
     return reserved ? ok_status() : out_of_memory(staging, buffers, round);
   // A batch every rank repeats one step later keeps what the previous one agreed on.
@@ -161,7 +169,8 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
     TAPIO_RETURN_IF_ERROR(vote_direct(staged.ranges(), direct, &votes.cannot_direct));
   previous_.agreed.valid = true;
   previous_.agreed.cannot_direct = votes.cannot_direct;
-  std::vector<Target> targets = batch_targets(step);  // the same on every rank
+  batch_targets(step, &targets_);  // the same on every rank
+  const std::vector<Target>& targets = targets_;
   if (targets.empty()) return ok_status();
   uint64_t target_bytes = 0;
   for (const Target& t : targets) target_bytes += t.extent.length;
@@ -174,16 +183,15 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
     }
     return write_direct(direct);
   }
-  return write_rounds(staged, step, tiles(votes), std::move(targets),
-                      steady ? &before : nullptr);
+  return write_rounds(staged, step, tiles(votes), targets, steady ? &before : nullptr);
 }
 
 // Through the aggregators: the layout, the routes, the counts (or the previous batch's, moved
 // by a record), the node slots, then the round pipeline.
 Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t step,
-                                      bool tiled, std::vector<Target> targets,
+                                      bool tiled, const std::vector<Target>& targets,
                                       const Agreed* before) {
-  collective::WriteBatch batch{step, &staged, {}, routed_, {}, std::move(targets), tiled};
+  collective::WriteBatch batch{step, &staged, {}, routed_, {}, targets, tiled};
   const uint64_t lo = batch.targets.front().extent.offset;
   const plan::Extent range{lo, batch.targets.back().extent.end() - lo};
   if (!before || !move_rounds(*before, range, &batch)) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/out_of_memory.h"
 #include "engine/collective/datatypes.h"
 #include "engine/collective/messages.h"
 
@@ -162,6 +163,12 @@ std::vector<plan::Extent> RoundPipeline::extents_to_write(const plan::Extent& w,
 }
 
 Status RoundPipeline::write(uint32_t r, const plan::Extent& w, uint8_t* buf) {
+  // An aggregator's failure here is kept like a failed write: the rounds go on.
+  return catch_out_of_memory(fmt::format("{}: writing round {}", p_.where, r),
+                             [&] { return write_round(r, w, buf); });
+}
+
+Status RoundPipeline::write_round(uint32_t r, const plan::Extent& w, uint8_t* buf) {
   const std::vector<plan::Extent> writes = extents_to_write(w, buf);
   if (writes.empty()) return ok_status();
   TAPIO_ASSIGN_OR_RETURN(io::File * file, p_.file.get());

@@ -35,7 +35,7 @@ struct WriteBatch {
   // This rank's pieces, by round and aggregator (the engine's list, kept from batch to batch).
   std::vector<plan::RoutedSegment>& routed;
   std::vector<uint32_t> expected;           // aggregator: the messages each round brings
-  std::vector<Target> targets;              // the variables written, by file offset
+  const std::vector<Target>& targets;       // the variables written, by file offset
   bool tiled = false;  // the pieces provably tile the targets: no bitmap, no fill
   // Two-level, the gatherer: how many of its node's ranks have pieces for each (aggregator,
   // round) (index agg * rounds + round), and how many others hand it pieces in each round.
@@ -119,6 +119,7 @@ class RoundPipeline {
   // The write stage (round_pipeline.cpp): window w's extents to write (gaps filled), queued
   // behind the next round when there is one.
   Status write(uint32_t r, const plan::Extent& w, uint8_t* buf);
+  Status write_round(uint32_t r, const plan::Extent& w, uint8_t* buf);
   std::vector<plan::Extent> extents_to_write(const plan::Extent& w, uint8_t* buf);
 
   Parts p_;

@@ -136,7 +136,7 @@ Status NetcdfDataset::create() {
   // but for an allocation, which the agreement carries too).
   const Status local = catch_out_of_memory(fmt::format("creating {}", where()), [&] {
     TAPIO_RETURN_IF_ERROR(build_header().with_context(where()));
-    sums_.reserve(2 * header_.vars.size() + 2);  // note_puts' buffer, with an engine's sums
+    sums_.reserve(2 * header_.vars.size() + 8);  // note_puts' buffer, or an engine's (sums())
     if (comm().rank() != 0) return ok_status();
     TAPIO_RETURN_IF_ERROR(lock_and_create());
     return create_on_root();

@@ -149,6 +149,9 @@ class NetcdfDataset {
                     const std::function<uint64_t(int)>& written_of_var, uint64_t step);
 
   const netcdf::Header& header() const { return header_; }
+  // A buffer of 2 x variables + 8 values taken at open (write mode), for a batch's reduction
+  // of per-variable sums, so that a step takes no memory for it (note_puts uses it too).
+  std::vector<uint64_t>& sums() { return sums_; }
   const std::vector<uint8_t>& touched() const { return record_.batch; }
   io::File* root_file() { return file_.get(); }  // rank 0 only
   const NetcdfSpec& spec() const { return env_.spec; }

@@ -14,6 +14,7 @@
 // anything is committed.
 #include <climits>
 
+#include "core/out_of_memory.h"
 #include "engine/overlap_check.h"
 #include "engine/subfile/subfile_writer.h"
 
@@ -43,11 +44,19 @@ Status SubfileWriter::write_step(const std::vector<PutOp>& puts, uint64_t step,
     PhaseTimer t(&p_.profile, Phase::kSync);
     local = group_.data->sync();
   }
-  std::vector<subfile::BlockShape> checked = checked_shapes(step_.shapes);
-  const bool changed = local.ok() && checked != last_step_shapes_;
+  // This rank's part of the commit, listed before its vote: an allocation failing here fails
+  // the step there, on every rank.
+  std::vector<subfile::BlockShape> checked;
   uint64_t sum = 0;
   std::vector<uint8_t> records;
-  if (local.ok()) records = step_records(&sum);
+  if (local.ok())
+    local = catch_out_of_memory(fmt::format("committing step {} of dataset '{}'", step, p_.path()),
+                                [&] {
+                                  checked = checked_shapes(step_.shapes);
+                                  records = step_records(&sum);
+                                  return ok_status();
+                                });
+  const bool changed = local.ok() && checked != last_step_shapes_;
   const Status st = p_.spec.metadata.mode == SubfileSpec::Metadata::kGather
                         ? commit_gather(step, std::move(records), local, changed)
                         : commit_log(step, records, sum, local, changed);
@@ -107,13 +116,18 @@ Status SubfileWriter::vote(const Vote& mine, const Status& local, bool changed, 
   }
   if (votes[kFailed] > 0) return p_.agree(local);
   if (votes[kChanged] > 0) {
-    std::vector<PutShape> mine;
-    for (const subfile::BlockShape& s : checked_shapes(step_.shapes))
-      mine.push_back(PutShape{static_cast<int>(s.var), &table_.selections[s.selection]});
     const uint64_t step = p_.step();
-    TAPIO_RETURN_IF_ERROR(p_.agree(check_overlaps(
-        p_.comm, p_.res.topology, p_.io(), mine, [&](int var) { return p_.at_step(var, step); },
-        &p_.profile)));
+    // A rank that cannot list its shapes still enters the check, with none.
+    std::vector<PutShape> mine;
+    Status listed = catch_out_of_memory(p_.at_step(0, step), [&] {
+      for (const subfile::BlockShape& s : checked_shapes(step_.shapes))
+        mine.push_back(PutShape{static_cast<int>(s.var), &table_.selections[s.selection]});
+      return ok_status();
+    });
+    if (!listed.ok()) mine.clear();
+    keep(&listed, check_overlaps(p_.comm, p_.res.topology, p_.io(), mine,
+                                 [&](int var) { return p_.at_step(var, step); }, &p_.profile));
+    TAPIO_RETURN_IF_ERROR(p_.agree(listed));
   }
   total->bytes = votes[kBytes];
   total->checksum = votes[kChecksum];
@@ -141,30 +155,11 @@ Status SubfileWriter::commit_gather(uint64_t step, std::vector<uint8_t> records,
     outcome = p_.comm.gather_fitting_bytes(records, 0, &all, &counts);
   }
   subfile::StepRecord record = new_record(step);
-  if (p_.comm.rank() == 0 && outcome.ok()) {
-    PhaseTimer t(&p_.profile, Phase::kMetadata);
-    record.md_offset = files_.md_end;
-    record.md_length = all.size();
-    record.flags = static_cast<uint32_t>(total.flags);
-    // The region's checksum from the records themselves: no reduction needed.
-    auto split = subfile::split_records(all.data(), all.size(), 0);
-    outcome = split.status();
-    if (outcome.ok())
-      for (const auto& r : *split) record.md_checksum += subfile::checksum(r.payload, r.length);
-    const auto commit = commit_record(record);  // written with the region, in one write
-    all.insert(all.end(), commit.begin(), commit.end());
-    if (outcome.ok() && p_.spec.async) {  // the index record waits for the next agreement
-      files_.md_end += all.size();
-      const auto bytes = std::make_shared<const std::vector<uint8_t>>(std::move(all));
-      write_behind(files_.md.get(), record.md_offset, bytes, bytes->data(), bytes->size(),
-                   "its metadata");
-    } else {
-      if (outcome.ok()) outcome = files_.md->write_at(record.md_offset, all.data(), all.size());
-      if (outcome.ok() && p_.spec.fsync.step) outcome = files_.md->sync();
-      if (outcome.ok()) outcome = append_index(record);
-      if (outcome.ok()) files_.md_end += all.size();
-    }
-  }
+  // Rank 0 between the gather and the agreement: an allocation failing there is its error.
+  const std::string committing = fmt::format("committing step {} of dataset '{}'", step, p_.path());
+  if (p_.comm.rank() == 0 && outcome.ok())
+    outcome = catch_out_of_memory(
+        committing, [&] { return commit_on_root(std::move(all), total, &record); });
   // Rank 0's writes or any rank's failed gather: one reduction, as cheap as broadcasting rank
   // 0's status, and no rank leaves alone.
   const Status agreed = p_.agree(outcome);
@@ -173,6 +168,35 @@ Status SubfileWriter::commit_gather(uint64_t step, std::vector<uint8_t> records,
   if (!p_.spec.async) return roll_back(agreed, before);
   files_.md_end = before.md;  // async: no index record of the step was written yet
   return agreed;
+}
+
+// Rank 0: the step's metadata region (the gathered records and the commit record, in one
+// write) and its index record, or with async the region queued.
+Status SubfileWriter::commit_on_root(std::vector<uint8_t> all, const Vote& total,
+                                     subfile::StepRecord* record) {
+  PhaseTimer t(&p_.profile, Phase::kMetadata);
+  record->md_offset = files_.md_end;
+  record->md_length = all.size();
+  record->flags = static_cast<uint32_t>(total.flags);
+  // The region's checksum from the records themselves: no reduction needed.
+  auto split = subfile::split_records(all.data(), all.size(), 0);
+  Status outcome = split.status();
+  if (outcome.ok())
+    for (const auto& r : *split) record->md_checksum += subfile::checksum(r.payload, r.length);
+  const auto commit = commit_record(*record);  // written with the region, in one write
+  all.insert(all.end(), commit.begin(), commit.end());
+  if (outcome.ok() && p_.spec.async) {  // the index record waits for the next agreement
+    files_.md_end += all.size();
+    const auto bytes = std::make_shared<const std::vector<uint8_t>>(std::move(all));
+    write_behind(files_.md.get(), record->md_offset, bytes, bytes->data(), bytes->size(),
+                 "its metadata");
+  } else {
+    if (outcome.ok()) outcome = files_.md->write_at(record->md_offset, all.data(), all.size());
+    if (outcome.ok() && p_.spec.fsync.step) outcome = files_.md->sync();
+    if (outcome.ok()) outcome = append_index(*record);
+    if (outcome.ok()) files_.md_end += all.size();
+  }
+  return outcome;
 }
 
 // The step failed on another rank after rank 0 had committed it: the index forgets the record

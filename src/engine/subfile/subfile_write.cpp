@@ -77,9 +77,21 @@ Status SubfileWriter::write_batch(const std::vector<PutOp>& puts, Status* local)
   static const std::vector<PutOp> kNothing;
   if (local->ok())  // variables defined since the last batch
     *local = resolve_operators().with_context(fmt::format("dataset '{}'", p_.path()));
-  const std::vector<PutOp>& mine = local->ok() ? puts : kNothing;  // a failed rank writes nothing
-  subfile::BlockList list = describe(mine);
-  const StoredPuts stored = encode_puts(mine, &list);
+  // A failed rank writes nothing, and one that cannot list its blocks fails so.
+  const std::vector<PutOp>* mine = local->ok() ? &puts : &kNothing;
+  subfile::BlockList list;
+  StoredPuts stored;
+  const std::string writing = fmt::format("writing a step of dataset '{}'", p_.path());
+  keep(local, catch_out_of_memory(writing, [&] {
+    list = describe(*mine);
+    stored = encode_puts(*mine, &list);
+    return ok_status();
+  }));
+  if (!local->ok() && mine != &kNothing) {
+    mine = &kNothing;
+    list = describe(kNothing);
+    stored = StoredPuts{};
+  }
   const subfile::PutStream stream(stored.puts, list.shapes);
   const size_t me = group_.comm ? static_cast<size_t>(group_.comm->rank()) : 0;
   // The aggregating rank takes its two round buffers before the group's sizes are gathered,
@@ -93,9 +105,12 @@ Status SubfileWriter::write_batch(const std::vector<PutOp>& puts, Status* local)
   list.offset = layout.offsets[me];
   Status st;
   if (!group_.aggregate && p_.spec.async)
-    st = write_direct_behind(stream, layout.offsets[me], &list.sums);
+    st = catch_out_of_memory(writing, [&] {
+      return write_direct_behind(stream, layout.offsets[me], &list.sums);
+    });
   else if (!group_.aggregate)
-    st = write_direct(stream, layout.offsets[me], &list.sums);
+    st = catch_out_of_memory(
+        writing, [&] { return write_direct(stream, layout.offsets[me], &list.sums); });
   else if (!room)
     st = out_of_memory(fmt::format("aggregating a step of dataset '{}' into rounds", p_.path()),
                        p_.spec.writers.round);
@@ -106,16 +121,19 @@ Status SubfileWriter::write_batch(const std::vector<PutOp>& puts, Status* local)
   group_.data_end = layout.end;
   if (!st.ok() && local->ok()) *local = st;
   if (!local->ok()) return ok_status();
-  for (const subfile::BlockShape& s : list.shapes) {
-    step_.shapes.push_back(s);
-    step_.flags |= p_.io().vars[s.var].record ? 0 : subfile::kStepHasFixed;
-  }
-  if (!list.new_selections.empty()) step_.flags |= subfile::kStepAddsSelections;
-  if (!mine.empty()) {
-    PhaseTimer t(&p_.profile, Phase::kMetadata);
-    step_.lists.push_back(subfile::encode_block_list(list));
-    table_.apply(list);
-  }
+  keep(local, catch_out_of_memory(writing, [&] {
+    for (const subfile::BlockShape& s : list.shapes) {
+      step_.shapes.push_back(s);
+      step_.flags |= p_.io().vars[s.var].record ? 0 : subfile::kStepHasFixed;
+    }
+    if (!list.new_selections.empty()) step_.flags |= subfile::kStepAddsSelections;
+    if (!mine->empty()) {
+      PhaseTimer t(&p_.profile, Phase::kMetadata);
+      step_.lists.push_back(subfile::encode_block_list(list));
+      table_.apply(list);
+    }
+    return ok_status();
+  }));
   return ok_status();
 }
 
