@@ -7,6 +7,8 @@
 #include <memory>
 #include <new>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "core/status.h"
 
@@ -36,16 +38,24 @@ Status room_for(std::initializer_list<uint64_t> sizes, const std::string& doing)
 
 // Runs body() (returning Status); an allocation failure it throws (std::bad_alloc, or
 // std::length_error: a size no container can hold) becomes out_of_memory(doing, ...).
-template <typename F>
-Status catch_out_of_memory(const std::string& doing, F&& body) {
+// `doing` is a string, or a callable making it: on paths run every round or batch the message
+// is then formatted only when something failed.
+template <typename D, typename F>
+Status catch_out_of_memory(D&& doing, F&& body) {
+  const auto said = [&]() -> std::string {
+    if constexpr (std::is_invocable_v<D>)
+      return doing();
+    else
+      return doing;
+  };
   try {
     return body();
   } catch (const AllocationFailure& e) {
-    return out_of_memory(doing, e.bytes());
+    return out_of_memory(said(), e.bytes());
   } catch (const std::bad_alloc&) {
-    return out_of_memory(doing, 0);
+    return out_of_memory(said(), 0);
   } catch (const std::length_error&) {
-    return out_of_memory(doing, 0);
+    return out_of_memory(said(), 0);
   }
 }
 

@@ -140,7 +140,7 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
   Status planned = local;
   const collective::Staged& staged = staged_;
   plan::DirectPlan direct;
-  keep(&planned, catch_out_of_memory(writing(), [&] {
+  keep(&planned, catch_out_of_memory([&] { return writing(); }, [&] {
     {
       PhaseTimer t(&profile(), Phase::kPlan);
       staged_.describe(puts, io(), nc_.header(), step, decomposition_of());

@@ -164,7 +164,7 @@ std::vector<plan::Extent> RoundPipeline::extents_to_write(const plan::Extent& w,
 
 Status RoundPipeline::write(uint32_t r, const plan::Extent& w, uint8_t* buf) {
   // An aggregator's failure here is kept like a failed write: the rounds go on.
-  return catch_out_of_memory(fmt::format("{}: writing round {}", p_.where, r),
+  return catch_out_of_memory([&] { return fmt::format("{}: writing round {}", p_.where, r); },
                              [&] { return write_round(r, w, buf); });
 }
 

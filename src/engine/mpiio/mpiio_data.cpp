@@ -94,7 +94,7 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   // failure is agreed on in the first (the touched variables' sums).
   std::vector<Piece> pieces;
   std::vector<uint64_t>& elements = elements_;  // taken at open: nvars + 1
-  Status local = catch_out_of_memory(writing(), [&] {
+  Status local = catch_out_of_memory([&] { return writing(); }, [&] {
     pieces = put_pieces(puts, io(), nc_.header(), step, &elements);
     return ok_status();
   });
@@ -107,7 +107,7 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   TAPIO_RETURN_IF_ERROR(nc_.note_puts(puts, &elements, local));
   if (elements[nvars] > 0) {
     std::vector<PutShape> mine;
-    local = catch_out_of_memory(writing(), [&] {
+    local = catch_out_of_memory([&] { return writing(); }, [&] {
       for (const PutOp& p : puts) mine.push_back(PutShape{p.var, &p.sel});
       return ok_status();
     });
@@ -131,7 +131,7 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   Extents extents;
   {
     PhaseTimer t(&profile(), Phase::kSwap);
-    keep(&local, catch_out_of_memory(writing(), [&] {
+    keep(&local, catch_out_of_memory([&] { return writing(); }, [&] {
       extents = stage(pieces, &staging);
       return ok_status();
     }));

@@ -37,8 +37,9 @@ Status NetcdfDataset::after_puts(uint64_t step, Status written, Status* deferred
 Status NetcdfDataset::commit(uint64_t step, const Status& local) {
   // Rank 0's commit (fill, numrecs) between the agreements: an allocation failing there fails
   // the step on every rank, as a failed write does.
-  const Status committed = agree(catch_out_of_memory(
-      fmt::format("committing step {} of {}", step, where()), [&] { return commit_step(step, local); }));
+  const Status committed =
+      agree(catch_out_of_memory([&] { return fmt::format("committing step {} of {}", step, where()); },
+                                [&] { return commit_step(step, local); }));
   if (!committed.ok() && has_joined()) ragged_.rollback();  // the next step retries its rows
   return committed;
 }

@@ -172,7 +172,10 @@ Status NetcdfDataset::open_existing(uint64_t* first_step) {
     PhaseTimer t(env_.profile, Phase::kMetadata);
     TAPIO_ASSIGN_OR_RETURN(header_, ncfile::bcast_header(comm(), file_.get()));
   }
-  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), check_size()));
+  TAPIO_RETURN_IF_ERROR(comm::agree(comm(), catch_out_of_memory(where(), [&] {
+    if (env_.mode == OpenMode::kAppend) sums_.reserve(2 * header_.vars.size() + 8);  // as create
+    return check_size();
+  })));
   TAPIO_RETURN_IF_ERROR(read_samples());
   TAPIO_ASSIGN_OR_RETURN(IoDef from_file, netcdf::io_from_header(header_, env_.io->name));
   netcdf::mark_joined(header_, netcdf::sample_dims(header_), &from_file);

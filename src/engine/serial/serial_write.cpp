@@ -68,7 +68,7 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   // the others in a gather: its requests (only rank 0 decodes them), the batches and the
   // buffers of prepare_batches.
   std::vector<plan::Request> mine;
-  Status local = catch_out_of_memory(writing(), [&] {
+  Status local = catch_out_of_memory([&] { return writing(); }, [&] {
     for (const PutOp& p : puts)
       mine.push_back(plan::Request{static_cast<uint32_t>(p.var), step, 1, p.sel});
     return ok_status();
@@ -79,7 +79,7 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   PooledBuffer packed(resources().buffers);
   std::shared_ptr<PooledBuffer> staging;
   if (local.ok())
-    local = catch_out_of_memory(writing(), [&] {
+    local = catch_out_of_memory([&] { return writing(); }, [&] {
       return prepare_batches(puts, std::move(all), &batches, &packed.get(), &staging);
     });
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), local));
@@ -240,7 +240,7 @@ Status SerialEngine::gather_batch(const Batch& batch, uint64_t step, ByteBuffer*
   for (uint64_t& d : displs) d *= unit;
   // Rank 0 alone, between gathers: a failure is kept for the commit's agreement, and the next
   // batches' gathers still happen.
-  keep(&deferred_, catch_out_of_memory(writing(), [&] {
+  keep(&deferred_, catch_out_of_memory([&] { return writing(); }, [&] {
     write_gathered(batch, step, std::move(held), displs);
     return ok_status();
   }));

@@ -30,6 +30,11 @@ constexpr uint64_t kFlagOf[3] = {subfile::kStepHasDefinitions, subfile::kStepAdd
 
 }  // namespace
 
+// What an allocation that fails in a step's commit was doing.
+std::string SubfileWriter::committing(uint64_t step) const {
+  return fmt::format("committing step {} of dataset '{}'", step, p_.path());
+}
+
 Status SubfileWriter::write_step(const std::vector<PutOp>& puts, uint64_t step,
                                  const Status& given) {
   Status local = given;
@@ -50,12 +55,11 @@ Status SubfileWriter::write_step(const std::vector<PutOp>& puts, uint64_t step,
   uint64_t sum = 0;
   std::vector<uint8_t> records;
   if (local.ok())
-    local = catch_out_of_memory(fmt::format("committing step {} of dataset '{}'", step, p_.path()),
-                                [&] {
-                                  checked = checked_shapes(step_.shapes);
-                                  records = step_records(&sum);
-                                  return ok_status();
-                                });
+    local = catch_out_of_memory([&] { return committing(step); }, [&] {
+      checked = checked_shapes(step_.shapes);
+      records = step_records(&sum);
+      return ok_status();
+    });
   const bool changed = local.ok() && checked != last_step_shapes_;
   const Status st = p_.spec.metadata.mode == SubfileSpec::Metadata::kGather
                         ? commit_gather(step, std::move(records), local, changed)
@@ -119,7 +123,7 @@ Status SubfileWriter::vote(const Vote& mine, const Status& local, bool changed, 
     const uint64_t step = p_.step();
     // A rank that cannot list its shapes still enters the check, with none.
     std::vector<PutShape> mine;
-    Status listed = catch_out_of_memory(p_.at_step(0, step), [&] {
+    Status listed = catch_out_of_memory([&] { return committing(step); }, [&] {
       for (const subfile::BlockShape& s : checked_shapes(step_.shapes))
         mine.push_back(PutShape{static_cast<int>(s.var), &table_.selections[s.selection]});
       return ok_status();
@@ -156,10 +160,9 @@ Status SubfileWriter::commit_gather(uint64_t step, std::vector<uint8_t> records,
   }
   subfile::StepRecord record = new_record(step);
   // Rank 0 between the gather and the agreement: an allocation failing there is its error.
-  const std::string committing = fmt::format("committing step {} of dataset '{}'", step, p_.path());
   if (p_.comm.rank() == 0 && outcome.ok())
-    outcome = catch_out_of_memory(
-        committing, [&] { return commit_on_root(std::move(all), total, &record); });
+    outcome = catch_out_of_memory([&] { return committing(step); },
+                                  [&] { return commit_on_root(std::move(all), total, &record); });
   // Rank 0's writes or any rank's failed gather: one reduction, as cheap as broadcasting rank
   // 0's status, and no rank leaves alone.
   const Status agreed = p_.agree(outcome);

@@ -81,7 +81,7 @@ Status SubfileWriter::write_batch(const std::vector<PutOp>& puts, Status* local)
   const std::vector<PutOp>* mine = local->ok() ? &puts : &kNothing;
   subfile::BlockList list;
   StoredPuts stored;
-  const std::string writing = fmt::format("writing a step of dataset '{}'", p_.path());
+  const auto writing = [&] { return fmt::format("writing a step of dataset '{}'", p_.path()); };
   keep(local, catch_out_of_memory(writing, [&] {
     list = describe(*mine);
     stored = encode_puts(*mine, &list);

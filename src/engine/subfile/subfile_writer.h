@@ -127,6 +127,7 @@ class SubfileWriter {
     uint64_t bytes = 0, checksum = 0, flags = 0;
   };
   Status vote(const Vote& mine, const Status& local, bool changed, Vote* total);
+  std::string committing(uint64_t step) const;
   Status commit_on_root(std::vector<uint8_t> all, const Vote& total, subfile::StepRecord* record);
   // The blocks the overlap check covers: not those of joined variables, which their placement
   // keeps apart (engine/joined.h) and whose lengths change every step.
