@@ -142,6 +142,18 @@ bool reading(const IoState* io) {
   return false;
 }
 
+// Whether a variable is given again the runs (or, lengths null, the offsets) it has: a
+// program that sets its map every step, as PIO's callers do, then pays one pass over it and
+// no allocation or check (the runs were checked when first given; a joined array's check
+// depends on the mode, so its runs are always taken again).
+bool keeps_runs(tapio_var* handle, size_t n, const uint64_t* offsets, const uint64_t* lengths) {
+  Result<VarState*> var = api::resolve(handle);
+  if (!var.ok() || !(*var)->has_selection || !(*var)->rejected.ok()) return false;
+  Result<VariableDef*> def = lookup(*var);
+  return def.ok() && !(*def)->joined && (n == 0 || offsets) &&
+         (*var)->sel.same_runs(offsets, lengths, n);
+}
+
 // Sets the selection of the variable's next puts and gets. A refused one leaves none: the
 // variable's next put then fails its step (and its next get fails) with this error, rather
 // than using an older selection or the whole variable (docs/api.md §2.4).
@@ -414,6 +426,7 @@ int tapio_var_set_selection(tapio_var* var, const uint64_t* start, const uint64_
 
 int tapio_var_set_offsets(tapio_var* var, size_t n, const uint64_t* offsets) {
   return api::guarded("tapio_var_set_offsets", [&]() -> Status {
+    if (keeps_runs(var, n, offsets, nullptr)) return ok_status();
     return set_selection(var, [&](const VarState* v,
                                   const VariableDef& def) -> Result<plan::Selection> {
       if (n > 0 && !offsets)
@@ -427,6 +440,7 @@ int tapio_var_set_offsets(tapio_var* var, size_t n, const uint64_t* offsets) {
 int tapio_var_set_runs(tapio_var* var, size_t n, const uint64_t* offsets,
                        const uint64_t* lengths) {
   return api::guarded("tapio_var_set_runs", [&]() -> Status {
+    if ((n == 0 || lengths) && keeps_runs(var, n, offsets, lengths)) return ok_status();
     return set_selection(var, [&](const VarState* v,
                                   const VariableDef& def) -> Result<plan::Selection> {
       if (n > 0 && (!offsets || !lengths))

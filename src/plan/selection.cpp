@@ -46,6 +46,24 @@ Selection Selection::from_runs(std::vector<Run> runs) {
   return s;
 }
 
+bool Selection::same_runs(const uint64_t* offsets, const uint64_t* lengths, size_t n) const {
+  if (kind != Kind::kRuns) return false;
+  size_t k = 0;  // runs matched so far
+  Run cur;       // the run being merged, as from_runs merges it
+  const auto matches = [&] { return cur.length == 0 || (k < runs.size() && runs[k++] == cur); };
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t length = lengths ? lengths[i] : 1;
+    if (length == 0) continue;
+    if (cur.length > 0 && cur.offset + cur.length == offsets[i]) {
+      cur.length += length;
+      continue;
+    }
+    if (!matches()) return false;
+    cur = Run{offsets[i], length};
+  }
+  return matches() && k == runs.size();
+}
+
 uint64_t Selection::elements() const {
   uint64_t n = 0;
   if (kind == Kind::kRuns) {

@@ -28,6 +28,10 @@ struct Selection {
   // Element offsets (like PIO's compdof map, 0-based); consecutive offsets merge into runs.
   static Selection offsets(const uint64_t* offsets, size_t n);
   static Selection from_runs(std::vector<Run> runs);  // merges touching neighbours
+  // Whether from_runs(offsets, lengths) — or offsets(offsets, n) when lengths is null — would
+  // give this selection: one pass and no allocation, for a program that sets the same map
+  // again every step, as PIO's callers do (E3SM's maps: 10^4 runs per variable).
+  bool same_runs(const uint64_t* offsets, const uint64_t* lengths, size_t n) const;
 
   uint64_t elements() const;
   bool operator==(const Selection& o) const {

@@ -94,6 +94,37 @@ TEST(Selection, FromRunsMergesTouchingNeighboursInPlace) {
   EXPECT_TRUE(Selection::from_runs({{3, 0}}).runs.empty());
 }
 
+// same_runs answers as building the selection again and comparing would: merged the same way,
+// empty runs skipped, and any difference (a run, a length, one run more or less) seen.
+TEST(Selection, SameRunsAsBuildingAgain) {
+  const std::vector<uint64_t> off = {0, 2, 7, 5, 9, 10, 4, 1}, len = {2, 3, 0, 1, 1, 1, 0, 1};
+  const auto built = [](const std::vector<uint64_t>& o, const std::vector<uint64_t>& l) {
+    std::vector<plan::Run> runs;
+    for (size_t i = 0; i < o.size(); ++i) runs.push_back(plan::Run{o[i], l[i]});
+    return Selection::from_runs(runs);
+  };
+  const Selection s = built(off, len);
+  EXPECT_TRUE(s.same_runs(off.data(), len.data(), off.size()));
+  for (size_t i = 0; i < off.size(); ++i)
+    for (const int delta : {-1, 1}) {
+      std::vector<uint64_t> o = off, l = len;
+      if (l[i] == 0 && delta < 0) continue;
+      l[i] += delta;
+      EXPECT_EQ(s.same_runs(o.data(), l.data(), o.size()), built(o, l) == s) << i << " " << delta;
+      l = len;
+      o[i] += delta;
+      EXPECT_EQ(s.same_runs(o.data(), l.data(), o.size()), built(o, l) == s) << i << " " << delta;
+    }
+  EXPECT_FALSE(s.same_runs(off.data(), len.data(), off.size() - 1));  // {1, 1} missing
+  EXPECT_TRUE(Selection::from_runs({}).same_runs(nullptr, nullptr, 0));
+  EXPECT_FALSE(s.same_runs(nullptr, nullptr, 0));
+  const uint64_t offsets[] = {5, 6, 7, 2, 3, 9};
+  const Selection o = Selection::offsets(offsets, 6);
+  EXPECT_TRUE(o.same_runs(offsets, nullptr, 6));
+  EXPECT_FALSE(o.same_runs(offsets, nullptr, 5));
+  EXPECT_FALSE(Selection::box({0}, {3}).same_runs(offsets, nullptr, 3));
+}
+
 TEST(Selection, ValidateRejectsOutOfBounds) {
   const std::vector<std::string> lat_lon = {"lat", "lon"}, x = {"x"};
   Status st = validate(Selection::box({3, 0}, {2, 6}), {4, 6}, lat_lon);
