@@ -24,7 +24,7 @@ Status RoundPipeline::receive(uint32_t r, const SelfPart& self, uint8_t* buf,
   if (others == 0 && self.empty() && !b_.tiled && !p_.spec.file.fill) return local;
   // Which bytes of the window arrived: one bit per byte, no per-piece lists or sorts (not
   // needed when the batch provably tiles what it touches).
-  if (!b_.tiled) p_.bufs.covered.reset(w.offset, w.length);
+  if (!b_.tiled && !b_.repeat) p_.bufs.covered.reset(w.offset, w.length);
   std::vector<Arrived> arrived;  // kept to name the ranks if two pieces overlap
   bool overlap = false, lost = false;
   {
@@ -41,7 +41,7 @@ Status RoundPipeline::receive(uint32_t r, const SelfPart& self, uint8_t* buf,
 bool RoundPipeline::copy_own_pieces(const SelfPart& self, uint8_t* out) {
   bool fresh = true;
   PhaseTimer t(&p_.profile, p_.agg.slots ? Phase::kSwap : Phase::kCopy);
-  if (!b_.tiled)
+  if (!b_.tiled && !b_.repeat)
     for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x)
       fresh = p_.bufs.covered.mark(x->seg) && fresh;
   if (p_.agg.slots) {
@@ -92,18 +92,23 @@ Status RoundPipeline::receive_list(uint32_t r, const plan::Extent& w, uint32_t k
   TAPIO_RETURN_IF_ERROR(p_.comm.probe_recv(comm::kAnySource, tag, &msg, &in->source));
   // An empty list stands for one its sender failed to send (comm.h): the sender reports.
   in->lost = msg.size() == 0;
+  in->local_node = p_.agg.on_node(in->source);
+  if (b_.repeat && in->local_node && is_same_as_before(msg.data(), msg.size())) {
+    p_.profile.messages.receive(msg.size());
+    return ok_status();  // its pieces are in the slot, where they were one record ago
+  }
   const Unpacked u = unpack(msg.data(), msg.size());
   bool well_formed = u.ok;
   for (const plan::Segment s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
   bool fresh = well_formed;
-  if (well_formed && !b_.tiled)  // a malformed list never touches the map (it could point anywhere)
+  // A malformed list never touches the map (it could point anywhere); a repeat batch has none.
+  if (well_formed && !b_.tiled && !b_.repeat)
     for (const plan::Segment s : u.segments) fresh = p_.bufs.covered.mark(s) && fresh;
   Status local = well_formed || in->lost
                      ? ok_status()
                      : error(TAPIO_ERR_INTERNAL, "round {}: malformed message from rank {}", r,
                              in->source);
   *overlap |= well_formed && !fresh;
-  in->local_node = p_.agg.on_node(in->source);
   const uint64_t list_bytes = msg.size();
   if (in->local_node) {
     p_.profile.messages.receive(list_bytes);

@@ -92,6 +92,7 @@ class CollectiveEngine final : public Engine {
     uint64_t cannot_direct = 1;
     bool rounds = false;       // it went through the aggregators: what follows is its plan
     bool all_records = false;  // it wrote record variables only (so all moves by a record)
+    bool rounds_kept = false;  // its aggregators kept its rounds (kept_rounds.h): not tiled
     plan::Extent range;        // the bytes it wrote (or read), first to last
     plan::Layout layout;
     std::vector<uint32_t> expected;

@@ -124,7 +124,7 @@ Status CollectiveEngine::plan_read_rounds(const plan::Extent& range, bool steady
     TAPIO_RETURN_IF_ERROR(expected_messages(batch->layout, batch->routed, &batch->expected));
   }
   previous_.agreed =
-      Agreed{true, 1, true, false, range, batch->layout, batch->expected, batch->wanted->placed};
+      Agreed{true, 1, true, false, false, range, batch->layout, batch->expected, batch->wanted->placed};
   return ok_status();
 }
 

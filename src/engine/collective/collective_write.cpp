@@ -194,7 +194,9 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
   collective::WriteBatch batch{step, &staged, {}, routed_, {}, targets, tiled};
   const uint64_t lo = batch.targets.front().extent.offset;
   const plan::Extent range{lo, batch.targets.back().extent.end() - lo};
-  if (!before || !move_rounds(*before, range, &batch)) {
+  if (before && move_rounds(*before, range, &batch)) {
+    batch.repeat = tiled || before->rounds_kept;
+  } else {
     batch.layout = layout_for(range.offset, range.end());
     {
       PhaseTimer t(&profile(), Phase::kPlan);
@@ -208,6 +210,7 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
   previous_.agreed.range = range;
   previous_.agreed.all_records = std::all_of(batch.targets.begin(), batch.targets.end(),
                                     [&](const Target& t) { return h.is_record(h.vars[t.var]); });
+  previous_.agreed.rounds_kept = !tiled;
   previous_.agreed.layout = batch.layout;
   previous_.agreed.expected = batch.expected;
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(batch.layout));

@@ -133,6 +133,18 @@ inline void gather_pieces(const uint8_t* window, const SegmentList& segments, ui
   for (const plan::Segment s : segments) out = gather_pieces(window, s, out);
 }
 
+// A repeat batch's word from a sender on the aggregator's node (kept_rounds.h): its pieces of
+// the round, the previous batch's one record later, are in the slot. A count no list has.
+constexpr uint64_t kSameAsBefore = UINT64_MAX;
+inline void pack_same_as_before(ByteBuffer* buffer) {
+  std::memcpy(buffer->prepare(8), &kSameAsBefore, 8);
+}
+inline bool is_same_as_before(const uint8_t* msg, size_t size) {
+  uint64_t n = 0;
+  if (size == 8) std::memcpy(&n, msg, 8);
+  return size == 8 && n == kSameAsBefore;
+}
+
 // A received list, checked; its segments are read from the message (which must outlive them).
 struct Unpacked {
   SegmentList segments;

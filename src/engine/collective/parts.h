@@ -13,6 +13,7 @@
 #include "comm/node_memory.h"
 #include "core/byte_buffer.h"
 #include "engine/collective/collective_spec.h"
+#include "engine/collective/kept_rounds.h"
 #include "engine/profile.h"
 #include "format/netcdf/header.h"
 #include "io/file.h"
@@ -82,6 +83,7 @@ struct Buffers {
   // (read replies) contiguously and copied piece by piece.
   std::vector<ByteBuffer> scratch;
   plan::ByteMap covered;  // aggregator: the bytes of the current window that arrived
+  std::vector<KeptRound> kept;  // aggregator: each round of the last batch assembled in full
   // Two-level, by list set (round % 2): a rank's segment lists for its gatherer; the
   // gatherer's combined list per aggregator and its node's data of the round.
   ByteBuffer handed[2];

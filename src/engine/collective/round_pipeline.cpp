@@ -38,6 +38,9 @@ void fill_bytes(uint8_t* dst, uint64_t var_start, uint64_t from, uint64_t to,
 
 Status RoundPipeline::run() {
   Status local = ok_status();
+  // A batch assembled in full keeps its rounds afresh (a round with nothing to write keeps
+  // none: a repeat of it has nothing either).
+  if (p_.agg.mine >= 0 && !b_.repeat && !b_.tiled) p_.bufs.kept.assign(b_.layout.rounds, {});
   for_each_round(b_.routed, b_.layout.rounds,
                  [&](uint32_t r, size_t begin, size_t end) { round(r, begin, end, &local); });
   for (auto& reqs : requests_) keep(&local, p_.comm.waitall(&reqs));
@@ -110,10 +113,13 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
       self = SelfPart{routed.data() + first, routed.data() + last};
       continue;
     }
-    pack(routed, first, last, &lists[k]);
-    const comm::Pieces list = comm::Pieces::bytes(lists[k].data(), lists[k].size());
     const int tag = static_cast<int>(2 * r);
     if (uint8_t* window = p_.agg.window(agg, slot, b_.layout.window(agg, r))) {
+      if (b_.repeat)
+        pack_same_as_before(&lists[k]);
+      else
+        pack(routed, first, last, &lists[k]);
+      const comm::Pieces list = comm::Pieces::bytes(lists[k].data(), lists[k].size());
       {
         PhaseTimer t(&p_.profile, Phase::kSwap);
         b_.staged->scatter(routed.data() + first, routed.data() + last, window);
@@ -123,6 +129,8 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
       p_.profile.messages.send(list.size());
       continue;
     }
+    pack(routed, first, last, &lists[k]);
+    const comm::Pieces list = comm::Pieces::bytes(lists[k].data(), lists[k].size());
     const comm::Pieces data =
         span_pieces(p_.bufs.staging.data(), mem_spans(routed, first, last));
     keep(local, p_.comm.isend(list, dest, tag, &requests_[set]));
@@ -140,16 +148,44 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
 // What to write: with fill (or when the batch tiles what it touches), every written variable's
 // bytes in this window, the gaps filled; without, only what the ranks sent (no
 // read-modify-write either way).
-std::vector<plan::Extent> RoundPipeline::extents_to_write(const plan::Extent& w, uint8_t* buf) {
+// A repeat batch's round r: the extents and gaps the round kept from the last batch
+// assembled in full, at this window; the gaps filled.
+Result<std::vector<plan::Extent>> RoundPipeline::kept_extents(uint32_t r, const plan::Extent& w,
+                                                              uint8_t* buf) const {
+  const std::vector<KeptRound>& kept = p_.bufs.kept;
+  if (r >= kept.size() || !kept[r].kept || kept[r].window != w.length)
+    return error(TAPIO_ERR_INTERNAL, "{}: round {} of a repeated batch was not kept", p_.where, r);
+  for (const KeptRound::Gap& g : kept[r].gaps) {
+    const Target& t = b_.targets[g.target];
+    const uint64_t off = w.offset + g.offset;
+    fill_bytes(buf + g.offset, t.extent.offset, off, off + g.length, t.fill, t.esize);
+  }
+  std::vector<plan::Extent> writes = kept[r].writes;
+  for (plan::Extent& e : writes) e.offset += w.offset;
+  return writes;
+}
+
+Result<std::vector<plan::Extent>> RoundPipeline::extents_to_write(uint32_t r,
+                                                                  const plan::Extent& w,
+                                                                  uint8_t* buf) {
+  if (b_.repeat && !b_.tiled) return kept_extents(r, w, buf);
   std::vector<plan::Extent> writes;
   plan::ByteMap& covered = p_.bufs.covered;
+  KeptRound* keep = !b_.tiled && r < p_.bufs.kept.size() ? &p_.bufs.kept[r] : nullptr;
+  if (keep) *keep = KeptRound{true, w.length, {}, {}};
+  const auto kept = [&](std::vector<plan::Extent> extents) {
+    if (keep)
+      for (const plan::Extent& e : extents) keep->writes.push_back({e.offset - w.offset, e.length});
+    return extents;
+  };
   if (!b_.tiled && !p_.spec.file.fill) {
     covered.for_each_run(true, w.offset, w.end(), [&](uint64_t off, uint64_t len) {
       writes.push_back(plan::Extent{off, len});
     });
-    return writes;
+    return kept(std::move(writes));
   }
-  for (const Target& t : b_.targets) {
+  for (size_t i = 0; i < b_.targets.size(); ++i) {
+    const Target& t = b_.targets[i];
     const uint64_t from = std::max(t.extent.offset, w.offset);
     const uint64_t to = std::min(t.extent.end(), w.end());
     if (from >= to) continue;
@@ -157,9 +193,10 @@ std::vector<plan::Extent> RoundPipeline::extents_to_write(const plan::Extent& w,
     if (b_.tiled) continue;  // nothing to fill
     covered.for_each_run(false, from, to, [&](uint64_t off, uint64_t len) {
       fill_bytes(buf + (off - w.offset), t.extent.offset, off, off + len, t.fill, t.esize);
+      keep->gaps.push_back({off - w.offset, len, static_cast<uint32_t>(i)});
     });
   }
-  return plan::coalesce(std::move(writes));
+  return kept(plan::coalesce(std::move(writes)));
 }
 
 Status RoundPipeline::write(uint32_t r, const plan::Extent& w, uint8_t* buf) {
@@ -169,7 +206,7 @@ Status RoundPipeline::write(uint32_t r, const plan::Extent& w, uint8_t* buf) {
 }
 
 Status RoundPipeline::write_round(uint32_t r, const plan::Extent& w, uint8_t* buf) {
-  const std::vector<plan::Extent> writes = extents_to_write(w, buf);
+  TAPIO_ASSIGN_OR_RETURN(const std::vector<plan::Extent> writes, extents_to_write(r, w, buf));
   if (writes.empty()) return ok_status();
   TAPIO_ASSIGN_OR_RETURN(io::File * file, p_.file.get());
   std::vector<io::Piece> pieces = pieces_of(writes, buf, w.offset);

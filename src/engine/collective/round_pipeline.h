@@ -37,6 +37,10 @@ struct WriteBatch {
   std::vector<uint32_t> expected;           // aggregator: the messages each round brings
   const std::vector<Target>& targets;       // the variables written, by file offset
   bool tiled = false;  // the pieces provably tile the targets: no bitmap, no fill
+  // Every rank's pieces are the previous batch's one record later, and the batch tiles or
+  // that batch kept each aggregator's rounds (kept_rounds.h): no bitmap, and no segment
+  // lists from the node's ranks.
+  bool repeat = false;
   // Two-level, the gatherer: how many of its node's ranks have pieces for each (aggregator,
   // round) (index agg * rounds + round), and how many others hand it pieces in each round.
   std::vector<uint64_t> node_pieces;
@@ -120,7 +124,10 @@ class RoundPipeline {
   // behind the next round when there is one.
   Status write(uint32_t r, const plan::Extent& w, uint8_t* buf);
   Status write_round(uint32_t r, const plan::Extent& w, uint8_t* buf);
-  std::vector<plan::Extent> extents_to_write(const plan::Extent& w, uint8_t* buf);
+  Result<std::vector<plan::Extent>> extents_to_write(uint32_t r, const plan::Extent& w,
+                                                     uint8_t* buf);
+  Result<std::vector<plan::Extent>> kept_extents(uint32_t r, const plan::Extent& w,
+                                                 uint8_t* buf) const;
 
   Parts p_;
   const WriteBatch& b_;

@@ -1,0 +1,27 @@
+// An aggregator's rounds as its last fully assembled batch left them: what each round wrote
+// and which gaps it filled, relative to the round's window. A repeat batch — every rank puts
+// what it put in the previous batch, one record later (so the overlap check and the bitmap of
+// what arrives would find the same again) — writes and fills the same, without a bitmap, and
+// the senders on the aggregator's node send no segment list: a "same as before" word says
+// their pieces are in the slot (docs/design.md, "A steady step's rounds").
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "plan/segments.h"
+
+namespace tapio::collective {
+
+struct KeptRound {
+  struct Gap {
+    uint64_t offset = 0;  // from the window's start
+    uint64_t length = 0;
+    uint32_t target = 0;  // the batch's target (variable written) whose fill value goes there
+  };
+  bool kept = false;
+  uint64_t window = 0;               // the window's length
+  std::vector<plan::Extent> writes;  // from the window's start
+  std::vector<Gap> gaps;
+};
+
+}  // namespace tapio::collective
