@@ -257,7 +257,9 @@ Status Engine::perform_puts() {
     puts_.clear();
     conversions_.release();
   }
-  return agree(local);
+  Status st = agree(local);
+  if (!st.ok()) forget_failed_batch();
+  return st;
 }
 
 Status Engine::perform_gets() {
@@ -272,8 +274,9 @@ Status Engine::perform_gets() {
   // yields to another rank's failed read (which may have left this rank's data unread).
   const Status converted = local.ok() ? conversions_.finish_gets() : ok_status();
   conversions_.release();
-  if (local.agreed()) return local.ok() ? agree(converted) : local;
-  return agree(local, converted);
+  Status st = local.agreed() ? (local.ok() ? agree(converted) : local) : agree(local, converted);
+  if (!st.ok()) forget_failed_batch();
+  return st;
 }
 
 Status Engine::end_step() {
@@ -308,6 +311,8 @@ Status Engine::end_step() {
     if (st.ok()) {  // a failed step is not committed; the next one reuses its index
       ++measured_.profile.steps;
       ++step_;
+    } else {
+      forget_failed_batch();
     }
   }
   failed_step_ = ok_status();

@@ -144,6 +144,9 @@ class Engine {
   // Reads a batch of gets. A status it returns agreed (the same on every rank, say because
   // the hook's own last collective carried every rank's outcome) is not agreed on again.
   virtual Status read_gets(const std::vector<GetOp>& gets) = 0;
+  // A batch (a step's puts, a perform_gets) failed on every rank: nothing planned or kept
+  // from it may be reused by the next one.
+  virtual void forget_failed_batch() {}
   virtual Status close_files() = 0;
   virtual uint64_t available_steps() const = 0;
   // Read mode, a valid var and step: the stored blocks. A NetCDF file holds a variable's

@@ -7,7 +7,7 @@
 // between (virtual) nodes, many rounds per step and no fill.
 #include <gtest/gtest.h>
 
-#include <cmath>
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -43,10 +43,10 @@ Runs my_runs(int turn) {
   return r;
 }
 
+using Params = std::vector<std::pair<std::string, std::string>>;
+
 // Variables a and b share decomposition 0 until a takes decomposition 1 at step `change`.
 int turn_of(int var, uint64_t step, uint64_t change) { return var == 0 && step >= change ? 1 : 0; }
-
-using Params = std::vector<std::pair<std::string, std::string>>;
 
 void write(const std::string& path, const Params& params, uint64_t steps, uint64_t change) {
   Context ctx(MPI_COMM_WORLD);
@@ -73,29 +73,33 @@ void write(const std::string& path, const Params& params, uint64_t steps, uint64
 
 // Every element of every step: a rank's owned elements hold their values, holes the fill
 // value (with fill on).
-void expect_steps(const std::string& path, uint64_t steps, uint64_t change, bool fill,
-                  const std::string& what) {
+// Step by step, both variables in one perform_gets, every rank the whole of each: the reads
+// of steps 1-5 repeat the step before, moved by a record.
+void expect_steps(const std::string& path, const Params& params, uint64_t steps,
+                  uint64_t change, bool fill, const std::string& what) {
   Context ctx(MPI_COMM_WORLD);
   IO io = ctx.declare_io("r");
+  for (const auto& [k, v] : params) io.set_parameter(k, v);
   Engine in = io.open(path, TAPIO_MODE_READ);
   ASSERT_EQ(in.steps(), steps) << what;
-  for (int v = 0; v < 2; ++v) {
-    Variable var = io.inquire_variable(v == 0 ? "a" : "b");
-    for (uint64_t s = 0; s < steps; ++s) {
-      std::vector<double> got(kElements, -1);
-      var.set_selection({0, 0}, kShape);
-      var.set_step_selection(s, 1);
-      in.get(var, got);
-      in.perform_gets();
+  std::vector<Variable> vars = {io.inquire_variable("a"), io.inquire_variable("b")};
+  for (uint64_t s = 0; s < steps; ++s) {
+    std::vector<std::vector<double>> got(2, std::vector<double>(kElements, -1));
+    for (int v = 0; v < 2; ++v) {
+      vars[v].set_selection({0, 0}, kShape);
+      vars[v].set_step_selection(s, 1);
+      in.get(vars[v], got[v]);
+    }
+    in.perform_gets();
+    for (int v = 0; v < 2; ++v)
       for (uint64_t g = 0; g < kElements; ++g) {
         if (owner(g, turn_of(v, s, change)) < size())
-          ASSERT_EQ(got[g], value(v, s, g)) << what << ": variable " << v << ", step " << s
-                                            << ", element " << g;
+          ASSERT_EQ(got[v][g], value(v, s, g)) << what << ": variable " << v << ", step " << s
+                                               << ", element " << g;
         else if (fill)
-          ASSERT_EQ(got[g], kDoubleFill) << what << ": a hole, variable " << v << ", step "
-                                         << s << ", element " << g;
+          ASSERT_EQ(got[v][g], kDoubleFill) << what << ": a hole, variable " << v << ", step "
+                                            << s << ", element " << g;
       }
-    }
   }
   in.close();
 }
@@ -131,27 +135,36 @@ TEST(SteadyRounds, RepeatedStepsWriteAndFillWhatTheFullStepDid) {
     TempDir dir;
     const std::string file = dir.file("x.nc");
     write(file, layout, 6, 3);
-    expect_steps(file, 6, 3, fills(layout), describe(layout));
+    Params reading = layout;
+    reading.erase(std::remove_if(reading.begin(), reading.end(),
+                                 [](const auto& p) { return p.first == "fill"; }),
+                  reading.end());
+    expect_steps(file, reading, 6, 3, fills(layout), describe(layout));
   }
 }
 
 // A repeated step's lists are the 8-byte word: on one node, each message of the steps after
-// the first carries 8 bytes. (The same write of one step against six: the extra messages'
-// bytes are 8 each.)
+// the first carries 8 bytes (the same write of one step against six: the extra messages'
+// bytes are 8 each); a repeated read's requests too.
 TEST(SteadyRounds, RepeatedStepsSendAWordInsteadOfLists) {
   if (size() < 2) GTEST_SKIP() << "no messages with one rank";
   TempDir dir;
   const Params one = {{"profile", dir.file("one.json")}}, six = {{"profile", dir.file("six.json")}};
   write(dir.file("one.nc"), one, 1, 99);
   write(dir.file("six.nc"), six, 6, 99);
-  expect_steps(dir.file("six.nc"), 6, 99, true, "six steps");
+  expect_steps(dir.file("six.nc"), {{"profile", dir.file("six_r.json")}}, 6, 99, true, "six");
+  expect_steps(dir.file("one.nc"), {{"profile", dir.file("one_r.json")}}, 1, 99, true, "one");
   if (rank() != 0) return;
-  const double messages = counter(dir.file("six.json"), "messages_sent") -
-                          counter(dir.file("one.json"), "messages_sent");
-  const double bytes = counter(dir.file("six.json"), "bytes_sent") -
-                       counter(dir.file("one.json"), "bytes_sent");
+  const auto extra = [&](const char* name, const char* one, const char* six) {
+    return counter(dir.file(six), name) - counter(dir.file(one), name);
+  };
+  const double messages = extra("messages_sent", "one.json", "six.json");
   EXPECT_GT(messages, 0);
-  EXPECT_EQ(bytes, 8 * messages);
+  EXPECT_EQ(extra("bytes_sent", "one.json", "six.json"), 8 * messages);
+  // Reads: each repeated request is the word, answered by an empty "it is there".
+  const double asked = extra("messages_sent", "one_r.json", "six_r.json");
+  EXPECT_GT(asked, 0);
+  EXPECT_EQ(extra("bytes_sent", "one_r.json", "six_r.json"), 8 * asked / 2);
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ class CollectiveEngine final : public Engine {
   // One batch of puts; `local`, this rank's outcome so far (not agreed), rides on its vote.
   Status write_batch(const std::vector<PutOp>& puts, uint64_t step, const Status& local);
   Status read_gets(const std::vector<GetOp>& gets) override;
+  void forget_failed_batch() override { previous_.agreed = Agreed{}; }
   Status close_files() override;
   uint64_t available_steps() const override;
   // Joined arrays of a NetCDF file (NetcdfDataset): one block per step, after earlier steps.

@@ -115,6 +115,7 @@ Status CollectiveEngine::plan_read_rounds(const plan::Extent& range, bool steady
       range == plan::Extent{before.range.offset + moved, before.range.length}) {
     PhaseTimer t(&profile(), Phase::kPlan);
     batch->layout = moved_rounds(before, moved, &batch->routed, &batch->expected);
+    batch->repeat = before.rounds_kept;
   } else {
     batch->layout = layout_for(range.offset, range.end());
     {
@@ -124,7 +125,7 @@ Status CollectiveEngine::plan_read_rounds(const plan::Extent& range, bool steady
     TAPIO_RETURN_IF_ERROR(expected_messages(batch->layout, batch->routed, &batch->expected));
   }
   previous_.agreed =
-      Agreed{true, 1, true, false, false, range, batch->layout, batch->expected, batch->wanted->placed};
+      Agreed{true, 1, true, false, true, range, batch->layout, batch->expected, batch->wanted->placed};
   return ok_status();
 }
 

@@ -1,9 +1,10 @@
-// An aggregator's rounds as its last fully assembled batch left them: what each round wrote
-// and which gaps it filled, relative to the round's window. A repeat batch — every rank puts
-// what it put in the previous batch, one record later (so the overlap check and the bitmap of
-// what arrives would find the same again) — writes and fills the same, without a bitmap, and
-// the senders on the aggregator's node send no segment list: a "same as before" word says
-// their pieces are in the slot (docs/design.md, "A steady step's rounds").
+// An aggregator's rounds as its last batch planned in full left them: what each round wrote
+// (and which gaps it filled) or read, relative to the round's window. A repeat batch — every
+// rank puts or gets what it did in the previous batch, one record later (so the overlap check
+// and the bitmap of what arrives or is wanted would find the same again) — writes and fills,
+// or reads, the same without a bitmap, and the ranks on the aggregator's node send no segment
+// list: a "same as before" word says their pieces are in the slot, or that they want what
+// they wanted (docs/design.md, "A steady step's rounds").
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -20,7 +21,7 @@ struct KeptRound {
   };
   bool kept = false;
   uint64_t window = 0;               // the window's length
-  std::vector<plan::Extent> writes;  // from the window's start
+  std::vector<plan::Extent> extents;  // written or read, from the window's start
   std::vector<Gap> gaps;
 };
 

@@ -11,6 +11,8 @@ namespace tapio::collective {
 
 Status ReadRounds::run() {
   Status local = ok_status();
+  // A batch planned in full keeps its rounds' reads afresh.
+  if (p_.agg.mine >= 0 && !b_.repeat) p_.bufs.kept.assign(b_.layout.rounds, {});
   for_each_round(b_.routed, b_.layout.rounds,
                  [&](uint32_t r, size_t begin, size_t end) { keep(&local, round(r, begin, end)); });
   PhaseTimer t(&p_.profile, Phase::kSwap);
@@ -59,11 +61,15 @@ Status ReadRounds::ask(uint32_t r, size_t begin, size_t end, comm::Requests* req
     while (b_.routed[first].agg != agg) ++first;
     size_t last = first;
     while (last < end && b_.routed[last].agg == agg) ++last;
-    pack(b_.routed, first, last, &lists[k]);
     comm::Pieces reply = comm::Pieces::bytes(b_.staging, 0);  // an empty message
     if (const uint8_t* window = p_.agg.window(agg, r % 2, b_.layout.window(agg, r))) {
+      if (b_.repeat)
+        pack_same_as_before(&lists[k]);
+      else
+        pack(b_.routed, first, last, &lists[k]);
       from_slots->push_back(FromSlot{window, first, last});
     } else {
+      pack(b_.routed, first, last, &lists[k]);
       const auto spans = mem_spans(b_.routed, first, last);
       later_.insert(later_.end(), spans.begin(), spans.end());  // swapped at the end
       reply = span_pieces(b_.staging, spans);
@@ -105,7 +111,7 @@ Status ReadRounds::serve(uint32_t r, comm::Requests* reqs) {
   // next round reuses it. In a shared slot, this node's requesters copy their pieces out.
   uint8_t* const buf = p_.agg.slots ? p_.agg.window(p_.agg.mine, r % 2, w) + w.offset
                                     : p_.bufs.round[0].prepare(w.length);
-  if (local.ok()) local = read_union(w, buf);
+  if (local.ok()) local = read_union(r, w, buf);
   keep(&local, reply(r, w, buf, requesters, reqs));
   return local;
 }
@@ -115,7 +121,7 @@ Status ReadRounds::serve(uint32_t r, comm::Requests* reqs) {
 Status ReadRounds::receive_requests(uint32_t r, const plan::Extent& w,
                                     std::vector<Requester>* requesters) {
   plan::ByteMap& map = p_.bufs.covered;
-  map.reset(w.offset, w.length);
+  if (!b_.repeat) map.reset(w.offset, w.length);
   Status local = ok_status();
   if (p_.bufs.lists.size() < b_.expected[r]) p_.bufs.lists.resize(b_.expected[r]);
   for (uint32_t k = 0; k < b_.expected[r]; ++k) {
@@ -125,6 +131,10 @@ Status ReadRounds::receive_requests(uint32_t r, const plan::Extent& w,
     keep(&local, got);
     if (!got.ok()) continue;
     p_.profile.messages.receive(msg.size());
+    if (b_.repeat && p_.agg.on_node(source) && is_same_as_before(msg.data(), msg.size())) {
+      requesters->push_back(Requester{source, SegmentList()});  // it takes its pieces itself
+      continue;
+    }
     Unpacked u = unpack(msg.data(), msg.size());
     bool well_formed = u.ok;
     for (const plan::Segment s : u.segments) well_formed = well_formed && plan::segment_inside(s, w);
@@ -135,7 +145,8 @@ Status ReadRounds::receive_requests(uint32_t r, const plan::Extent& w,
                            source));
       u.segments = SegmentList();
     }
-    for (const plan::Segment s : u.segments) map.mark(s);
+    if (!b_.repeat)
+      for (const plan::Segment s : u.segments) map.mark(s);
     requesters->push_back(Requester{source, u.segments});
   }
   return local;
@@ -145,19 +156,36 @@ Status ReadRounds::receive_requests(uint32_t r, const plan::Extent& w,
 // two requested runs is read along rather than costing another request — on the page cache a
 // request costs about as much as copying that many bytes, on disks and parallel file systems
 // far more. The window buffer holds the holes anyway.
-Status ReadRounds::read_union(const plan::Extent& w, uint8_t* buf) {
-  constexpr uint64_t kSieveHole = 256 * 1024;
-  std::vector<plan::Extent> wanted;
-  p_.bufs.covered.for_each_run(true, w.offset, w.end(), [&](uint64_t off, uint64_t len) {
-    wanted.push_back(plan::Extent{off, len});
-  });
-  const std::vector<plan::Extent> reads = plan::sieve(wanted, kSieveHole);
+// A repeat batch's reads are those the round kept, at this window.
+Status ReadRounds::read_union(uint32_t r, const plan::Extent& w, uint8_t* buf) {
+  TAPIO_ASSIGN_OR_RETURN(const std::vector<plan::Extent> reads, union_reads(r, w));
   if (reads.empty()) return ok_status();
   PhaseTimer t(&p_.profile, Phase::kRead);
   TAPIO_ASSIGN_OR_RETURN(io::File * file, p_.file.get());
   for (const plan::Extent& e : reads)
     TAPIO_RETURN_IF_ERROR(file->read_exact(e.offset, buf + (e.offset - w.offset), e.length));
   return ok_status();
+}
+
+Result<std::vector<plan::Extent>> ReadRounds::union_reads(uint32_t r, const plan::Extent& w) {
+  constexpr uint64_t kSieveHole = 256 * 1024;
+  std::vector<KeptRound>& kept = p_.bufs.kept;
+  if (r >= kept.size() || (b_.repeat && (!kept[r].kept || kept[r].window != w.length)))
+    return error(TAPIO_ERR_INTERNAL, "{}: round {} of a repeated read was not kept", p_.where, r);
+  std::vector<plan::Extent> reads;
+  if (b_.repeat) {
+    reads = kept[r].extents;
+    for (plan::Extent& e : reads) e.offset += w.offset;
+    return reads;
+  }
+  std::vector<plan::Extent> wanted;
+  p_.bufs.covered.for_each_run(true, w.offset, w.end(), [&](uint64_t off, uint64_t len) {
+    wanted.push_back(plan::Extent{off, len});
+  });
+  reads = plan::sieve(wanted, kSieveHole);
+  kept[r] = KeptRound{true, w.length, reads, {}};
+  for (plan::Extent& e : kept[r].extents) e.offset -= w.offset;
+  return reads;
 }
 
 // One reply per requester, gathered from the buffer by MPI (a few large entries) or copied

@@ -29,6 +29,10 @@ struct ReadBatch {
   // This rank's pieces, by round and aggregator (the engine's list, kept from batch to batch).
   std::vector<plan::RoutedSegment>& routed;
   std::vector<uint32_t> expected;           // aggregator: the requests each round brings
+  // Every rank wants what it wanted in the previous batch, moved alike, and that batch's
+  // aggregators kept their rounds' reads (kept_rounds.h): no bitmap, and no request lists
+  // from the node's ranks.
+  bool repeat = false;
 };
 
 class ReadRounds {
@@ -56,7 +60,8 @@ class ReadRounds {
   Status take(const std::vector<FromSlot>& from_slots);
   // Parts of the serve stage.
   Status receive_requests(uint32_t r, const plan::Extent& w, std::vector<Requester>* requesters);
-  Status read_union(const plan::Extent& w, uint8_t* buf);
+  Status read_union(uint32_t r, const plan::Extent& w, uint8_t* buf);
+  Result<std::vector<plan::Extent>> union_reads(uint32_t r, const plan::Extent& w);
   Status reply(uint32_t r, const plan::Extent& w, uint8_t* buf,
                const std::vector<Requester>& requesters, comm::Requests* reqs);
 

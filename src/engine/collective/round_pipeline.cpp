@@ -160,7 +160,7 @@ Result<std::vector<plan::Extent>> RoundPipeline::kept_extents(uint32_t r, const 
     const uint64_t off = w.offset + g.offset;
     fill_bytes(buf + g.offset, t.extent.offset, off, off + g.length, t.fill, t.esize);
   }
-  std::vector<plan::Extent> writes = kept[r].writes;
+  std::vector<plan::Extent> writes = kept[r].extents;
   for (plan::Extent& e : writes) e.offset += w.offset;
   return writes;
 }
@@ -175,7 +175,7 @@ Result<std::vector<plan::Extent>> RoundPipeline::extents_to_write(uint32_t r,
   if (keep) *keep = KeptRound{true, w.length, {}, {}};
   const auto kept = [&](std::vector<plan::Extent> extents) {
     if (keep)
-      for (const plan::Extent& e : extents) keep->writes.push_back({e.offset - w.offset, e.length});
+      for (const plan::Extent& e : extents) keep->extents.push_back({e.offset - w.offset, e.length});
     return extents;
   };
   if (!b_.tiled && !p_.spec.file.fill) {
