@@ -124,8 +124,9 @@ Status CollectiveEngine::plan_read_rounds(const plan::Extent& range, bool steady
     }
     TAPIO_RETURN_IF_ERROR(expected_messages(batch->layout, batch->routed, &batch->expected));
   }
-  previous_.agreed =
-      Agreed{true, 1, true, false, true, range, batch->layout, batch->expected, batch->wanted->placed};
+  // Reads are never tiled: each aggregator keeps its rounds' reads.
+  previous_.agreed = Agreed{true, 1, true, false, true, range, batch->layout, batch->expected,
+                            batch->wanted->placed};
   return ok_status();
 }
 
