@@ -43,6 +43,21 @@ void swap_elements(unsigned char* dst, const unsigned char* src, size_t count) {
     std::memcpy(dst + i * sizeof(U), &v, sizeof(U));
   }
 }
+template <typename U>
+void swap_pieces(unsigned char* dst, uint64_t dst_stride, const unsigned char* src,
+                 uint64_t src_stride, uint64_t piece_bytes, uint64_t count) {
+  if (piece_bytes == sizeof(U)) {  // single elements: the loop the compiler keeps tight
+    for (uint64_t k = 0; k < count; ++k) {
+      U v;
+      std::memcpy(&v, src + k * src_stride, sizeof(U));
+      v = bswap<U>(v);
+      std::memcpy(dst + k * dst_stride, &v, sizeof(U));
+    }
+    return;
+  }
+  for (uint64_t k = 0; k < count; ++k)
+    swap_elements<U>(dst + k * dst_stride, src + k * src_stride, piece_bytes / sizeof(U));
+}
 }  // namespace
 
 // Compared as ints: casting a value outside the enumeration to DataType is undefined.
@@ -81,6 +96,20 @@ void byteswap_copy(void* dst, const void* src, size_t count, size_t elem_size) {
     case 8: swap_elements<uint64_t>(d, s, count); break;
     default:
       if (d != s) std::memmove(d, s, count * elem_size);
+  }
+}
+
+void byteswap_strided(void* dst, uint64_t dst_stride, const void* src, uint64_t src_stride,
+                      uint64_t piece_bytes, uint64_t count, size_t elem_size) {
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  switch (elem_size) {
+    case 2: return swap_pieces<uint16_t>(d, dst_stride, s, src_stride, piece_bytes, count);
+    case 4: return swap_pieces<uint32_t>(d, dst_stride, s, src_stride, piece_bytes, count);
+    case 8: return swap_pieces<uint64_t>(d, dst_stride, s, src_stride, piece_bytes, count);
+    default:
+      for (uint64_t k = 0; k < count; ++k)
+        std::memmove(d + k * dst_stride, s + k * src_stride, piece_bytes);
   }
 }
 

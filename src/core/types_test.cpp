@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 namespace tapio {
 
@@ -33,6 +34,25 @@ TEST(Types, BigEndianRoundTrip) {
   int16_t s = 0x0102;
   big_endian_to_host(&s, &s, 1, 2);  // in place
   EXPECT_EQ(s, 0x0201);
+}
+
+// Strided pieces swap as each piece alone would, for every element size, single elements and
+// longer pieces, each side at its own stride; the bytes between pieces are left alone.
+TEST(Types, StridedPiecesSwapAsEachAlone) {
+  for (const size_t esize : {1u, 2u, 4u, 8u})
+    for (const uint64_t elements : {1u, 3u}) {
+      const uint64_t piece = elements * esize, count = 5, src_stride = piece + 2 * esize,
+                     dst_stride = piece + 3;
+      std::vector<unsigned char> src(count * src_stride), got(count * dst_stride, 0xAA),
+          want(got);
+      for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
+      for (uint64_t k = 0; k < count; ++k)
+        host_to_big_endian(want.data() + k * dst_stride, src.data() + k * src_stride, elements,
+                           esize);
+      host_to_big_endian_strided(got.data(), dst_stride, src.data(), src_stride, piece, count,
+                                 esize);
+      EXPECT_EQ(got, want) << "element size " << esize << ", " << elements << " per piece";
+    }
 }
 
 }  // namespace tapio

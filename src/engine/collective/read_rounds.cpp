@@ -91,13 +91,9 @@ Status ReadRounds::take(const std::vector<FromSlot>& from_slots) {
   const Status st = p_.agg.node->sync();  // what the aggregators read into their slots
   size_t hint = 0;
   for (const FromSlot& f : from_slots)
-    for (size_t x = f.first; x < f.last; ++x) {
-      uint64_t mem = b_.routed[x].mem;
-      plan::for_each_piece(b_.routed[x].seg, [&](uint64_t off, uint64_t len) {
-        take_piece(*b_.wanted, f.window, off, len, mem, b_.staging, &later_, &hint);
-        mem += len;
-      });
-    }
+    for (size_t x = f.first; x < f.last; ++x)
+      take_segment(*b_.wanted, f.window, b_.routed[x].seg, b_.routed[x].mem, b_.staging,
+                   &later_, &hint);
   return st;
 }
 

@@ -116,6 +116,14 @@ void Staged::scatter(const plan::RoutedSegment* begin, const plan::RoutedSegment
       i = swap_from(i, mem, s.bytes(), window + s.offset);
       continue;
     }
+    while (mem >= sources_[i].at + sources_[i].bytes) ++i;
+    const Source& src = sources_[i];
+    if (mem + s.count * s.length <= src.at + src.bytes && (mem - src.at) % src.esize == 0 &&
+        s.length % src.esize == 0) {  // every piece in one source, whole elements: one loop
+      host_to_big_endian_strided(window + s.offset, s.stride, src.src + (mem - src.at),
+                                 s.length, s.length, s.count, src.esize);
+      continue;
+    }
     uint64_t off = s.offset;
     for (uint64_t k = 0; k < s.count; ++k, off += s.stride, mem += s.length)
       i = swap_from(i, mem, s.length, window + off);

@@ -99,5 +99,21 @@ void take_piece(const Wanted& w, const uint8_t* window, uint64_t offset, uint64_
   later->emplace_back(mem, len);
 }
 
+void take_segment(const Wanted& w, const uint8_t* window, const plan::Segment& s, uint64_t mem,
+                  uint8_t* staging, std::vector<std::pair<uint64_t, uint64_t>>* later,
+                  size_t* hint) {
+  const Destination& d = dest_from(w, mem, hint);
+  if (s.count > 1 && mem + s.count * s.length <= d.mem + d.bytes &&
+      (mem - d.mem) % d.esize == 0 && s.length % d.esize == 0) {
+    host_to_big_endian_strided(d.dst + (mem - d.mem), s.length, window + s.offset, s.stride,
+                               s.length, s.count, d.esize);
+    return;
+  }
+  plan::for_each_piece(s, [&](uint64_t off, uint64_t len) {
+    take_piece(w, window, off, len, mem, staging, later, hint);
+    mem += len;
+  });
+}
+
 
 }  // namespace tapio::collective
