@@ -41,6 +41,9 @@ inline void big_endian_to_host(void* dst, const void* src, size_t count, size_t 
 inline void host_to_big_endian_strided(void* dst, uint64_t dst_stride, const void* src,
                                        uint64_t src_stride, uint64_t piece_bytes, uint64_t count,
                                        size_t elem_size);
+inline void big_endian_to_host_strided(void* dst, uint64_t dst_stride, const void* src,
+                                       uint64_t src_stride, uint64_t piece_bytes, uint64_t count,
+                                       size_t elem_size);
 
 }  // namespace tapio
 

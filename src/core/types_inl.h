@@ -22,4 +22,10 @@ inline void host_to_big_endian_strided(void* dst, uint64_t dst_stride, const voi
                    host_is_little_endian() ? elem_size : 1);  // size 1: copied as they are
 }
 
+inline void big_endian_to_host_strided(void* dst, uint64_t dst_stride, const void* src,
+                                       uint64_t src_stride, uint64_t piece_bytes, uint64_t count,
+                                       size_t elem_size) {
+  host_to_big_endian_strided(dst, dst_stride, src, src_stride, piece_bytes, count, elem_size);
+}
+
 }  // namespace tapio

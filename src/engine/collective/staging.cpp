@@ -116,17 +116,24 @@ void Staged::scatter(const plan::RoutedSegment* begin, const plan::RoutedSegment
       i = swap_from(i, mem, s.bytes(), window + s.offset);
       continue;
     }
-    while (mem >= sources_[i].at + sources_[i].bytes) ++i;
-    const Source& src = sources_[i];
-    if (mem + s.count * s.length <= src.at + src.bytes && (mem - src.at) % src.esize == 0 &&
-        s.length % src.esize == 0) {  // every piece in one source, whole elements: one loop
-      host_to_big_endian_strided(window + s.offset, s.stride, src.src + (mem - src.at),
-                                 s.length, s.length, s.count, src.esize);
-      continue;
-    }
+    // The pieces that lie whole in one source, in whole elements, go in one strided loop (a
+    // segment may run on across puts); a piece across two sources or cut inside an element
+    // goes alone.
     uint64_t off = s.offset;
-    for (uint64_t k = 0; k < s.count; ++k, off += s.stride, mem += s.length)
+    for (uint64_t k = 0; k < s.count;) {
+      while (mem >= sources_[i].at + sources_[i].bytes) ++i;
+      const Source& src = sources_[i];
+      const uint64_t fit = (src.at + src.bytes - mem) / s.length;
+      if (fit > 0 && (mem - src.at) % src.esize == 0 && s.length % src.esize == 0) {
+        const uint64_t n = std::min(fit, s.count - k);
+        host_to_big_endian_strided(window + off, s.stride, src.src + (mem - src.at), s.length,
+                                   s.length, n, src.esize);
+        k += n, off += n * s.stride, mem += n * s.length;
+        continue;
+      }
       i = swap_from(i, mem, s.length, window + off);
+      ++k, off += s.stride, mem += s.length;
+    }
   }
 }
 

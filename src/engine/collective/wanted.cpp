@@ -102,17 +102,20 @@ void take_piece(const Wanted& w, const uint8_t* window, uint64_t offset, uint64_
 void take_segment(const Wanted& w, const uint8_t* window, const plan::Segment& s, uint64_t mem,
                   uint8_t* staging, std::vector<std::pair<uint64_t, uint64_t>>* later,
                   size_t* hint) {
-  const Destination& d = dest_from(w, mem, hint);
-  if (s.count > 1 && mem + s.count * s.length <= d.mem + d.bytes &&
-      (mem - d.mem) % d.esize == 0 && s.length % d.esize == 0) {
-    host_to_big_endian_strided(d.dst + (mem - d.mem), s.length, window + s.offset, s.stride,
-                               s.length, s.count, d.esize);
-    return;
+  uint64_t off = s.offset;
+  for (uint64_t k = 0; k < s.count;) {
+    const Destination& d = dest_from(w, mem, hint);
+    const uint64_t fit = (d.mem + d.bytes - mem) / s.length;
+    if (fit > 1 && (mem - d.mem) % d.esize == 0 && s.length % d.esize == 0) {
+      const uint64_t n = std::min(fit, s.count - k);
+      big_endian_to_host_strided(d.dst + (mem - d.mem), s.length, window + off, s.stride,
+                                 s.length, n, d.esize);
+      k += n, off += n * s.stride, mem += n * s.length;
+      continue;
+    }
+    take_piece(w, window, off, s.length, mem, staging, later, hint);
+    ++k, off += s.stride, mem += s.length;
   }
-  plan::for_each_piece(s, [&](uint64_t off, uint64_t len) {
-    take_piece(w, window, off, len, mem, staging, later, hint);
-    mem += len;
-  });
 }
 
 

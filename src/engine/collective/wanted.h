@@ -49,8 +49,9 @@ void swap_span(const Wanted& w, const uint8_t* staging, uint64_t at, uint64_t le
 void take_piece(const Wanted& w, const uint8_t* window, uint64_t offset, uint64_t len,
                 uint64_t mem, uint8_t* staging,
                 std::vector<std::pair<uint64_t, uint64_t>>* later, size_t* hint);
-// A segment's pieces (this rank's bytes from staging offset mem on), taken so: in one strided
-// loop when they all land whole in one destination, else piece by piece.
+// A segment's pieces (this rank's bytes from staging offset mem on), taken so: those that land
+// whole in one destination in one strided loop (a segment may run on across gets), the
+// others piece by piece.
 void take_segment(const Wanted& w, const uint8_t* window, const plan::Segment& s, uint64_t mem,
                   uint8_t* staging, std::vector<std::pair<uint64_t, uint64_t>>* later,
                   size_t* hint);
