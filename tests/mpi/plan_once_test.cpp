@@ -17,21 +17,11 @@ constexpr uint64_t kElements = 8 * 60;
 
 // An irregular map (short runs scattered over the array, like E3SM's): element g belongs to
 // rank ((g + turn) / (3 + turn) + g / 7) mod size. Another `turn` is another decomposition.
-struct Runs {
-  std::vector<uint64_t> offsets, lengths, elements;  // elements: each element, in memory order
-};
-Runs my_runs(int turn) {
-  Runs r;
-  for (uint64_t g = 0; g < kElements; ++g) {
-    const uint64_t t = static_cast<uint64_t>(turn);
-    if (static_cast<int>(((g + t) / (3 + t) + g / 7) % size()) != rank()) continue;
-    if (!r.offsets.empty() && r.offsets.back() + r.lengths.back() == g)
-      ++r.lengths.back();
-    else
-      r.offsets.push_back(g), r.lengths.push_back(1);
-    r.elements.push_back(g);
-  }
-  return r;
+ElementRuns my_runs(int turn) {
+  const uint64_t t = static_cast<uint64_t>(turn);
+  return element_runs(kElements, [&](uint64_t g) {
+    return static_cast<int>(((g + t) / (3 + t) + g / 7) % size()) == rank();
+  });
 }
 
 nlohmann::json profile_of(const std::string& path) {
@@ -58,18 +48,7 @@ void write(const std::string& engine, const std::string& path, const std::string
   std::vector<Variable> vars;
   for (const char* name : {"a", "b", "c", "d"}) vars.push_back(io.define_variable<double>(name, kShape));
   Engine out = io.open(path, TAPIO_MODE_WRITE);
-  std::vector<std::vector<double>> data(vars.size());
-  for (uint64_t s = 0; s < steps; ++s) {
-    out.begin_step();
-    for (int v = 0; v < 4; ++v) {
-      const Runs r = my_runs(turn_of(v, s));
-      data[v].clear();
-      for (uint64_t g : r.elements) data[v].push_back(value(v, s, g));
-      vars[v].set_runs(r.offsets, r.lengths);
-      out.put(vars[v], data[v]);
-    }
-    out.end_step();
-  }
+  write_run_steps(out, vars, steps, [&](int v, uint64_t s) { return my_runs(turn_of(v, s)); });
   out.close();
 }
 
@@ -84,7 +63,7 @@ void read(const std::string& path, const std::string& profile, uint64_t steps,
   std::vector<Variable> vars;
   for (const char* name : {"a", "b", "c", "d"}) vars.push_back(io.inquire_variable(name));
   for (uint64_t s = 0; s < steps; ++s) {
-    std::vector<Runs> runs;
+    std::vector<ElementRuns> runs;
     std::vector<std::vector<double>> got(4);
     for (int v = 0; v < 4; ++v) {
       runs.push_back(my_runs(turn_of(v, s)));

@@ -27,20 +27,8 @@ int owner(uint64_t g, int turn) {
                           static_cast<uint64_t>(size() + 1));
 }
 
-struct Runs {
-  std::vector<uint64_t> offsets, lengths, elements;
-};
-Runs my_runs(int turn) {
-  Runs r;
-  for (uint64_t g = 0; g < kElements; ++g) {
-    if (owner(g, turn) != rank()) continue;
-    if (!r.offsets.empty() && r.offsets.back() + r.lengths.back() == g)
-      ++r.lengths.back();
-    else
-      r.offsets.push_back(g), r.lengths.push_back(1);
-    r.elements.push_back(g);
-  }
-  return r;
+ElementRuns my_runs(int turn) {
+  return element_runs(kElements, [&](uint64_t g) { return owner(g, turn) == rank(); });
 }
 
 using Params = std::vector<std::pair<std::string, std::string>>;
@@ -56,25 +44,14 @@ void write(const std::string& path, const Params& params, uint64_t steps, uint64
   std::vector<Variable> vars = {io.define_variable<double>("a", kShape),
                                 io.define_variable<double>("b", kShape)};
   Engine out = io.open(path, TAPIO_MODE_WRITE);
-  std::vector<std::vector<double>> data(2);
-  for (uint64_t s = 0; s < steps; ++s) {
-    out.begin_step();
-    for (int v = 0; v < 2; ++v) {
-      const Runs r = my_runs(turn_of(v, s, change));
-      data[v].clear();
-      for (uint64_t g : r.elements) data[v].push_back(value(v, s, g));
-      vars[v].set_runs(r.offsets, r.lengths);
-      out.put(vars[v], data[v]);
-    }
-    out.end_step();
-  }
+  write_run_steps(out, vars, steps,
+                  [&](int v, uint64_t s) { return my_runs(turn_of(v, s, change)); });
   out.close();
 }
 
-// Every element of every step: a rank's owned elements hold their values, holes the fill
-// value (with fill on).
-// Step by step, both variables in one perform_gets, every rank the whole of each: the reads
-// of steps 1-5 repeat the step before, moved by a record.
+// Every element of every step, both variables in one perform_gets per step, every rank the
+// whole of each (so the reads of steps 1-5 repeat the step before, moved by a record): a
+// rank's elements hold their values, holes the fill value (with fill on).
 void expect_steps(const std::string& path, const Params& params, uint64_t steps,
                   uint64_t change, bool fill, const std::string& what) {
   Context ctx(MPI_COMM_WORLD);

@@ -41,6 +41,35 @@ void split(uint64_t n, int parts, int p, uint64_t* start, uint64_t* count) {
   *count = n * (p + 1) / parts - *start;
 }
 
+ElementRuns element_runs(uint64_t n, const std::function<bool(uint64_t)>& mine) {
+  ElementRuns r;
+  for (uint64_t g = 0; g < n; ++g) {
+    if (!mine(g)) continue;
+    if (!r.offsets.empty() && r.offsets.back() + r.lengths.back() == g)
+      ++r.lengths.back();
+    else
+      r.offsets.push_back(g), r.lengths.push_back(1);
+    r.elements.push_back(g);
+  }
+  return r;
+}
+
+void write_run_steps(Engine& out, std::vector<Variable>& vars, uint64_t steps,
+                     const std::function<ElementRuns(int var, uint64_t step)>& runs_of) {
+  std::vector<std::vector<double>> data(vars.size());  // each held until its step ends
+  for (uint64_t s = 0; s < steps; ++s) {
+    out.begin_step();
+    for (size_t v = 0; v < vars.size(); ++v) {
+      const ElementRuns r = runs_of(static_cast<int>(v), s);
+      data[v].clear();
+      for (uint64_t g : r.elements) data[v].push_back(value(static_cast<int>(v), s, g));
+      vars[v].set_runs(r.offsets, r.lengths);
+      out.put(vars[v], data[v]);
+    }
+    out.end_step();
+  }
+}
+
 std::vector<uint64_t> box_indices(const Dims& shape, const Dims& start, const Dims& count) {
   std::vector<uint64_t> out;
   uint64_t n = 1;

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,18 @@ void split(uint64_t n, int parts, int p, uint64_t* start, uint64_t* count);
 
 // The global linear indices (C order) of a box of `shape`.
 std::vector<uint64_t> box_indices(const Dims& shape, const Dims& start, const Dims& count);
+
+// The elements g in [0, n) for which mine(g) holds, as runs (offsets and lengths, touching
+// elements merged) and one by one in the same order: an irregular map as PIO's callers give it.
+struct ElementRuns {
+  std::vector<uint64_t> offsets, lengths, elements;
+};
+ElementRuns element_runs(uint64_t n, const std::function<bool(uint64_t)>& mine);
+
+// Writes `steps` steps into `out`: in each, variable v puts the runs runs_of(v, step), its
+// elements g holding value(v, step, g).
+void write_run_steps(Engine& out, std::vector<Variable>& vars, uint64_t steps,
+                     const std::function<ElementRuns(int var, uint64_t step)>& runs_of);
 
 // Call the C API and return its status and message (for error tests).
 struct Outcome {
