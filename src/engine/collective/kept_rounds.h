@@ -23,6 +23,22 @@ struct KeptRound {
   uint64_t window = 0;               // the window's length
   std::vector<plan::Extent> extents;  // written or read, from the window's start
   std::vector<Gap> gaps;
+
+  // Starts keeping a round of window w whose extents (file offsets) are `at`.
+  void keep(const plan::Extent& w, const std::vector<plan::Extent>& at) {
+    kept = true;
+    window = w.length;
+    extents.clear();
+    for (const plan::Extent& e : at) extents.push_back({e.offset - w.offset, e.length});
+  }
+  // Whether it was kept for a window of w's length (a repeat's window is the same, moved).
+  bool kept_for(const plan::Extent& w) const { return kept && window == w.length; }
+  // The kept extents as file offsets of window w.
+  std::vector<plan::Extent> extents_at(const plan::Extent& w) const {
+    std::vector<plan::Extent> at = extents;
+    for (plan::Extent& e : at) e.offset += w.offset;
+    return at;
+  }
 };
 
 }  // namespace tapio::collective

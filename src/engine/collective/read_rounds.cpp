@@ -166,21 +166,15 @@ Status ReadRounds::read_union(uint32_t r, const plan::Extent& w, uint8_t* buf) {
 Result<std::vector<plan::Extent>> ReadRounds::union_reads(uint32_t r, const plan::Extent& w) {
   constexpr uint64_t kSieveHole = 256 * 1024;
   std::vector<KeptRound>& kept = p_.bufs.kept;
-  if (r >= kept.size() || (b_.repeat && (!kept[r].kept || kept[r].window != w.length)))
+  if (r >= kept.size() || (b_.repeat && !kept[r].kept_for(w)))
     return error(TAPIO_ERR_INTERNAL, "{}: round {} of a repeated read was not kept", p_.where, r);
-  std::vector<plan::Extent> reads;
-  if (b_.repeat) {
-    reads = kept[r].extents;
-    for (plan::Extent& e : reads) e.offset += w.offset;
-    return reads;
-  }
+  if (b_.repeat) return kept[r].extents_at(w);
   std::vector<plan::Extent> wanted;
   p_.bufs.covered.for_each_run(true, w.offset, w.end(), [&](uint64_t off, uint64_t len) {
     wanted.push_back(plan::Extent{off, len});
   });
-  reads = plan::sieve(wanted, kSieveHole);
-  kept[r] = KeptRound{true, w.length, reads, {}};
-  for (plan::Extent& e : kept[r].extents) e.offset -= w.offset;
+  std::vector<plan::Extent> reads = plan::sieve(wanted, kSieveHole);
+  kept[r].keep(w, reads);
   return reads;
 }
 

@@ -153,16 +153,14 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
 Result<std::vector<plan::Extent>> RoundPipeline::kept_extents(uint32_t r, const plan::Extent& w,
                                                               uint8_t* buf) const {
   const std::vector<KeptRound>& kept = p_.bufs.kept;
-  if (r >= kept.size() || !kept[r].kept || kept[r].window != w.length)
+  if (r >= kept.size() || !kept[r].kept_for(w))
     return error(TAPIO_ERR_INTERNAL, "{}: round {} of a repeated batch was not kept", p_.where, r);
   for (const KeptRound::Gap& g : kept[r].gaps) {
     const Target& t = b_.targets[g.target];
     const uint64_t off = w.offset + g.offset;
     fill_bytes(buf + g.offset, t.extent.offset, off, off + g.length, t.fill, t.esize);
   }
-  std::vector<plan::Extent> writes = kept[r].extents;
-  for (plan::Extent& e : writes) e.offset += w.offset;
-  return writes;
+  return kept[r].extents_at(w);
 }
 
 Result<std::vector<plan::Extent>> RoundPipeline::extents_to_write(uint32_t r,
@@ -171,11 +169,12 @@ Result<std::vector<plan::Extent>> RoundPipeline::extents_to_write(uint32_t r,
   if (b_.repeat && !b_.tiled) return kept_extents(r, w, buf);
   std::vector<plan::Extent> writes;
   plan::ByteMap& covered = p_.bufs.covered;
+  // What this round writes and fills is kept for a repeat of it (not when tiled: a tiled
+  // repeat needs none).
   KeptRound* keep = !b_.tiled && r < p_.bufs.kept.size() ? &p_.bufs.kept[r] : nullptr;
-  if (keep) *keep = KeptRound{true, w.length, {}, {}};
+  if (keep) keep->gaps.clear();
   const auto kept = [&](std::vector<plan::Extent> extents) {
-    if (keep)
-      for (const plan::Extent& e : extents) keep->extents.push_back({e.offset - w.offset, e.length});
+    if (keep) keep->keep(w, extents);
     return extents;
   };
   if (!b_.tiled && !p_.spec.file.fill) {
@@ -193,7 +192,7 @@ Result<std::vector<plan::Extent>> RoundPipeline::extents_to_write(uint32_t r,
     if (b_.tiled) continue;  // nothing to fill
     covered.for_each_run(false, from, to, [&](uint64_t off, uint64_t len) {
       fill_bytes(buf + (off - w.offset), t.extent.offset, off, off + len, t.fill, t.esize);
-      keep->gaps.push_back({off - w.offset, len, static_cast<uint32_t>(i)});
+      if (keep) keep->gaps.push_back({off - w.offset, len, static_cast<uint32_t>(i)});
     });
   }
   return kept(plan::coalesce(std::move(writes)));

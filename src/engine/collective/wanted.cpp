@@ -106,7 +106,7 @@ void take_segment(const Wanted& w, const uint8_t* window, const plan::Segment& s
   for (uint64_t k = 0; k < s.count;) {
     const Destination& d = dest_from(w, mem, hint);
     const uint64_t fit = (d.mem + d.bytes - mem) / s.length;
-    if (fit > 1 && (mem - d.mem) % d.esize == 0 && s.length % d.esize == 0) {
+    if (fit > 0 && (mem - d.mem) % d.esize == 0 && s.length % d.esize == 0) {
       const uint64_t n = std::min(fit, s.count - k);
       big_endian_to_host_strided(d.dst + (mem - d.mem), s.length, window + off, s.stride,
                                  s.length, n, d.esize);
