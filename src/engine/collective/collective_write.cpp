@@ -191,7 +191,7 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
 Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t step,
                                       bool tiled, const std::vector<Target>& targets,
                                       const Agreed* before) {
-  collective::WriteBatch batch{step, &staged, {}, routed_, {}, targets, tiled};
+  collective::WriteBatch batch{step, &staged, {}, routed_, {}, targets, tiled, false, {}, {}};
   const uint64_t lo = batch.targets.front().extent.offset;
   const plan::Extent range{lo, batch.targets.back().extent.end() - lo};
   if (before && move_rounds(*before, range, &batch)) {
