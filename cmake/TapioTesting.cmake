@@ -32,7 +32,8 @@ endfunction()
 # starts MPI: a program with no MPI unwinds by frame pointers and still checks leaks; an MPI
 # program checks leaks at its smallest rank count, and at its larger ones unwinds by frame
 # pointers without a leak check (memory errors are still caught and still have stacks).
-# The ctest property appends to env.sh's options, where a later option wins.
+# The ctest property (ENVIRONMENT_MODIFICATION, CMake 3.22; older CMake ignores it and these
+# tests run with full unwinding) appends to env.sh's options, where a later option wins.
 function(tapio_sanitizer_env out kind)
   set(append "")
   if(TAPIO_SANITIZE MATCHES "address")
