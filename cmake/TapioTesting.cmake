@@ -30,8 +30,9 @@ endfunction()
 # that leaked for lsan.supp to match. That unwinding is most of a sanitized test's time
 # (plan_test 79 s against 9.5 s). It is needed only where leaks are checked in a process that
 # starts MPI: a program with no MPI unwinds by frame pointers and still checks leaks; an MPI
-# program checks leaks at its smallest rank count, and at its larger ones unwinds by frame
-# pointers without a leak check (memory errors are still caught and still have stacks).
+# program checks leaks at one rank count (tests/CMakeLists.txt: its first of two ranks or more),
+# and at its others unwinds by frame pointers without a leak check (memory errors are still
+# caught and still have stacks).
 # The ctest property (ENVIRONMENT_MODIFICATION, CMake 3.22; older CMake ignores it and these
 # tests run with full unwinding) appends to env.sh's options, where a later option wins.
 function(tapio_sanitizer_env out kind)
