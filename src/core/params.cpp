@@ -37,8 +37,14 @@ const std::vector<ParamDef> kRegistry = {
      "node) or cyclic (round-robin).",
      kNoMin, false},
     {"buffer_size", K::kSize, "16MiB", "bytes", {"auto"}, "all",
-     "Bytes each aggregator (or rank 0 in serial) handles per round; auto: chosen by the "
-     "cluster model when a file is opened for writing (docs/sim.md).",
+     "Bytes each aggregator (or rank 0 in serial) handles per round, at most; auto: chosen by "
+     "the cluster model when a file is opened for writing (docs/sim.md).",
+     1, false},
+    {"min_rounds", K::kInteger, "16", "rounds", {}, "collective",
+     "An aggregator's domain smaller than min_rounds x buffer_size is cut into about this many "
+     "rounds of whole stripes (at least one stripe, and 64KiB for each rank on other nodes), so "
+     "that a small step is pipelined and its round buffers stay in cache; 1: rounds of "
+     "buffer_size.",
      1, false},
     // NetCDF layout.
     {"data_align", K::kSize, "512", "bytes", {}, "all",

@@ -36,6 +36,7 @@ const Expected kExpected[] = {
     {"ranks_per_node", ParamKind::kInteger, "0", "all"},
     {"node_layout", ParamKind::kEnum, "block", "all"},
     {"buffer_size", ParamKind::kSize, "16MiB", "all"},
+    {"min_rounds", ParamKind::kInteger, "16", "collective"},
     {"data_align", ParamKind::kSize, "512", "all"},
     {"header_pad", ParamKind::kSize, "4096", "all"},
     {"record_dimension", ParamKind::kString, "time", "all"},

@@ -11,13 +11,32 @@ Extent Layout::window(int agg, uint32_t r) const {
   return Extent{d.offset + start, std::min(round_bytes, d.length - start)};
 }
 
+uint64_t messages_floor(const std::vector<int>& node_of_rank, int nodes) {
+  if (nodes <= 1) return 0;
+  std::vector<uint64_t> size(static_cast<size_t>(nodes), 0);
+  for (int n : node_of_rank) ++size[static_cast<size_t>(n)];
+  const uint64_t smallest = *std::min_element(size.begin(), size.end());
+  return (node_of_rank.size() - smallest) * kRoundMessageBytes;
+}
+
+uint64_t round_size(uint64_t largest, uint64_t stripe_size, uint64_t round_bytes,
+                    SmallerRounds smaller) {
+  const uint64_t most = std::max<uint64_t>(round_bytes, 1);
+  const uint64_t stripe = std::max<uint64_t>(stripe_size, 1);
+  if (smaller.min_rounds <= 1 || most <= stripe) return most;
+  const uint64_t share = std::max((largest + smaller.min_rounds - 1) / smaller.min_rounds,
+                                  smaller.least_bytes);
+  const uint64_t stripes = std::max<uint64_t>((share + stripe - 1) / stripe, 1);
+  return std::min(most, stripes * stripe);
+}
+
 Layout make_layout(uint64_t lo, uint64_t hi, int aggregators, uint64_t stripe_size,
-                   uint64_t round_bytes, uint32_t max_rounds) {
+                   uint64_t round_bytes, uint32_t max_rounds, SmallerRounds smaller) {
   Layout l;
   l.domains = file_domains(lo, hi, aggregators, stripe_size);
   uint64_t largest = 0;
   for (const Extent& d : l.domains) largest = std::max(largest, d.length);
-  l.round_bytes = std::max<uint64_t>(round_bytes, 1);
+  l.round_bytes = round_size(largest, stripe_size, round_bytes, smaller);
   if (largest / l.round_bytes >= max_rounds) l.round_bytes = largest / max_rounds + 1;
   l.round_bytes = std::min(l.round_bytes, kMaxRoundBytes);
   l.rounds = static_cast<uint32_t>((largest + l.round_bytes - 1) / l.round_bytes);

@@ -33,12 +33,33 @@ struct Layout {
 // it) stay below 2^31 because no round is larger than this.
 inline constexpr uint64_t kMaxRoundBytes = uint64_t{1} << 30;
 
-// Domains over [lo, hi) aligned to stripe_size, rounds of round_bytes. round_bytes is raised
-// if needed so that there are at most max_rounds rounds (MPI tags are finite), but never above
-// kMaxRoundBytes: a domain over max_rounds GiB (31 TiB by default) has more rounds (then the
-// MPI's MPI_TAG_UB must exceed twice their number: 2^31 - 1 in Open MPI and MPICH).
+// When make_layout may cut a domain into rounds smaller than round_bytes (docs/tuning.md,
+// "min_rounds"): a domain under min_rounds x round_bytes gets about min_rounds rounds, of
+// whole stripes and at least least_bytes each, so that a small step is pipelined too and its
+// two round buffers stay in cache.
+struct SmallerRounds {
+  uint32_t min_rounds = 1;   // 1: every round is round_bytes
+  uint64_t least_bytes = 0;  // no smaller round (messages_floor)
+};
+
+// The least a round should be where the ranks of other nodes may each send an aggregator a
+// message per round: kRoundMessageBytes from each of them (the ranks outside the smallest
+// node), so that a small round does not turn their messages latency-bound. 0 on one node,
+// where the node's ranks copy into the aggregator's shared round slot. O(ranks), once.
+inline constexpr uint64_t kRoundMessageBytes = 64 << 10;
+uint64_t messages_floor(const std::vector<int>& node_of_rank, int nodes);
+
+// Domains over [lo, hi) aligned to stripe_size, rounds of at most round_bytes (smaller ones
+// as `smaller` allows). round_bytes is raised if needed so that there are at most max_rounds
+// rounds (MPI tags are finite), but never above kMaxRoundBytes: a domain over max_rounds GiB
+// (31 TiB by default) has more rounds (then the MPI's MPI_TAG_UB must exceed twice their
+// number: 2^31 - 1 in Open MPI and MPICH).
 Layout make_layout(uint64_t lo, uint64_t hi, int aggregators, uint64_t stripe_size,
-                   uint64_t round_bytes, uint32_t max_rounds = 32000);
+                   uint64_t round_bytes, uint32_t max_rounds = 32000, SmallerRounds smaller = {});
+
+// The round size make_layout gives a largest domain of `largest` bytes, before max_rounds.
+uint64_t round_size(uint64_t largest, uint64_t stripe_size, uint64_t round_bytes,
+                    SmallerRounds smaller);
 
 struct Routed {
   uint32_t round = 0;

@@ -34,6 +34,34 @@ TEST(Exchange, RoundsAreCapped) {
   EXPECT_GE(l.round_bytes * l.rounds, 1ull << 38);
 }
 
+// min_rounds: a domain below min_rounds x buffer_size gets about min_rounds rounds of whole
+// stripes, never under one stripe, the messages floor, nor over buffer_size; a large domain
+// keeps buffer_size.
+TEST(Exchange, SmallDomainsGetSmallerRounds) {
+  const uint64_t MiB = 1 << 20;
+  const SmallerRounds sixteen{16, 0};
+  EXPECT_EQ(round_size(13 * MiB, MiB, 16 * MiB, sixteen), MiB);         // LICOM's: 13 rounds
+  EXPECT_EQ(round_size(40 * MiB, MiB, 16 * MiB, sixteen), 3 * MiB);     // whole stripes
+  EXPECT_EQ(round_size(1ull << 30, MiB, 16 * MiB, sixteen), 16 * MiB);  // large: buffer_size
+  EXPECT_EQ(round_size(100, MiB, 16 * MiB, sixteen), MiB);              // one stripe at least
+  EXPECT_EQ(round_size(13 * MiB, MiB, 16 * MiB, {1, 0}), 16 * MiB);     // 1: buffer_size
+  EXPECT_EQ(round_size(13 * MiB, 4 * MiB, 2 * MiB, sixteen), 2 * MiB);  // buffer under a stripe
+  EXPECT_EQ(round_size(13 * MiB, MiB, 16 * MiB, {16, 5 * MiB}), 5 * MiB);   // messages floor
+  EXPECT_EQ(round_size(13 * MiB, MiB, 16 * MiB, {16, 40 * MiB}), 16 * MiB);  // floor over most
+  const Layout l = make_layout(0, 13 * MiB, 1, MiB, 16 * MiB, 16000, sixteen);
+  EXPECT_EQ(l.round_bytes, MiB);
+  EXPECT_EQ(l.rounds, 13u);
+}
+
+// The messages floor: kRoundMessageBytes from each rank outside the smallest node; none on one.
+TEST(Exchange, MessagesFloorCountsOtherNodesRanks) {
+  EXPECT_EQ(messages_floor({0, 0, 0, 0}, 1), 0u);
+  EXPECT_EQ(messages_floor({0, 0, 0, 1, 1}, 2), 3 * kRoundMessageBytes);  // smallest node: 2
+  std::vector<int> node_of(768);
+  for (size_t r = 0; r < node_of.size(); ++r) node_of[r] = static_cast<int>(r / 12);
+  EXPECT_EQ(messages_floor(node_of, 64), 756 * kRoundMessageBytes);  // 47 MiB: buffer_size
+}
+
 // Virtual sizes (issue 14, 64-bit limits): whatever the range and buffer_size, a round holds
 // at most kMaxRoundBytes (every count inside it fits MPI's int) and the rounds still cover
 // the largest domain; a 2^50-byte range (a variable of 2^47 doubles) and a buffer_size of

@@ -91,7 +91,8 @@ Status CollectiveBuilder::run(const Progress& progress) {
     agg_.agg_of_rank[agg_.ranks[a]] = static_cast<int>(a);
   }
   agg_.layout =
-      plan::make_layout(step_.lo, step_.hi, A, spec_.stripe_size, spec_.round_bytes, 16000);
+      plan::make_layout(step_.lo, step_.hi, A, spec_.stripe_size, spec_.round_bytes, 16000,
+                        {spec_.min_rounds, plan::messages_floor(node_of_, t_->nodes)});
   per_piece_ = w_.messages == "per-piece";
   in_flight_ = static_cast<uint64_t>(c_.in_flight);
   t_->writers = A;

@@ -391,7 +391,8 @@ TEST_P(Conformance, SharedReadIsReadOnce) {
   }
 }
 
-// An aggregator issues at most ceil(domain bytes / buffer_size) data writes per step.
+// An aggregator issues at most ceil(domain bytes / buffer_size) data writes per step, with
+// rounds of buffer_size (min_rounds = 1: a smaller domain would get smaller rounds).
 TEST(CollectiveConformance, WriteRequestsPerAggregatorAreBounded) {
   TempDir dir;
   const std::string path = dir.file("bound.nc"), profile = dir.file("profile.json");
@@ -402,6 +403,7 @@ TEST(CollectiveConformance, WriteRequestsPerAggregatorAreBounded) {
     IO io = ctx.declare_io("bound");
     io.set_engine("collective");
     io.set_parameter("buffer_size", std::to_string(buffer));
+    io.set_parameter("min_rounds", "1");
     io.set_parameter("stripe_size", "4096");
     io.set_parameter("ranks_per_node", "1");
     io.set_parameter("direct", "never");  // the bound is about aggregators' requests
@@ -831,9 +833,9 @@ TEST(CollectiveConformance, OnePackedMessagePerAggregatorAndRound) {
     in.close();
     for (uint64_t k = 0; k < per_rank; ++k) ASSERT_EQ(got[k], mine.data[k]) << name << " " << k;
   };
-  // One round: buffer_size above any domain.
+  // One round: buffer_size above any domain, and rounds of buffer_size.
   const uint64_t per_rank = 4096;
-  run(per_rank, {{"buffer_size", "4MiB"}, {"stripe_size", "512"}}, "one");
+  run(per_rank, {{"buffer_size", "4MiB"}, {"min_rounds", "1"}, {"stripe_size", "512"}}, "one");
   if (rank() == 0) {
     const auto w = profile_of(dir.file("one.w.json")), r = profile_of(dir.file("one.r.json"));
     EXPECT_EQ(counter(w, "rounds", "min"), 1);
@@ -898,7 +900,7 @@ TEST(CollectiveConformance, OnePackedMessagePerAggregatorAndRound) {
 // gatherer (its first rank here, as every rank aggregates), one list and one data message per
 // aggregator and round for the whole node; the node's other ranks hand theirs over in one
 // packet plus a data message per aggregator. Counted exactly for virtual nodes of 2 and 4
-// ranks, every rank's pieces in every window, and the values read back.
+// ranks, every rank's pieces in every window of one round, and the values read back.
 TEST(CollectiveConformance, TwoLevelSendsOneMessagePairPerNode) {
   TempDir dir;
   const uint64_t P = static_cast<uint64_t>(size());
@@ -908,8 +910,8 @@ TEST(CollectiveConformance, TwoLevelSendsOneMessagePairPerNode) {
       const std::string name = "n" + std::to_string(per_node) + two_level;
       Params params = {{"ranks_per_node", std::to_string(per_node)}, {"two_level", two_level},
                        {"shared_memory", "false"}, {"aggregators", "all"},
-                       {"direct", "never"}, {"buffer_size", "4MiB"}, {"stripe_size", "512"},
-                       {"profile", dir.file(name + ".json")}};
+                       {"direct", "never"}, {"buffer_size", "4MiB"}, {"min_rounds", "1"},
+                       {"stripe_size", "512"}, {"profile", dir.file(name + ".json")}};
       mine.write(dir.file(name + ".nc"), kCollective, params, 0);
       read_whole_x(MPI_COMM_WORLD, dir.file(name + ".nc"), kCollective, {},
                    dir.file(name + ".r.json"), mine.n);

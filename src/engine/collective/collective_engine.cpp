@@ -55,6 +55,8 @@ Status DataFile::close(Status local) {
 CollectiveEngine::CollectiveEngine(EngineEnv env)
     : Engine(std::move(env)),
       spec_(CollectiveSpec::parse(params())),
+      smaller_rounds_{spec_.min_rounds, plan::messages_floor(resources().topology.node_of_rank,
+                                                             resources().topology.nodes)},
       nc_(dataset_env(resources(), open_spec(), &profile(), spec_.file)),
       data_(&storage(), path(), mode() == OpenMode::kRead, spec_.file.fsync,
             spec_.file.async && mode() != OpenMode::kRead, &profile()) {
@@ -316,7 +318,7 @@ Status CollectiveEngine::close_files() {
 
 plan::Layout CollectiveEngine::layout_for(uint64_t lo, uint64_t hi) const {
   return plan::make_layout(lo, hi, static_cast<int>(agg_.ranks.size()), spec_.stripe_size,
-                           spec_.round_bytes, 16000);
+                           spec_.round_bytes, 16000, smaller_rounds_);
 }
 
 Status CollectiveEngine::expected_messages(const plan::Layout& layout,

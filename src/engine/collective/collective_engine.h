@@ -171,6 +171,7 @@ class CollectiveEngine final : public Engine {
   collective::DecompositionOf decomposition_of();
 
   CollectiveSpec spec_;
+  plan::SmallerRounds smaller_rounds_;  // min_rounds and the node layout's messages floor
   NetcdfDataset nc_;
   std::vector<collective::Target> targets_;  // a batch's (batch_targets)
   PlanCache<plan::Decomposition> plans_{&profile()};

@@ -17,6 +17,7 @@ CollectiveSpec CollectiveSpec::parse(const Params& p) {
   s.stripe_size = p.get_size("stripe_size");
   s.stripe_grid = p.has("stripe_size");
   s.round_bytes = std::min<uint64_t>(p.get_size("buffer_size"), 1u << 30);
+  s.min_rounds = static_cast<uint32_t>(p.get_int("min_rounds"));
   s.pipeline = p.get_bool("pipeline");
   s.shared_memory = p.get_bool("shared_memory");
   s.two_level = p.get("two_level") == "true";

@@ -21,6 +21,7 @@ struct CollectiveSpec {
   // contend for its lock. Otherwise a steady batch's domains move with its record.
   bool stripe_grid = false;
   uint64_t round_bytes = 16 << 20;  // buffer_size, at most 1 GiB (a round's message is an int)
+  uint32_t min_rounds = 16;         // a smaller domain gets smaller rounds (plan::make_layout)
   bool pipeline = true;             // rounds written behind the next one's exchange
   bool shared_memory = true;        // node-local aggregation through a shared window
   bool two_level = false;           // writes: a node's remote pieces leave through one rank
