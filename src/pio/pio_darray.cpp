@@ -136,16 +136,20 @@ int flush_over_limit(File& f, const char* call) {
 }
 
 // A darray read packed (the decomposition's held elements) into the program's array.
-void unpack(const Decomp& d, const std::vector<unsigned char>& packed, void* array) {
+}  // namespace
+
+void unpack(const Decomp& d, const unsigned char* packed, void* array) {
   auto* out = static_cast<unsigned char*>(array);
   const size_t size = type_size(d.type);
   if (d.held_at.empty()) {
-    if (!packed.empty()) std::memcpy(out, packed.data(), packed.size());
+    if (!d.offsets->empty()) std::memcpy(out, packed, d.offsets->size() * size);
     return;
   }
   for (size_t i = 0; i < d.held_at.size(); ++i)
-    std::memcpy(out + d.held_at[i] * size, packed.data() + i * size, size);
+    std::memcpy(out + d.held_at[i] * size, packed + i * size, size);
 }
+
+namespace {
 
 int tapio_error(const File& f, const Var& v, const Decomp& d, int st, const char* call) {
   return fail(f.ios, from_tapio(st), std::string(call) + ": " + on(f, v, d) + ": " +
@@ -256,11 +260,7 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
   // into it, so that the others are not left waiting, then returns its error.
   const int local = short_array(*f, *v, *d, arraylen, "PIOc_read_darray");
   const auto offsets = offsets_in(*v, *d, d->offsets, frame_of(*v));
-  std::vector<unsigned char> packed;
-  if (read_ahead(*f, varid, *d, frame_of(*v), offsets, &packed)) {
-    if (local == PIO_NOERR) unpack(*d, packed, array);
-    return local;
-  }
+  if (read_ahead(*f, varid, *d, frame_of(*v), offsets, local == PIO_NOERR, array)) return local;
   tapio_engine* engine = nullptr;
   tapio_var* handle = nullptr;
   if (int st = reading(*f, *v, &engine, &handle, "PIOc_read_darray")) return st;
@@ -269,6 +269,7 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
     return local;
   }
   void* into = array;
+  std::vector<unsigned char> packed;
   if (!d->held_at.empty()) {
     packed.resize(d->offsets->size() * type_size(d->type));
     into = packed.data();
@@ -284,7 +285,7 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
   }
   st = tapio_perform_gets(engine);
   if (st != TAPIO_OK) return tapio_error(*f, *v, *d, st, "PIOc_read_darray");
-  if (into != array) unpack(*d, packed, array);
+  if (into != array) unpack(*d, packed.data(), array);
   return PIO_NOERR;
 }
 

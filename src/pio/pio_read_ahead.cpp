@@ -13,16 +13,15 @@
 namespace tapio_pio {
 namespace {
 
-// v's frame through the decomposition whose offsets are `base`, moved out of the read-ahead
-// into *packed; false if it is not there.
-bool take(File& f, int varid, uint64_t frame, const std::vector<uint64_t>* base,
-          std::vector<unsigned char>* packed) {
+// v's frame through the decomposition whose offsets are `base`, taken out of the read-ahead
+// and unpacked into `array` (when `into`); false if it is not there.
+bool take(File& f, int varid, uint64_t frame, const Decomp& d, bool into, void* array) {
   auto it = std::find_if(f.read_ahead.begin(), f.read_ahead.end(), [&](const ReadAhead& r) {
-    return r.var == varid && r.frame == frame && r.offsets.get() == base;
+    return r.var == varid && r.frame == frame && r.offsets.get() == d.offsets.get();
   });
   if (it == f.read_ahead.end()) return false;
-  *packed = std::move(it->data);
-  f.read_ahead.erase(it);
+  if (into) unpack(d, it->at, array);
+  f.read_ahead.erase(it);  // the last frame taken frees its batch's buffer
   return true;
 }
 
@@ -53,14 +52,11 @@ uint64_t frames_ahead(const File& f, int varid, uint64_t frame, size_t darrays, 
 }  // namespace
 
 bool read_ahead(File& f, int varid, Decomp& d, uint64_t frame,
-                const std::shared_ptr<const std::vector<uint64_t>>& offsets,
-                std::vector<unsigned char>* packed) {
+                const std::shared_ptr<const std::vector<uint64_t>>& offsets, bool unpack_into,
+                void* array) {
   if (f.writable) return false;
+  if (take(f, varid, frame, d, unpack_into, array)) return true;
   const size_t bytes = d.offsets->size() * type_size(d.type);
-  if (take(f, varid, frame, d.offsets.get(), packed)) {
-    packed->resize(bytes);
-    return true;
-  }
   const int64_t most = most_bytes(*f.ios, d);
   const std::vector<int> batch = batch_of(f, varid, most);
   const uint64_t frames = frames_ahead(f, varid, frame, batch.size(), most);
@@ -68,27 +64,28 @@ bool read_ahead(File& f, int varid, Decomp& d, uint64_t frame,
   f.read_ahead_frame = frame;
   if (batch.size() * frames < 2) return false;
   f.read_ahead.clear();  // a miss: the program has moved on
-  // One get per variable over its frames (step after step in the buffer).
-  std::vector<std::vector<unsigned char>> got(batch.size());
+  // One get per variable over its frames (step after step in its buffer), into memory left
+  // uninitialised: the read fills all of it, and a whole batch zeroed first costs a pass.
+  std::vector<std::shared_ptr<unsigned char[]>> got(batch.size());
   int st = TAPIO_OK;
   for (size_t i = 0; i < batch.size(); ++i) {
     Var& w = f.vars[batch[i]];
-    got[i].resize(std::max<size_t>(frames * bytes, 1));  // a task holding nothing: not NULL
+    got[i].reset(new unsigned char[std::max<size_t>(frames * bytes, 1)]);  // never NULL
     if (st == TAPIO_OK) st = tapio_var_set_offsets(w.handle, offsets->size(), offsets->data());
     if (st == TAPIO_OK && w.record) st = tapio_var_set_step_selection(w.handle, frame, frames);
-    if (st == TAPIO_OK) st = tapio_get(f.engine, w.handle, to_tapio(d.type), got[i].data());
+    if (st == TAPIO_OK) st = tapio_get(f.engine, w.handle, to_tapio(d.type), got[i].get());
   }
   const int done = tapio_perform_gets(f.engine);  // collective, even after a local error
   const bool ok = st == TAPIO_OK && done == TAPIO_OK;
   if (comm::min_all(f.ios->comm, ok ? 0 : -1, -1) < 0) return false;
   for (size_t i = 0; i < batch.size(); ++i)
     for (uint64_t k = 0; k < frames; ++k) {
-      const auto from = got[i].begin() + static_cast<std::ptrdiff_t>(k * bytes);
-      std::vector<unsigned char> data(from, from + static_cast<std::ptrdiff_t>(bytes));
-      if (i == 0 && k == 0)
-        *packed = std::move(data);
-      else
-        f.read_ahead.push_back({batch[i], frame + k, d.offsets, std::move(data)});
+      const unsigned char* at = got[i].get() + k * bytes;
+      if (i == 0 && k == 0) {
+        if (unpack_into) unpack(d, at, array);
+      } else {
+        f.read_ahead.push_back({batch[i], frame + k, d.offsets, got[i], at});
+      }
     }
   return true;
 }

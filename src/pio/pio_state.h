@@ -83,12 +83,15 @@ struct Held {
 };
 
 // A darray read ahead (pio_read_ahead.cpp): a frame of a variable through a decomposition
-// (its offsets: the same object while the decomposition lives), its held elements packed.
+// (its offsets: the same object while the decomposition lives), its held elements packed at
+// `at` in the buffer its batch read the variable's frames into (shared by those frames, so
+// that nothing is copied out of it until the program asks).
 struct ReadAhead {
   int var = 0;
   uint64_t frame = 0;
   std::shared_ptr<const std::vector<uint64_t>> offsets;
-  std::vector<unsigned char> data;
+  std::shared_ptr<const unsigned char[]> buffer;
+  const unsigned char* at = nullptr;
 };
 
 struct File {
@@ -179,15 +182,18 @@ int lookup_var(int ncid, int varid, File** f, Var** v, const char* call);
 // Reads of a file (collective): the engine and v's handle to read with. A file open for
 // writing writes all it holds first, then reads it back through a reader engine.
 int reading(File& f, Var& v, tapio_engine** engine, tapio_var** handle, const char* call);
-// Read-only files (collective): v's darray at `frame` through d (at `offsets`) into *packed
-// (d's held elements), from the read-ahead, or else read in one batch with the same frame of
-// the variables after v with its dimensions and type (and, when the last miss was v's
-// previous frame, the frames after it too), as many as the buffer limit allows, which the
-// read-ahead keeps. False, the same on every task, when v is to be read alone: a file open for
-// writing, no variable like v, or a batch that failed on some task.
+// Read-only files (collective): v's darray at `frame` through d (at `offsets`), its held
+// elements unpacked into `array` (when `unpack_into`, false for a task whose array is short),
+// from the read-ahead, or else read in one batch with the same frame of the variables after v
+// with its dimensions and type (and, when the last miss was v's previous frame, the frames
+// after it too), as many as the buffer limit allows, which the read-ahead keeps. False, the
+// same on every task, when v is to be read alone: a file open for writing, no variable like
+// v, or a batch that failed on some task.
 bool read_ahead(File& f, int varid, Decomp& d, uint64_t frame,
-                const std::shared_ptr<const std::vector<uint64_t>>& offsets,
-                std::vector<unsigned char>* packed);
+                const std::shared_ptr<const std::vector<uint64_t>>& offsets, bool unpack_into,
+                void* array);
+// d's held elements, packed at `packed`, into the program's array (holes left as they are).
+void unpack(const Decomp& d, const unsigned char* packed, void* array);
 // The most bytes a darray of d holds on any task: agreed (collective) the first time, kept.
 int64_t most_bytes(const IoSystem& ios, Decomp& d);
 // Closes the reader of a file open for writing, if any (collective).
