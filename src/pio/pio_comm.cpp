@@ -39,6 +39,11 @@ int64_t max_all(MPI_Comm comm, int64_t value) {
   return out;
 }
 
+bool max_all(MPI_Comm comm, std::vector<int64_t>* values) {
+  return MPI_Allreduce(MPI_IN_PLACE, values->data(), static_cast<int>(values->size()),
+                       MPI_INT64_T, MPI_MAX, comm) == MPI_SUCCESS;
+}
+
 bool gather(MPI_Comm comm, const std::vector<int64_t>& mine,
             std::vector<std::vector<int64_t>>* all) {
   int rank = 0, size = 1;

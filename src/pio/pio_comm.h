@@ -22,6 +22,8 @@ MPI_Comm from_fortran(int f90_comm);
 int min_all(MPI_Comm comm, int value, int fallback);
 // The largest of every task's `value`, or -1 if MPI failed.
 int64_t max_all(MPI_Comm comm, int64_t value);
+// In place, element by element: the largest over the tasks of `values`; false if MPI failed.
+bool max_all(MPI_Comm comm, std::vector<int64_t>* values);
 // Rank 0 gets every task's `mine`, in rank order (others: nothing); false if MPI failed.
 bool gather(MPI_Comm comm, const std::vector<int64_t>& mine,
             std::vector<std::vector<int64_t>>* all);

@@ -159,8 +159,9 @@ int PIOc_closefile(int ncid) {
   File* f = nullptr;
   if (int st = lookup(ncid, &f, "PIOc_closefile")) return st;
   int code = close_reader(*f, "PIOc_closefile");
+  bool fixed_left = false;
   if (f->writable) {
-    const int flushed = flush(*f, "PIOc_closefile", Flush::kClose);
+    const int flushed = flush(*f, "PIOc_closefile", Flush::kClose, &fixed_left);
     if (code == PIO_NOERR) code = flushed;
   }
   if (f->engine) {
@@ -171,7 +172,7 @@ int PIOc_closefile(int ncid) {
   }
   // Fixed data no step took (the close wrote no new frame): in place, over the fill.
   auto fixed = [](const File& file, const Held& h) { return !file.vars[h.var].record; };
-  if (code == PIO_NOERR && f->writable) code = write_in_place(*f, fixed, "PIOc_closefile");
+  if (code == PIO_NOERR && fixed_left) code = write_in_place(*f, fixed, "PIOc_closefile");
   remove_file(ncid);
   return code;
 }

@@ -98,19 +98,30 @@ int write_step(File& f, uint64_t frame, bool fixed) {
   return tapio_end_step(f.engine);  // collective: every task's outcome
 }
 
-// Every task's held frames and fixed data, agreed: the last frame held (-1: none) and
-// whether any task holds fixed data.
-void agree_held(const File& f, int64_t* last, bool* fixed) {
-  int64_t local = -1;
-  bool any_fixed = false;
+bool written_before(const File& f, const Held& h) {
+  return f.vars[h.var].record && h.frame < f.frames;
+}
+
+// Every task's held data, agreed in one reduction: whether any task holds frames already
+// written (rewritten in place), the last frame held that is not (-1: none), and whether any
+// task holds fixed data. On a failed reduction, nothing (every task alike).
+struct HeldEverywhere {
+  bool rewrites = false;
+  int64_t last = -1;
+  bool fixed = false;
+};
+HeldEverywhere agree_held(const File& f) {
+  std::vector<int64_t> v = {0, -1, 0};
   for (const Held& h : f.held) {
-    if (f.vars[h.var].record)
-      local = std::max(local, static_cast<int64_t>(h.frame));
+    if (!f.vars[h.var].record)
+      v[2] = 1;
+    else if (written_before(f, h))
+      v[0] = v[0] || !h.refused;
     else
-      any_fixed = true;
+      v[1] = std::max(v[1], static_cast<int64_t>(h.frame));
   }
-  *last = comm::max_all(f.ios->comm, local);
-  *fixed = comm::max_all(f.ios->comm, any_fixed ? 1 : 0) > 0;
+  if (!comm::max_all(f.ios->comm, &v)) return {};
+  return {v[0] > 0, v[1], v[2] > 0};
 }
 
 // Drops what the steps up to `last` wrote.
@@ -127,18 +138,14 @@ std::vector<uint64_t> box_offsets(const File& f, const Held& h) {
                                 nullptr);
 }
 
-bool written_before(const File& f, const Held& h) {
-  return f.vars[h.var].record && h.frame < f.frames;
-}
-
 }  // namespace
 
 // Held data the file already has room for, written in place in a NetCDF file
 // (pio_netcdf_file.h), every task its own; a subfile dataset keeps each step as written
 // (PIO_EINVAL).
 int write_in_place(File& f, bool (*which)(const File&, const Held&), const char* call) {
-  std::vector<std::vector<uint64_t>> boxes;
   std::vector<netcdf_file::Piece> pieces;
+  std::vector<std::vector<uint64_t>> boxes;
   std::string var;
   for (const Held& h : f.held)
     if (which(f, h) && !h.refused) {
@@ -150,7 +157,6 @@ int write_in_place(File& f, bool (*which)(const File&, const Held&), const char*
     if (which(f, h) && !h.refused)
       pieces.push_back({f.vars[h.var].name, h.frame, h.offsets ? h.offsets.get() : &boxes[box++],
                         h.memtype, h.data.data()});
-  if (comm::max_all(f.ios->comm, pieces.empty() ? 0 : 1) <= 0) return PIO_NOERR;
   int code = close_reader(f, call);  // it may hold what is rewritten
   std::string why;
   if (code == PIO_NOERR && !pieces.empty()) {
@@ -168,13 +174,15 @@ int write_in_place(File& f, bool (*which)(const File&, const Held&), const char*
   return code;
 }
 
-int flush(File& f, const char* call, Flush how) {
+int flush(File& f, const char* call, Flush how, bool* fixed_left) {
+  if (fixed_left) *fixed_left = false;
   if (f.redefined)
     if (int st = recreate(f, call)) return st;
-  if (int st = write_in_place(f, written_before, call)) return st;
-  int64_t last = -1;
-  bool fixed = false;
-  agree_held(f, &last, &fixed);
+  const HeldEverywhere held = agree_held(f);
+  if (held.rewrites)
+    if (int st = write_in_place(f, written_before, call)) return st;
+  int64_t last = held.last;
+  const bool fixed = held.fixed;
   // A sync writes the frames before the newest one held: the program may still write other
   // variables of the newest frame. A read and a close write everything; fixed data goes with
   // the first step written, or, with none to write at a close, in place after it (a NetCDF
@@ -200,6 +208,7 @@ int flush(File& f, const char* call, Flush how) {
     return tapio_fail(f, st, call);
   }
   drop_written(f, last, fixed && !fixed_now);
+  if (fixed_left) *fixed_left = fixed_now;
   return PIO_NOERR;
 }
 

@@ -159,14 +159,17 @@ std::string error_text(int code);
 // read everything, fixed data in a step; at close everything, fixed data in a step if one is
 // written (else in place after the close, PIOc_closefile). lookup: the file, or PIO_EBADID
 // through fail().
+// *fixed_left (when given): whether fixed data is still held after it, agreed (a close that
+// wrote no frame leaves it for write_in_place).
 enum class Flush { kSync, kRead, kClose };
-int flush(File& f, const char* call, Flush how);
+int flush(File& f, const char* call, Flush how, bool* fixed_left = nullptr);
 // Collective: the definitions go to tapio and its engine opens the file, writing its header,
 // at the first enddef of a new file, as PIO's does (or, if that failed, at the first flush).
 // Definitions changed later make the file again at the next flush (recreate).
 int open_for_writing(File& f, const char* call);
-// Collective: the held data `which` selects, written in place in the NetCDF file (frames
-// already written, or fixed data after the close), then dropped.
+// Collective, where some task holds such data (the callers agree on it first): the held data
+// `which` selects, written in place in the NetCDF file (frames already written, or fixed data
+// after the close), then dropped.
 int write_in_place(File& f, bool (*which)(const File&, const Held&), const char* call);
 int lookup(int ncid, File** f, const char* call);
 // Read and append: open the tapio engine and take the file's dimensions, variables and
