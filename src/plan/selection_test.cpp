@@ -94,6 +94,22 @@ TEST(Selection, FromRunsMergesTouchingNeighboursInPlace) {
   EXPECT_TRUE(Selection::from_runs({{3, 0}}).runs.empty());
 }
 
+// A selection holds its runs, not the room of what it was made from: 10^5 offsets or 10^4
+// unmerged runs that make a few runs keep a few runs' memory (a handle keeps its selection,
+// shared with the plan cache, as long as the program keeps the map).
+TEST(Selection, HoldsItsRunsNotTheRoomOfItsInput) {
+  std::vector<uint64_t> offsets(100000);
+  for (size_t i = 0; i < offsets.size(); ++i) offsets[i] = i < 50000 ? i : i + 7;
+  const Selection s = Selection::offsets(offsets.data(), offsets.size());
+  EXPECT_EQ(s.runs, (std::vector<plan::Run>{{0, 50000}, {50007, 50000}}));
+  EXPECT_LE(s.runs.capacity(), 2u);
+  std::vector<plan::Run> unmerged;
+  for (uint64_t i = 0; i < 10000; ++i) unmerged.push_back({i * 3, 3});
+  const Selection r = Selection::from_runs(std::move(unmerged));
+  EXPECT_EQ(r.runs, (std::vector<plan::Run>{{0, 30000}}));
+  EXPECT_LE(r.runs.capacity(), 1u);
+}
+
 // same_runs answers as building the selection again and comparing would: merged the same way,
 // empty runs skipped, and any difference (a run, a length, one run more or less) seen.
 TEST(Selection, SameRunsAsBuildingAgain) {
