@@ -151,7 +151,7 @@ bool keeps_runs(tapio_var* handle, size_t n, const uint64_t* offsets, const uint
   if (!var.ok() || !(*var)->has_selection || !(*var)->rejected.ok()) return false;
   Result<VariableDef*> def = lookup(*var);
   return def.ok() && !(*def)->joined && (n == 0 || offsets) &&
-         (*var)->sel.same_runs(offsets, lengths, n);
+         (*var)->sel->same_runs(offsets, lengths, n);
 }
 
 // Sets the selection of the variable's next puts and gets. A refused one leaves none: the
@@ -161,7 +161,7 @@ Status set_selection(tapio_var* handle, const std::function<Result<plan::Selecti
                                             const VarState*, const VariableDef&)>& make) {
   TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
   TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
-  var->sel = plan::Selection();
+  var->sel.reset();
   var->has_selection = false;
   Result<plan::Selection> sel = make(var, *def);
   if (!sel.ok()) {
@@ -169,7 +169,7 @@ Status set_selection(tapio_var* handle, const std::function<Result<plan::Selecti
     return var->rejected;
   }
   var->rejected = ok_status();
-  var->sel = std::move(*sel);
+  var->sel = plan::shared(std::move(*sel));
   var->has_selection = true;
   return ok_status();
 }
@@ -500,7 +500,7 @@ int tapio_var_selection_size(tapio_var* handle, uint64_t* elements) {
     TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
     TAPIO_RETURN_IF_ERROR(need(elements, "elements"));
     TAPIO_RETURN_IF_ERROR(api::selection_refusal(var));
-    *elements = var->has_selection ? var->sel.elements() : def->elements();
+    *elements = var->has_selection ? var->sel->elements() : def->elements();
     return ok_status();
   });
 }

@@ -21,9 +21,9 @@ Result<Engine*> engine_of(tapio_engine* handle) {
 }
 
 // The selection a put/get uses: the handle's, or the whole variable.
-plan::Selection selection_of(const VarState* var, const VariableDef& def) {
+plan::SharedSelection selection_of(const VarState* var, const VariableDef& def) {
   if (var->has_selection) return var->sel;
-  return plan::Selection::box(std::vector<uint64_t>(def.shape.size(), 0), def.shape);
+  return plan::shared(plan::Selection::box(std::vector<uint64_t>(def.shape.size(), 0), def.shape));
 }
 
 // A variable of the engine's IO, and its index there.
@@ -106,7 +106,7 @@ int tapio_put_sel(tapio_engine* handle, tapio_var* var, const uint64_t* start,
     Result<plan::Selection> sel =
         api::checked_box(t->var, e->io->def.vars[t->index], start, count, false);
     if (!sel.ok()) return e->engine->reject_put(sel.status());
-    return e->engine->put(t->index, *sel, memtype, data);
+    return e->engine->put(t->index, plan::shared(std::move(*sel)), memtype, data);
   });
 }
 
@@ -128,7 +128,8 @@ int tapio_get_sel(tapio_engine* handle, tapio_var* var, const uint64_t* start,
     TAPIO_ASSIGN_OR_RETURN(
         plan::Selection sel,
         api::checked_box(t.var, e->io->def.vars[t.index], start, count, true));
-    return e->engine->get(t.index, sel, t.var->step_start, t.var->step_count, memtype, data);
+    return e->engine->get(t.index, plan::shared(std::move(sel)), t.var->step_start,
+                          t.var->step_count, memtype, data);
   });
 }
 

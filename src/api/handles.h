@@ -47,7 +47,7 @@ struct VarState {
   Registration<tapio_var, HandleKind::kVar> registration{this};
   IoState* io = nullptr;
   std::string name;
-  plan::Selection sel;
+  plan::SharedSelection sel;  // set while has_selection
   bool has_selection = false;
   Status rejected;  // why the last selection given was refused: its next put or get fails
   uint64_t step_start = 0;

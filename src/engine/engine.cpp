@@ -125,8 +125,8 @@ void Engine::rewind_to(uint64_t step) {
   step_ = step;
 }
 
-Status Engine::put(int var, const plan::Selection& sel, DataType memtype, const void* data) {
-  Status st = queue_put(var, sel, memtype, data);
+Status Engine::put(int var, plan::SharedSelection sel, DataType memtype, const void* data) {
+  Status st = queue_put(var, std::move(sel), memtype, data);
   return st.ok() ? st : reject_put(std::move(st));
 }
 
@@ -146,7 +146,18 @@ Status Engine::fail_step(Status why) {
   return ok_status();
 }
 
-Status Engine::queue_put(int var, const plan::Selection& sel, DataType memtype,
+Result<uint64_t> Engine::checked_elements(int var, const plan::SharedSelection& sel,
+                                         const std::string& context) {
+  if (checked_.size() != io().vars.size()) checked_.assign(io().vars.size(), Checked{});
+  Checked& c = checked_[var];
+  if (c.sel == sel) return c.elements;
+  const VariableDef& v = io().vars[var];
+  TAPIO_RETURN_IF_ERROR(plan::validate(*sel, v.shape, v.dim_names).with_context(context));
+  c = Checked{sel, sel->elements()};
+  return c.elements;
+}
+
+Status Engine::queue_put(int var, plan::SharedSelection sel, DataType memtype,
                          const void* data) {
   TAPIO_RETURN_IF_ERROR(check_index(var));
   const std::string ctx = on_rank(var);
@@ -156,10 +167,13 @@ Status Engine::queue_put(int var, const plan::Selection& sel, DataType memtype,
       require(in_step_, "put", "put is only valid between begin_step and end_step", ctx));
   TAPIO_RETURN_IF_ERROR(check_type(var, memtype));
   const VariableDef& v = io().vars[var];
-  TAPIO_RETURN_IF_ERROR((v.joined ? check_joined_block(v, sel, false)
-                                  : plan::validate(sel, v.shape, v.dim_names))
-                            .with_context(ctx));
-  const uint64_t n = sel.elements();
+  uint64_t n = 0;
+  if (v.joined) {
+    TAPIO_RETURN_IF_ERROR(check_joined_block(v, *sel, false).with_context(ctx));
+    n = sel->elements();
+  } else {
+    TAPIO_ASSIGN_OR_RETURN(n, checked_elements(var, sel, ctx));
+  }
   if (n > 0 && data == nullptr)
     return error(TAPIO_ERR_ARG, "null data for {} elements", n).with_context(ctx);
   if (memtype != v.type && n > 0) {  // the engines see the variable's type only
@@ -168,7 +182,7 @@ Status Engine::queue_put(int var, const plan::Selection& sel, DataType memtype,
     if (!converted.ok()) return converted.status().with_context(ctx);
     data = *converted;
   }
-  puts_.push_back(PutOp{var, sel, data, n});
+  puts_.push_back(PutOp{var, std::move(sel), data, n});
   return ok_status();
 }
 
@@ -187,7 +201,7 @@ void shift_rows(plan::Selection* sel, const std::vector<uint64_t>& shape, uint64
 }
 }  // namespace
 
-Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uint64_t step_count,
+Status Engine::get(int var, plan::SharedSelection sel, uint64_t step_start, uint64_t step_count,
                    DataType memtype, void* data) {
   TAPIO_RETURN_IF_ERROR(check_index(var));
   const std::string ctx = on_rank(var);
@@ -195,6 +209,7 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
       require(open_.mode == OpenMode::kRead, "get", "the file is not open for reading", ctx));
   TAPIO_RETURN_IF_ERROR(check_type(var, memtype));
   const VariableDef& v = io().vars[var];
+  uint64_t n = 0;  // elements per step
   if (v.joined) {  // its length changes per step: the selection is checked against the step's
     if (step_count > 1)
       return error(TAPIO_ERR_UNSUPPORTED, "a get of joined variable '{}' reads one step at a "
@@ -206,11 +221,12 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
       if (!length.ok()) return length.status().with_context(ctx);
       std::vector<uint64_t> shape = v.shape;
       shape[0] = *length;
-      TAPIO_RETURN_IF_ERROR(plan::validate(sel, shape, v.dim_names).with_context(
+      TAPIO_RETURN_IF_ERROR(plan::validate(*sel, shape, v.dim_names).with_context(
           fmt::format("{}, step {}", ctx, step_start)));
     }
+    n = sel->elements();
   } else {
-    TAPIO_RETURN_IF_ERROR(plan::validate(sel, v.shape, v.dim_names).with_context(ctx));
+    TAPIO_ASSIGN_OR_RETURN(n, checked_elements(var, sel, ctx));
   }
   if (!v.record) {
     step_start = 0;
@@ -225,7 +241,6 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
                  step_start, step_start + step_count, available_steps())
         .with_context(ctx);
   }
-  const uint64_t n = sel.elements();
   if (n > 0 && data == nullptr)
     return error(TAPIO_ERR_ARG, "null buffer for {} elements", n).with_context(ctx);
   if (memtype != v.type && n > 0) {  // read as the variable's type, converted once read
@@ -233,16 +248,24 @@ Status Engine::get(int var, const plan::Selection& sel, uint64_t step_start, uin
     if (!read.ok()) return read.status().with_context(ctx);
     data = *read;
   }
-  gets_.push_back(GetOp{var, sel, step_start, step_count, data, n});
-  if (v.joined) shift_rows(&gets_.back().sel, v.shape, joined_rows_before(var, step_start));
+  if (v.joined) {  // a copy: the handle's selection stays as the program gave it
+    auto shifted = std::make_shared<plan::Selection>(*sel);
+    shift_rows(shifted.get(), v.shape, joined_rows_before(var, step_start));
+    sel = std::move(shifted);
+  }
+  gets_.push_back(GetOp{var, std::move(sel), step_start, step_count, data, n});
   return ok_status();
 }
 
 Status Engine::place_joined(bool contribute, bool last) {
   TAPIO_RETURN_IF_ERROR(joined_.place(io(), comm(), puts_, contribute, last));
   if (!joined_.active()) return ok_status();  // an IO without joined variables: no second scan
-  for (PutOp& p : puts_)
-    if (io().vars[p.var].joined) p.sel.start[0] += joined_rows_before(p.var, step_);
+  for (PutOp& p : puts_) {
+    if (!io().vars[p.var].joined) continue;
+    auto placed = std::make_shared<plan::Selection>(*p.sel);  // the handle's stays as given
+    placed->start[0] += joined_rows_before(p.var, step_);
+    p.sel = std::move(placed);
+  }
   return ok_status();
 }
 

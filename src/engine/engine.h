@@ -28,7 +28,7 @@ const char* mode_name(OpenMode mode);
 // A deferred put: the data pointer must stay valid until end_step (or perform_puts).
 struct PutOp {
   int var = 0;
-  plan::Selection sel;
+  plan::SharedSelection sel;  // never null
   const void* data = nullptr;
   uint64_t elements = 0;
 };
@@ -37,7 +37,7 @@ struct PutOp {
 // the buffer holds step_count consecutive copies of the selection.
 struct GetOp {
   int var = 0;
-  plan::Selection sel;
+  plan::SharedSelection sel;  // never null
   uint64_t step_start = 0;
   uint64_t step_count = 1;
   void* data = nullptr;
@@ -100,7 +100,7 @@ class Engine {
 
   // Local calls: check and queue. A buffer of another numeric type than the variable's is
   // converted (conversions.h): a put at once, a get when the gets are performed.
-  Status put(int var, const plan::Selection& sel, DataType memtype, const void* data);
+  Status put(int var, plan::SharedSelection sel, DataType memtype, const void* data);
   // Local: a put this rank could not queue (the API's checks of the variable handle go through
   // here too). Inside a write step it fails that step at end_step, on every rank: committing
   // it would leave fill values where the program meant data. Returns `rejected`.
@@ -108,7 +108,7 @@ class Engine {
   // Local, a write step: the program's own reason not to commit it (tapio_fail_step). Like a
   // rejected put, it fails that step's end_step on every rank.
   Status fail_step(Status why);
-  Status get(int var, const plan::Selection& sel, uint64_t step_start, uint64_t step_count,
+  Status get(int var, plan::SharedSelection sel, uint64_t step_start, uint64_t step_count,
              DataType memtype, void* data);
   // Local, read mode: the blocks the file stores of `var` at `step` (a fixed variable's,
   // whatever the step), as the writers' selections. What a reader needs to split work the
@@ -207,7 +207,11 @@ class Engine {
   Status check_type(int var, DataType memtype) const;
   Status require(bool condition, const char* call, const char* what,
                  const std::string& context) const;
-  Status queue_put(int var, const plan::Selection& sel, DataType memtype, const void* data);
+  Status queue_put(int var, plan::SharedSelection sel, DataType memtype, const void* data);
+  // The elements of `sel`, checked against the shape of `var` (not joined) once per selection
+  // object: a program giving the same map every step pays one check, not one per put.
+  Result<uint64_t> checked_elements(int var, const plan::SharedSelection& sel,
+                                    const std::string& context);
   // Places this batch's joined puts (collective), then shifts them by joined_rows_before.
   Status place_joined(bool contribute, bool last);
   // Read mode: a joined variable's length at `step`, from its stored blocks.
@@ -228,6 +232,11 @@ class Engine {
   bool started_ = false;  // read mode: a first begin_step happened
   std::vector<PutOp> puts_;
   std::vector<GetOp> gets_;
+  struct Checked {
+    plan::SharedSelection sel;
+    uint64_t elements = 0;
+  };
+  std::vector<Checked> checked_;  // by variable: the last selection checked_elements passed
   JoinedPlacer joined_;  // write: where this rank's blocks of joined variables go
   // Why this rank fails the open write step: its first rejected put, or the program's reason.
   Status failed_step_;

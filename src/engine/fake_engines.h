@@ -100,8 +100,8 @@ inline Steps read_whole(const std::string& engine, const std::string& path,
       for (size_t v = 0; v < ctx.io.vars.size(); ++v) {
         const uint64_t n = ctx.io.vars[v].shape[0];
         steps.back().emplace_back(n);
-        ASSERT_TRUE((*e)->get(static_cast<int>(v), plan::Selection::box({0}, {n}), 0, 0,
-                              TAPIO_FLOAT64, steps.back()[v].data())
+        ASSERT_TRUE((*e)->get(static_cast<int>(v), plan::shared(plan::Selection::box({0}, {n})),
+                              0, 0, TAPIO_FLOAT64, steps.back()[v].data())
                         .ok());
       }
       ASSERT_TRUE((*e)->end_step().ok());

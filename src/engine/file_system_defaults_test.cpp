@@ -190,8 +190,8 @@ class OnFakeLustre : public ::testing::Test {
       StepStatus ss;
       ASSERT_TRUE((*e)->begin_step(&ss).ok());
       std::vector<double> mine(16, c.rank());
-      ASSERT_TRUE((*e)->put(0, plan::Selection::box({16u * c.rank()}, {16}), TAPIO_FLOAT64,
-                            mine.data())
+      ASSERT_TRUE((*e)->put(0, plan::shared(plan::Selection::box({16u * c.rank()}, {16})),
+                            TAPIO_FLOAT64, mine.data())
                       .ok());
       ASSERT_TRUE((*e)->end_step().ok());
       ASSERT_TRUE((*e)->close().ok());

@@ -20,15 +20,17 @@ Status JoinedPlacer::place(const IoDef& io, const comm::Comm& comm, std::vector<
   std::vector<uint64_t> mine(n, 0);
   if (contribute)
     for (const PutOp& p : puts)
-      if (slot_[p.var] >= 0) mine[slot_[p.var]] += p.sel.count[0];
+      if (slot_[p.var] >= 0) mine[slot_[p.var]] += p.sel->count[0];
   std::vector<uint64_t> next;  // where this rank's next block of each variable goes
   TAPIO_RETURN_IF_ERROR(comm.exscan_sum(mine, &next));
   for (size_t j = 0; j < n; ++j) next[j] += placed_[j];
   if (contribute)
     for (PutOp& p : puts)
       if (slot_[p.var] >= 0) {
-        p.sel.start[0] = next[slot_[p.var]];
-        next[slot_[p.var]] += p.sel.count[0];
+        auto placed = std::make_shared<plan::Selection>(*p.sel);  // the handle's stays
+        placed->start[0] = next[slot_[p.var]];
+        next[slot_[p.var]] += placed->count[0];
+        p.sel = std::move(placed);
       }
   if (last && !keep_totals_) return ok_status();
   TAPIO_RETURN_IF_ERROR(comm.allreduce_sum(mine.data(), static_cast<int>(n)));

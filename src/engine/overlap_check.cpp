@@ -52,7 +52,7 @@ std::map<int, int> first_alike(const IoDef& io, const std::vector<PutShape>& min
     const std::vector<const plan::Selection*>& y = sels[b];
     if (io.vars[a].shape != io.vars[b].shape || x.size() != y.size()) return false;
     for (size_t i = 0; i < x.size(); ++i)
-      if (!(*x[i] == *y[i])) return false;
+      if (x[i] != y[i] && !(*x[i] == *y[i])) return false;
     return true;
   };
   std::map<int, int> first;
@@ -281,11 +281,12 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
 bool RepeatedPuts::same_as_last(const std::vector<PutOp>& puts, uint64_t step) {
   bool same = last_step_ + 1 == step && puts.size() == last_.size();
   for (size_t i = 0; same && i < puts.size(); ++i)
-    same = puts[i].var == last_[i].first && puts[i].sel == last_[i].second;
-  if (!same) {
-    last_.clear();
-    for (const PutOp& p : puts) last_.emplace_back(p.var, p.sel);
-  }
+    same = puts[i].var == last_[i].first &&
+           (puts[i].sel == last_[i].second || *puts[i].sel == *last_[i].second);
+  // The same selections are kept as this batch's objects, so that the next batch, which
+  // passes them again, is known by their addresses.
+  last_.clear();
+  for (const PutOp& p : puts) last_.emplace_back(p.var, p.sel);
   last_step_ = step;
   return same;
 }

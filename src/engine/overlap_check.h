@@ -39,7 +39,7 @@ class RepeatedPuts {
   bool same_as_last(const std::vector<PutOp>& puts, uint64_t step);
 
  private:
-  std::vector<std::pair<int, plan::Selection>> last_;
+  std::vector<std::pair<int, plan::SharedSelection>> last_;
   uint64_t last_step_ = UINT64_MAX;
 };
 

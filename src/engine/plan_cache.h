@@ -28,8 +28,10 @@ class PlanCache {
 
   explicit PlanCache(Profile* profile) : profile_(profile) {}
 
-  // The selection `sel`, used by variable `var` in this batch.
-  Known* intern(int var, const plan::Selection& sel);
+  // The selection `sel`, used by variable `var` in this batch: found by its address when the
+  // variable used that same object in its latest batch (a map given again every step), else by
+  // its content.
+  Known* intern(int var, const plan::SharedSelection& sel);
 
   // The plan of `known` for `key` (what else it depends on: the shape, an element size, a
   // stored block's identity), made by make(selection) the first time.
@@ -60,7 +62,13 @@ class PlanCache {
   Profile* profile_;
   uint64_t bytes_ = 0;
   std::unordered_multimap<uint64_t, std::unique_ptr<Known>> by_hash_;
-  std::unordered_map<int, std::vector<Known*>> held_, used_;  // by variable: latest, this batch
+  // A variable's use of a known selection, through the object it passed (variables with equal
+  // maps each pass their own: E3SM's 16 variables of a decomposition).
+  struct Use {
+    Known* known;
+    plan::SharedSelection sel;
+  };
+  std::unordered_map<int, std::vector<Use>> held_, used_;  // by variable: latest, this batch
   void count(uint64_t delta_bytes);
 };
 

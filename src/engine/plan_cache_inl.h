@@ -10,32 +10,40 @@ template <typename Plan>
 class PlanCache<Plan>::Known {
  private:
   friend class PlanCache<Plan>;
-  explicit Known(const plan::Selection& sel) : sel_(sel) {}
-  plan::Selection sel_;
+  explicit Known(plan::SharedSelection sel) : sel_(std::move(sel)) {}
+  plan::SharedSelection sel_;  // the first object with this content
   int holders_ = 0;  // variables whose latest batch used it
   std::map<Key, Plan> plans_;
   uint64_t bytes() const {
-    uint64_t b = sizeof(*this) + sel_.runs.capacity() * sizeof(plan::Run) +
-                 (sel_.start.size() + sel_.count.size()) * 8;
+    uint64_t b = sizeof(*this) + sel_->runs.capacity() * sizeof(plan::Run) +
+                 (sel_->start.size() + sel_->count.size()) * 8;
     for (const auto& [key, p] : plans_) b += key.size() * 8 + p.memory();
     return b;
   }
 };
 
 template <typename Plan>
-typename PlanCache<Plan>::Known* PlanCache<Plan>::intern(int var, const plan::Selection& sel) {
-  const uint64_t hash = subfile::selection_hash(sel);
+typename PlanCache<Plan>::Known* PlanCache<Plan>::intern(int var,
+                                                         const plan::SharedSelection& sel) {
+  std::vector<Use>& used = used_[var];
+  for (const Use& u : used)
+    if (u.sel == sel) return u.known;
+  for (const Use& u : held_[var])
+    if (u.sel == sel) {
+      used.push_back(u);
+      return u.known;
+    }
+  const uint64_t hash = subfile::selection_hash(*sel);
   Known* known = nullptr;
   for (auto [it, end] = by_hash_.equal_range(hash); it != end && !known; ++it)
-    if (it->second->sel_ == sel) known = it->second.get();
+    if (*it->second->sel_ == *sel) known = it->second.get();
   if (!known) {
     auto made = std::unique_ptr<Known>(new Known(sel));
     known = made.get();
     by_hash_.emplace(hash, std::move(made));
     count(known->bytes());
   }
-  std::vector<Known*>& used = used_[var];
-  if (std::find(used.begin(), used.end(), known) == used.end()) used.push_back(known);
+  used.push_back(Use{known, sel});
   return known;
 }
 
@@ -48,7 +56,7 @@ const Plan& PlanCache<Plan>::plan(Known* known, const Key& key, Make&& make) {
     return it->second;
   }
   ++profile_->plans.made;
-  it = known->plans_.emplace(key, make(known->sel_)).first;
+  it = known->plans_.emplace(key, make(*known->sel_)).first;
   count(key.size() * 8 + it->second.memory());
   return it->second;
 }
@@ -56,9 +64,9 @@ const Plan& PlanCache<Plan>::plan(Known* known, const Key& key, Make&& make) {
 template <typename Plan>
 void PlanCache<Plan>::end_batch() {
   for (auto& [var, used] : used_) {
-    std::vector<Known*>& held = held_[var];
-    for (Known* k : used) ++k->holders_;
-    for (Known* k : held) --k->holders_;
+    std::vector<Use>& held = held_[var];
+    for (const Use& u : used) ++u.known->holders_;
+    for (const Use& u : held) --u.known->holders_;
     held = std::move(used);
   }
   used_.clear();

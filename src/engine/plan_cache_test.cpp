@@ -10,7 +10,10 @@ struct Counted {  // a plan that says how often it was made
   uint64_t memory() const { return 1000; }
 };
 
-plan::Selection runs(uint64_t first) { return plan::Selection::from_runs({{first, 2}, {first + 5, 3}}); }
+// A new object each call: the cache finds equal selections by content.
+plan::SharedSelection runs(uint64_t first) {
+  return plan::shared(plan::Selection::from_runs({{first, 2}, {first + 5, 3}}));
+}
 
 // Made once per selection content, whichever variable uses it; a plan no variable's latest
 // batch used is dropped, and a variable that stops being put keeps its plan.
@@ -49,6 +52,27 @@ TEST(PlanCache, ReusedByContentDroppedWhenNoVariableUsesIt) {
   EXPECT_EQ(profile.plans.reused, 3u);
   EXPECT_EQ(profile.phases.plan_per_batch().size(), 4u);
   EXPECT_GE(profile.plans.cache_bytes, cache.bytes());
+}
+
+// A program that gives a variable the same selection object batch after batch (the API keeps
+// a map set again unchanged) gets the same plan, and so does one that hands over an equal copy.
+TEST(PlanCache, SameObjectOrEqualCopyFindsThePlan) {
+  Profile profile;
+  PlanCache<Counted> cache(&profile);
+  int made = 0;
+  const auto make = [&](const plan::Selection&) { return Counted{++made}; };
+  const plan::SharedSelection map = runs(7);
+  for (int batch = 0; batch < 3; ++batch) {
+    PlanCache<Counted>::Batch b(&cache);
+    EXPECT_EQ(cache.intern(0, map), cache.intern(0, map));
+    EXPECT_EQ(cache.plan(cache.intern(0, map), {100, 8}, make).made, 1);
+  }
+  {
+    PlanCache<Counted>::Batch b(&cache);
+    EXPECT_EQ(cache.plan(cache.intern(0, runs(7)), {100, 8}, make).made, 1);  // an equal copy
+  }
+  EXPECT_EQ(profile.plans.made, 1u);
+  EXPECT_EQ(profile.plans.reused, 3u);
 }
 
 }  // namespace

@@ -39,8 +39,8 @@ void write(io::Storage* storage, const std::string& engine, const std::string& p
       ASSERT_TRUE((*e)->begin_step(&ss).ok());
       for (int v = 0; v < 2; ++v) {
         for (uint64_t i = 0; i < N; ++i) data[v][i] = value(v, s, c.rank() * N + i);
-        ASSERT_TRUE((*e)->put(v, plan::Selection::box({c.rank() * N}, {N}), TAPIO_FLOAT64,
-                              data[v].data()).ok());
+        ASSERT_TRUE((*e)->put(v, plan::shared(plan::Selection::box({c.rank() * N}, {N})),
+                              TAPIO_FLOAT64, data[v].data()).ok());
       }
       const Status ended = (*e)->end_step();
       ASSERT_TRUE(ended.ok()) << ended.message();

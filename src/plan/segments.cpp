@@ -36,7 +36,11 @@ void route_segments(const std::vector<MemSegment>& segments, const Layout& layou
                     std::vector<RoutedSegment>* routed) {
   std::vector<RoutedSegment>& out = *routed;
   out.clear();
-  out.reserve(segments.size());
+  // A window's ends cut at most two segments each (a strided one, a piece across the end): room
+  // for that, so that E3SM's 10^5 segments per rank, cut a few times, are not copied to a
+  // vector twice as large.
+  const uint64_t windows = uint64_t{layout.rounds} * layout.domains.size();
+  out.reserve(segments.size() + std::min<uint64_t>(segments.size(), 2 * windows));
   int agg = -1;
   uint32_t r = 0;
   Extent w;

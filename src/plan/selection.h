@@ -5,6 +5,7 @@
 // in the order of the runs as given (runs need not be sorted: PIO maps are not).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,15 @@ struct Selection {
     return kind == o.kind && start == o.start && count == o.count && runs == o.runs;
   }
 };
+
+// A selection as a variable handle holds it and its puts and gets carry it: immutable and
+// shared, so that a program giving the same map step after step hands the engines the same
+// object, which they know again by its address (a put costs no copy of 10^4 runs, and the plan
+// cache no hash or comparison of them).
+using SharedSelection = std::shared_ptr<const Selection>;
+inline SharedSelection shared(Selection sel) {
+  return std::make_shared<const Selection>(std::move(sel));
+}
 
 // Check a selection against a global shape (one name per dimension): box rank, start + count
 // within shape, runs within the number of elements. Errors are TAPIO_ERR_SHAPE and name the

@@ -58,7 +58,8 @@ std::vector<std::unique_ptr<Outcomes>> write(comm::FakeWorld& world, const std::
       for (const Piece& p : pieces(c.rank())) {
         data.emplace_back(p.count);
         for (uint64_t k = 0; k < p.count; ++k) data.back()[k] = value(p.var, s, p.start + k * p.stride);
-        ASSERT_TRUE((*e)->put(p.var, selection(p), TAPIO_FLOAT64, data.back().data()).ok());
+        ASSERT_TRUE(
+            (*e)->put(p.var, plan::shared(selection(p)), TAPIO_FLOAT64, data.back().data()).ok());
       }
       out[s]->set(c.rank(), (*e)->end_step());
     }
@@ -174,7 +175,7 @@ TEST(CollectiveUnit, ReadsServedBySeveralAggregators) {
     ASSERT_TRUE((*e)->begin_step(&ss).ok());
     std::vector<double> rows((R / P) * C);
     for (uint64_t i = 0; i < rows.size(); ++i) rows[i] = value(0, 0, c.rank() * (R / P) * C + i);
-    ASSERT_TRUE((*e)->put(0, plan::Selection::box({c.rank() * R / P, 0}, {R / P, C}),
+    ASSERT_TRUE((*e)->put(0, plan::shared(plan::Selection::box({c.rank() * R / P, 0}, {R / P, C})),
                           TAPIO_FLOAT64, rows.data()).ok());
     ASSERT_TRUE((*e)->end_step().ok());
     ASSERT_TRUE((*e)->close().ok());
@@ -196,7 +197,8 @@ TEST(CollectiveUnit, ReadsServedBySeveralAggregators) {
         std::vector<double> cols(R * (C / P));
         StepStatus ss;
         ASSERT_TRUE((*e)->begin_step(&ss).ok());
-        ASSERT_TRUE((*e)->get(0, plan::Selection::box({0, c.rank() * C / P}, {R, C / P}), 0, 0,
+        const auto columns = plan::Selection::box({0, c.rank() * C / P}, {R, C / P});
+        ASSERT_TRUE((*e)->get(0, plan::shared(columns), 0, 0,
                               TAPIO_FLOAT64, cols.data()).ok());
         const Status st = (*e)->end_step();
         got.set(c.rank(), st);

@@ -109,7 +109,7 @@ uint64_t CollectiveEngine::batch_elements(int var) const {
 }
 
 collective::DecompositionOf CollectiveEngine::decomposition_of() {
-  return [this](int var, const plan::Selection& sel) -> const plan::Decomposition& {
+  return [this](int var, const plan::SharedSelection& sel) -> const plan::Decomposition& {
     const VariableDef& def = io().vars[var];
     const size_t esize = type_size(def.type);
     std::vector<uint64_t> key = def.shape;

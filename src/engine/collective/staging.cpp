@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "core/types.h"
 
@@ -9,11 +10,8 @@ namespace tapio::collective {
 
 void Staged::describe(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
                       uint64_t step, const DecompositionOf& plan_of) {
-  ranges_.assign(io.vars.size(), plan::Extent{});
-  segments_.clear();
-  sources_.clear();
-  placed_.clear();
-  bytes_ = 0;
+  const Placements before = std::exchange(placed_, {});
+  const bool complete = std::exchange(complete_, false);  // one cut short is not reused
   const uint64_t record = h.record_size();
   size_t segments = 0;
   for (const PutOp& p : puts) {
@@ -21,7 +19,10 @@ void Staged::describe(const std::vector<PutOp>& puts, const IoDef& io, const net
     placed_.emplace_back(&d, h.data_offset(h.vars[p.var], step, record));
     segments += d.segments.size();
   }
-  segments_.reserve(segments);
+  const bool moved = move_segments(placed_, before, complete, segments, &segments_);
+  ranges_.assign(io.vars.size(), plan::Extent{});
+  sources_.clear();
+  bytes_ = 0;
   for (size_t k = 0; k < puts.size(); ++k) {
     const PutOp& p = puts[k];
     const size_t esize = type_size(io.vars[p.var].type);
@@ -29,7 +30,7 @@ void Staged::describe(const std::vector<PutOp>& puts, const IoDef& io, const net
     const auto [plan, base] = placed_[k];
     const plan::Decomposition& d = *plan;
     const uint64_t start = bytes_;
-    plan::append_decomposition(&segments_, d, base, start);
+    if (!moved) plan::append_decomposition(&segments_, d, base, start);
     plan::widen_by(&ranges_[p.var], d, base);
     bytes_ += d.bytes;
     if (bytes_ == start) continue;
@@ -45,6 +46,19 @@ void Staged::describe(const std::vector<PutOp>& puts, const IoDef& io, const net
       at += n;
     }
   }
+  complete_ = true;
+}
+
+bool move_segments(const Placements& now, const Placements& before, bool complete,
+                   size_t reserve, std::vector<plan::MemSegment>* segments) {
+  uint64_t by = 0;
+  if (complete && moved_by(now, before, &by)) {
+    for (plan::MemSegment& m : *segments) m.seg.offset += by;
+    return true;
+  }
+  segments->clear();
+  segments->reserve(reserve);
+  return false;
 }
 
 bool moved_by(const Placements& now, const Placements& before, uint64_t* by) {

@@ -19,7 +19,7 @@ namespace tapio::collective {
 // The decomposition of a put's or get's selection of variable `var` (planned once: the
 // engine's PlanCache).
 using DecompositionOf =
-    std::function<const plan::Decomposition&(int var, const plan::Selection& sel)>;
+    std::function<const plan::Decomposition&(int var, const plan::SharedSelection& sel)>;
 
 // Which plans a batch placed, at which file offsets, in order: a batch that places the same
 // plans, each moved by the same bytes (the next step of record variables), has the same
@@ -28,12 +28,20 @@ using Placements = std::vector<std::pair<const plan::Decomposition*, uint64_t>>;
 // Whether `now` places the plans of `before`, each moved by the same bytes (*by, modulo 2^64:
 // earlier offsets too); false for no plans.
 bool moved_by(const Placements& now, const Placements& before, uint64_t* by);
+// The segments placed from `before` (complete: they were all made), for `now`: moved in place
+// when `now` places the same plans each moved by the same bytes (true), else cleared with room
+// for `reserve` (false: the caller appends them afresh). The plans `before` placed are alive
+// until the batch that placed `now` ends (PlanCache), so the same address is the same plan.
+bool move_segments(const Placements& now, const Placements& before, bool complete,
+                   size_t reserve, std::vector<plan::MemSegment>* segments);
 
 class Staged {
  public:
   // Describes the puts of one step from their planned decompositions; copies no data. The
   // lists of the previous description are reused (their memory stays mapped from batch to
-  // batch: a fresh list of E3SM F's 10^5 segments per rank cost more page faults than work).
+  // batch: a fresh list of E3SM F's 10^5 segments per rank cost more page faults than work),
+  // and when the puts place the previous description's plans, each moved by the same bytes
+  // (the next record), its segments are moved in place rather than made again.
   void describe(const std::vector<PutOp>& puts, const IoDef& io, const netcdf::Header& h,
                 uint64_t step, const DecompositionOf& plan_of);
 
@@ -74,6 +82,7 @@ class Staged {
   std::vector<plan::Extent> ranges_;
   std::vector<Source> sources_;  // by staging offset, covering [0, bytes_)
   Placements placed_;
+  bool complete_ = false;  // the last describe finished: its segments match placed_
   uint64_t bytes_ = 0;
 };
 

@@ -50,7 +50,8 @@ struct Fixture {
     add(3, more);
     plans.reserve(puts.size());
     for (const PutOp& p : puts)
-      plans.push_back(plan::decompose(p.sel, io.vars[p.var].shape, type_size(io.vars[p.var].type)));
+      plans.push_back(
+          plan::decompose(*p.sel, io.vars[p.var].shape, type_size(io.vars[p.var].type)));
   }
 
   void add(int var, const std::vector<plan::Run>& runs) {
@@ -59,15 +60,15 @@ struct Fixture {
     for (const plan::Run& r : runs) n += r.length;
     data.emplace_back(n * esize);
     std::iota(data.back().begin(), data.back().end(), static_cast<uint8_t>(17 * var + 1));
-    puts.push_back(PutOp{var, plan::Selection::from_runs(runs), nullptr, n});
+    puts.push_back(PutOp{var, plan::shared(plan::Selection::from_runs(runs)), nullptr, n});
   }
 
   // Described twice: the second description reuses the first one's lists.
   Staged staged(uint64_t step) {
     for (size_t k = 0; k < puts.size(); ++k) puts[k].data = data[k].data();
-    const auto plan_of = [&](int, const plan::Selection& sel) -> const plan::Decomposition& {
+    const auto plan_of = [&](int, const plan::SharedSelection& sel) -> const plan::Decomposition& {
       for (size_t k = 0; k < puts.size(); ++k)
-        if (&puts[k].sel == &sel) return plans[k];
+        if (puts[k].sel == sel) return plans[k];
       ADD_FAILURE() << "unknown selection";
       return plans[0];
     };
@@ -85,7 +86,7 @@ struct Fixture {
       const size_t e = type_size(io.vars[puts[k].var].type);
       const uint64_t base = header.data_offset(header.vars[puts[k].var], step, record);
       uint64_t j = 0;  // element of the put's buffer
-      for (const plan::Run& r : puts[k].sel.runs)
+      for (const plan::Run& r : puts[k].sel->runs)
         for (uint64_t x = r.offset; x < r.offset + r.length; ++x, ++j)
           for (size_t b = 0; b < e; ++b) out[base + x * e + b] = data[k][j * e + (e - 1 - b)];
     }
@@ -160,6 +161,31 @@ TEST(Staging, PackMergesAsAppendSegment) {
   std::memcpy(&n, buf.data(), 8);
   EXPECT_EQ(n, 0u);
   EXPECT_EQ(buf.size(), 8u);
+}
+
+// The previous batch's segments are moved only when every plan comes back moved by the same
+// bytes and that batch's description was finished; otherwise they are made afresh.
+TEST(Staging, MoveSegmentsOnlyWhenThePlansAllMovedTogether) {
+  const plan::Decomposition a, b;
+  const Placements before = {{&a, 100}, {&b, 300}};
+  const std::vector<plan::MemSegment> made = {{{100, 8, 8, 2}, 0}, {{300, 4, 4, 1}, 16}};
+  std::vector<plan::MemSegment> segs = made;
+  EXPECT_TRUE(move_segments({{&a, 1100}, {&b, 1300}}, before, true, 9, &segs));
+  ASSERT_EQ(segs.size(), 2u);
+  EXPECT_EQ(segs[0].seg.offset, 1100u);
+  EXPECT_EQ(segs[1].seg.offset, 1300u);
+  EXPECT_EQ(segs[1].mem, 16u);  // staging offsets stay
+  for (const Placements& now : {Placements{{&a, 1100}, {&b, 1400}},  // moved apart
+                                Placements{{&b, 1100}, {&a, 1300}},  // other plans
+                                Placements{{&a, 1100}}, Placements{}}) {
+    segs = made;
+    EXPECT_FALSE(move_segments(now, before, true, 9, &segs));
+    EXPECT_TRUE(segs.empty());
+    EXPECT_GE(segs.capacity(), 9u);
+  }
+  segs = made;  // moved together, but the previous description was cut short
+  EXPECT_FALSE(move_segments({{&a, 1100}, {&b, 1300}}, before, false, 9, &segs));
+  EXPECT_TRUE(segs.empty());
 }
 
 }  // namespace

@@ -30,30 +30,30 @@ const Destination& dest_from(const Wanted& w, uint64_t at, size_t* hint) {
 void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
           const DecompositionOf& plan_of, Wanted* wanted) {
   Wanted& w = *wanted;
-  w.ranges.assign(io.vars.size(), plan::Extent{});
-  w.segments.clear();
-  w.dests.clear();
-  w.placed.clear();
-  w.bytes = 0;
+  const Placements before = std::exchange(w.placed, {});
+  const bool complete = std::exchange(w.complete, false);  // one cut short is not reused
   const uint64_t record = h.record_size();
-  std::vector<const plan::Decomposition*> plans;
   size_t segments = 0;
   for (const GetOp& g : gets) {
-    plans.push_back(&plan_of(g.var, g.sel));
-    segments += plans.back()->segments.size() * g.step_count;
+    const plan::Decomposition& d = plan_of(g.var, g.sel);
+    for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s)
+      w.placed.emplace_back(&d, h.data_offset(h.vars[g.var], s, record));
+    segments += d.segments.size() * g.step_count;
   }
-  w.segments.reserve(segments);
-  for (size_t k = 0; k < gets.size(); ++k) {
-    const GetOp& g = gets[k];
+  const bool moved = move_segments(w.placed, before, complete, segments, &w.segments);
+  w.ranges.assign(io.vars.size(), plan::Extent{});
+  w.dests.clear();
+  w.bytes = 0;
+  size_t k = 0;  // index in w.placed
+  for (const GetOp& g : gets) {
     const size_t esize = type_size(io.vars[g.var].type);
-    const plan::Decomposition& d = *plans[k];
     auto* out = static_cast<uint8_t*>(g.data);
-    for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
-      const uint64_t base = h.data_offset(h.vars[g.var], s, record);
+    for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s, ++k) {
+      const auto [plan, base] = w.placed[k];
+      const plan::Decomposition& d = *plan;
       uint8_t* step_out = out + (s - g.step_start) * g.elements * esize;
       const uint64_t start = w.bytes;
-      w.placed.emplace_back(&d, base);
-      plan::append_decomposition(&w.segments, d, base, start);
+      if (!moved) plan::append_decomposition(&w.segments, d, base, start);
       plan::widen_by(&w.ranges[g.var], d, base);
       w.bytes += d.bytes;
       if (d.in_order) {  // the whole get-step is one swap
@@ -67,6 +67,7 @@ void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header&
       }
     }
   }
+  w.complete = true;
 }
 
 void swap_into(const Wanted& w, const uint8_t* staging) {

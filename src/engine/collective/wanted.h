@@ -28,9 +28,11 @@ struct Wanted {
   std::vector<Destination> dests;  // one per get and step when its runs are in memory order
   Placements placed;
   uint64_t bytes = 0;
+  bool complete = false;  // the last want finished: its segments match placed
 };
 
-// What the gets want, into *w (its lists reused from the previous batch, as Staged's are).
+// What the gets want, into *w (its lists reused from the previous batch, and its segments moved
+// when the gets place the same plans moved by the same bytes, as Staged's are).
 void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
           const DecompositionOf& plan_of, Wanted* w);
 

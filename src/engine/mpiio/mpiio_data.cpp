@@ -48,7 +48,7 @@ std::vector<Piece> put_pieces(const std::vector<PutOp>& puts, const IoDef& io,
     const uint32_t esize = static_cast<uint32_t>(netcdf::nc_type_size(nv.type));
     const uint64_t base = h.data_offset(nv, h.is_record(nv) ? step : 0, record);
     auto* data = static_cast<uint8_t*>(const_cast<void*>(p.data));
-    plan::for_each_run(p.sel, io.vars[p.var].shape, [&](const plan::Run& run, uint64_t mem) {
+    plan::for_each_run(*p.sel, io.vars[p.var].shape, [&](const plan::Run& run, uint64_t mem) {
       if (run.length > 0)
         pieces.push_back(Piece{base + run.offset * esize, run.length, esize, p.var,
                                data + mem * esize});
@@ -108,7 +108,7 @@ Status MpiioEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   if (elements[nvars] > 0) {
     std::vector<PutShape> mine;
     local = catch_out_of_memory([&] { return writing(); }, [&] {
-      for (const PutOp& p : puts) mine.push_back(PutShape{p.var, &p.sel});
+      for (const PutOp& p : puts) mine.push_back(PutShape{p.var, p.sel.get()});
       return ok_status();
     });
     if (!local.ok()) mine.clear();
@@ -288,7 +288,7 @@ Status MpiioEngine::read_gets(const std::vector<GetOp>& gets) {
     for (uint64_t s = g.step_start; s < g.step_start + g.step_count; ++s) {
       const uint64_t base = nc_.header().data_offset(nv, s, record);
       uint8_t* data = static_cast<uint8_t*>(g.data) + (s - g.step_start) * g.elements * esize;
-      plan::for_each_run(g.sel, io().vars[g.var].shape, [&](const plan::Run& run, uint64_t mem) {
+      plan::for_each_run(*g.sel, io().vars[g.var].shape, [&](const plan::Run& run, uint64_t mem) {
         if (run.length > 0)
           pieces.push_back(Piece{base + run.offset * esize, run.length, esize, g.var,
                                  data + mem * esize});

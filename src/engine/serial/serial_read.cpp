@@ -114,7 +114,7 @@ Status SerialEngine::read_gets(const std::vector<GetOp>& gets) {
   RankRequests mine(1);  // this rank's requests, one per get, in get order
   for (const GetOp& g : gets)
     mine[0].push_back(
-        plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, g.sel});
+        plan::Request{static_cast<uint32_t>(g.var), g.step_start, g.step_count, *g.sel});
   RankRequests all;
   // Only rank 0 decodes; agree so that a bad list never leaves the others in a collective.
   TAPIO_RETURN_IF_ERROR(comm::agree(comm(), gather_requests(comm(), mine[0], &all, &profile())));

@@ -70,7 +70,7 @@ Status SerialEngine::write_puts(const std::vector<PutOp>& puts, uint64_t step) {
   std::vector<plan::Request> mine;
   Status local = catch_out_of_memory([&] { return writing(); }, [&] {
     for (const PutOp& p : puts)
-      mine.push_back(plan::Request{static_cast<uint32_t>(p.var), step, 1, p.sel});
+      mine.push_back(plan::Request{static_cast<uint32_t>(p.var), step, 1, *p.sel});
     return ok_status();
   });
   RankRequests all;

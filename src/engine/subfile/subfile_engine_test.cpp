@@ -67,8 +67,8 @@ std::vector<std::unique_ptr<Outcomes>> write(comm::FakeWorld& world, const std::
       for (uint64_t i = 0; i < N; ++i) data[i] = value(0, s, c.rank() * N + i);
       StepStatus ss;
       ASSERT_TRUE((*e)->begin_step(&ss).ok());
-      ASSERT_TRUE((*e)->put(0, plan::Selection::box({c.rank() * N}, {N}), TAPIO_FLOAT64,
-                            data.data()).ok());
+      ASSERT_TRUE((*e)->put(0, plan::shared(plan::Selection::box({c.rank() * N}, {N})),
+                            TAPIO_FLOAT64, data.data()).ok());
       fail_metadata = s == 1 && c.rank() == victim;
       out[s]->set(c.rank(), (*e)->end_step());
       fail_metadata = false;

@@ -73,7 +73,7 @@ SubfileWriter::StoredPuts SubfileWriter::encode_puts(const std::vector<PutOp>& p
     const auto* data = static_cast<const uint8_t*>(p.data);
     subfile::BlockShape& shape = list->shapes[b];
     const std::vector<uint64_t> counts =
-        p.sel.kind == plan::Selection::Kind::kBox ? p.sel.count : std::vector{p.elements};
+        p.sel->kind == plan::Selection::Kind::kBox ? p.sel->count : std::vector{p.elements};
     out.buffers[b] = subfile::encode_block(op, type, counts, data, shape.length);
     if (out.buffers[b].empty()) continue;  // not smaller: stored as put
     shape.codec = op.codec;

@@ -45,7 +45,7 @@ subfile::BlockList SubfileWriter::describe(const std::vector<PutOp>& puts) {
   for (const PutOp& p : puts) {
     const uint64_t bytes = p.elements * type_size(p_.io().vars[p.var].type);
     list.shapes.push_back(
-        subfile::BlockShape{static_cast<uint32_t>(p.var), selection_id(p.sel, &list), bytes});
+        subfile::BlockShape{static_cast<uint32_t>(p.var), selection_id(*p.sel, &list), bytes});
   }
   list.sums.resize(puts.size());
   return list;
