@@ -106,10 +106,16 @@ const std::vector<ParamDef> kRegistry = {
      "else false.",
      kNoMin, false},
     {"direct", K::kEnum, "auto", "", {"auto", "never"}, "collective",
-     "auto: when every rank's pieces are contiguous runs of at least stripe_size and the ranks' "
-     "file ranges follow rank order without interleaving, each rank reads and writes its own "
-     "(ROMIO's shortcut for non-interleaved access); never: always through the aggregators.",
+     "auto: when every rank's pieces are contiguous runs of at least stripe_size (writes) or "
+     "direct_read_min (reads) and the ranks' file ranges follow rank order without "
+     "interleaving, each rank reads and writes its own (ROMIO's shortcut for non-interleaved "
+     "access); never: always through the aggregators.",
      kNoMin, false},
+    {"direct_read_min", K::kSize, "64KiB", "bytes", {}, "collective",
+     "Reads with direct = auto: the smallest request a rank reads on its own. Smaller than "
+     "stripe_size, which writes take: writers of one stripe contend for its lock, readers "
+     "share it, and a request of 64KiB already costs far more in bytes than in its call.",
+     1, false},
     {"joined_reserve", K::kSize, "4MiB", "bytes", {}, "collective",
      "Room a new NetCDF file keeps for each joined array's sample dimension (all its variables' "
      "rows), before what is laid out after it; a step that outgrows it makes room for 8 more "

@@ -193,5 +193,57 @@ TEST(Collectives, CollectiveSteadyReadIsTwoReductions) {
   EXPECT_EQ(read_step(3), (std::map<std::string, int>{{"Allreduce", 2}}));
 }
 
+// The collectives of one get of every step of a collective file, each rank reading its own
+// block of `n` doubles (runs of n * 8 bytes), through `params`; the values are checked.
+std::map<std::string, int> read_steps_at_once(uint64_t n, const Params& params) {
+  TempDir dir;
+  Context ctx(MPI_COMM_WORLD);
+  const int steps = 3;
+  const std::string path = dir.file("r.nc");
+  {
+    IO io = ctx.declare_io("w");
+    io.set_engine("collective");
+    Variable x = io.define_variable<double>("x", {n * size()}, {"n"});
+    x.set_selection({n * rank()}, {n});
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    for (int s = 0; s < steps; ++s) {
+      const std::vector<double> d(n, 100 * s + rank());  // put keeps it until end_step
+      out.begin_step();
+      out.put(x, d);
+      out.end_step();
+    }
+    out.close();
+  }
+  IO io = ctx.declare_io("r");
+  for (const auto& [k, v] : params) io.set_parameter(k, v);
+  Engine in = io.open(path, TAPIO_MODE_READ);
+  Variable x = io.inquire_variable("x");
+  x.set_selection({n * rank()}, {n});
+  x.set_step_selection(0, steps);
+  std::vector<double> got(n * steps, -1);
+  in.get(x, got);
+  calls.clear();
+  in.perform_gets();
+  const std::map<std::string, int> counted = calls;
+  for (int s = 0; s < steps; ++s)
+    EXPECT_EQ(std::vector<double>(got.begin() + s * n, got.begin() + (s + 1) * n),
+              std::vector<double>(n, 100 * s + rank()))
+        << "step " << s;
+  in.close();
+  return counted;
+}
+
+// A rank's blocks of several steps span records where the other ranks' blocks lie, yet they
+// meet no other rank's in any one record: runs of direct_read_min or more are read directly
+// (a scan of rank order, no round counts), smaller ones through the aggregators.
+TEST(Collectives, CollectiveReadOfSeveralStepsGoesDirect) {
+  const std::map<std::string, int> direct = {{"Allreduce", 3}, {"Exscan", 1}};
+  EXPECT_EQ(read_steps_at_once(8192, {}), direct);  // 64 KiB runs
+  EXPECT_EQ(read_steps_at_once(1024, {{"direct_read_min", "8KiB"}}), direct);
+  const std::map<std::string, int> rounds = {{"Allreduce", 3}, {"Reduce_scatter", 1}};
+  EXPECT_EQ(read_steps_at_once(8192, {{"direct_read_min", "1MiB"}}), rounds);
+  EXPECT_EQ(read_steps_at_once(8192, {{"direct", "never"}}), rounds);
+}
+
 }  // namespace
 }  // namespace tapio::test

@@ -261,10 +261,11 @@ Status CollectiveEngine::out_of_memory(uint64_t staging, int round_buffers,
                                             : "");
 }
 
-bool CollectiveEngine::moved_direct(const collective::Placements& placed,
+bool CollectiveEngine::moved_direct(const collective::Placements& placed, uint64_t min_request,
                                     plan::DirectPlan* direct) const {
   uint64_t by = 0;
-  if (!collective::moved_by(placed, previous_.placed, &by)) return false;
+  if (min_request != previous_.direct_min || !collective::moved_by(placed, previous_.placed, &by))
+    return false;
   *direct = previous_.direct;
   for (plan::DirectRequest& q : direct->requests) q.file.offset += by;
   return true;
@@ -272,12 +273,14 @@ bool CollectiveEngine::moved_direct(const collective::Placements& placed,
 
 void CollectiveEngine::plan_direct_here(const std::vector<plan::MemSegment>& mine,
                                         const collective::Placements& placed,
-                                        plan::DirectPlan* direct) {
+                                        uint64_t min_request, plan::DirectPlan* direct) {
   if (!spec_.direct) return;
   PhaseTimer t(&profile(), Phase::kPlan);
-  if (!moved_direct(placed, direct)) *direct = plan::plan_direct(mine, spec_.stripe_size);
+  if (!moved_direct(placed, min_request, direct))
+    *direct = plan::plan_direct(mine, min_request);
   previous_.placed = placed;
   previous_.direct = *direct;
+  previous_.direct_min = min_request;
 }
 
 Status CollectiveEngine::scan_direct(const std::vector<plan::Extent>& ranges,

@@ -141,13 +141,17 @@ class CollectiveEngine final : public Engine {
   // rank's plan (no message), and the exscan that checks rank order per variable (`ranges`:
   // this rank's file range in each variable); *cannot is 0 if this rank can go direct. A
   // failed scan is returned with *cannot = 1, for the caller's vote to spread.
+  // Its requests are at least `min_request` bytes: stripe_size for writes (two writers in one
+  // stripe contend for its lock), direct_read_min for reads (readers share their locks).
   void plan_direct_here(const std::vector<plan::MemSegment>& mine,
-                        const collective::Placements& placed, plan::DirectPlan* direct);
+                        const collective::Placements& placed, uint64_t min_request,
+                        plan::DirectPlan* direct);
   Status scan_direct(const std::vector<plan::Extent>& ranges, const plan::DirectPlan& direct,
                      uint64_t* cannot);
   // The previous batch's direct plan moved, when this batch placed the same plans all moved
   // by the same bytes (planned once: a step of a decomposition used again); false otherwise.
-  bool moved_direct(const collective::Placements& placed, plan::DirectPlan* direct) const;
+  bool moved_direct(const collective::Placements& placed, uint64_t min_request,
+                    plan::DirectPlan* direct) const;
   Status write_direct(const plan::DirectPlan& direct);
   Status read_direct(const plan::DirectPlan& direct, uint8_t* staging);
   // Domains over [lo, hi) for this engine's aggregators, rounds of round_bytes.
@@ -179,6 +183,7 @@ class CollectiveEngine final : public Engine {
   struct {
     collective::Placements placed;  // the plans its direct plan was made from
     plan::DirectPlan direct;
+    uint64_t direct_min = 0;  // the min_request it was made with
     RepeatedPuts puts;  // this rank's puts
     Agreed agreed;      // what the batch agreed on
   } previous_;

@@ -71,7 +71,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   // then no two ranks want the same bytes, and reading them once each is the minimum).
   ReadVotes votes;
   plan::DirectPlan direct;
-  plan_direct_here(wanted.segments, wanted.placed, &direct);
+  plan_direct_here(wanted.segments, wanted.placed, spec_.direct_read_min, &direct);
   votes.cannot_direct = spec_.direct && direct.eligible ? 0 : 1;  // this rank's pieces alone
   votes.out_of_memory = reserved ? 0 : 1;
   votes.note_moves(wanted.placed, before.placed);

@@ -22,6 +22,7 @@ CollectiveSpec CollectiveSpec::parse(const Params& p) {
   s.shared_memory = p.get_bool("shared_memory");
   s.two_level = p.get("two_level") == "true";
   s.direct = p.get("direct") == "auto";
+  s.direct_read_min = std::max<uint64_t>(p.get_size("direct_read_min"), 1);
   return s;
 }
 

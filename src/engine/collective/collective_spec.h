@@ -26,6 +26,7 @@ struct CollectiveSpec {
   bool shared_memory = true;        // node-local aggregation through a shared window
   bool two_level = false;           // writes: a node's remote pieces leave through one rank
   bool direct = true;               // direct = auto
+  uint64_t direct_read_min = 64 << 10;  // reads go direct in requests of at least this
 
   static CollectiveSpec parse(const Params& params);
 };

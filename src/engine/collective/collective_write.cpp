@@ -145,7 +145,7 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
       PhaseTimer t(&profile(), Phase::kPlan);
       staged_.describe(puts, io(), nc_.header(), step, decomposition_of());
     }
-    plan_direct_here(staged.segments(), staged.placed(), &direct);
+    plan_direct_here(staged.segments(), staged.placed(), spec_.stripe_size, &direct);
     targets_.reserve(io().vars.size());
     return ok_status();
   }));

@@ -54,7 +54,10 @@ void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header&
       uint8_t* step_out = out + (s - g.step_start) * g.elements * esize;
       const uint64_t start = w.bytes;
       if (!moved) plan::append_decomposition(&w.segments, d, base, start);
-      plan::widen_by(&w.ranges[g.var], d, base);
+      // Rank order is checked in the first record: gets of several steps span records where
+      // other ranks' pieces interleave, yet pieces of two ranks that do not meet in one
+      // record meet in none.
+      plan::widen_by(&w.ranges[g.var], d, h.vars[g.var].begin);
       w.bytes += d.bytes;
       if (d.in_order) {  // the whole get-step is one swap
         if (d.bytes > 0) w.dests.push_back(Destination{step_out, start, d.bytes, esize});

@@ -24,7 +24,7 @@ struct Destination {
 
 struct Wanted {
   std::vector<plan::MemSegment> segments;  // mem = byte offset in the staging buffer
-  std::vector<plan::Extent> ranges;        // per variable, the file range its pieces span
+  std::vector<plan::Extent> ranges;  // per variable, the range its pieces span in record 0
   std::vector<Destination> dests;  // one per get and step when its runs are in memory order
   Placements placed;
   uint64_t bytes = 0;
