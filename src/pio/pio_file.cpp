@@ -90,7 +90,8 @@ int new_io(File& f, bool writing, tapio_io** io, const char* call) {
   const std::string name = "pio." + std::to_string(count++);
   int st = tapio_declare_io(f.ios->ctx, name.c_str(), io);
   if (st == TAPIO_OK) st = tapio_io_set_engine(*io, f.engine_name.c_str());
-  if (st == TAPIO_OK && writing)
+  // PIO's I/O tasks read as well as write: tapio's aggregators, both ways.
+  if (st == TAPIO_OK)
     st = tapio_io_set_parameter(*io, "aggregators", std::to_string(f.ios->num_iotasks).c_str());
   if (st == TAPIO_OK && writing)
     st = tapio_io_set_parameter(*io, "netcdf_version", netcdf_version(f.mode));

@@ -246,6 +246,21 @@ def test_read_ahead_reads_variables_of_one_decomposition_together(tmp_path):
     assert read["counters"]["batches"]["sum"] == ranks * FRAMES * 2
 
 
+def test_io_tasks_read_as_they_write(tmp_path):
+    """PIO's I/O tasks do its reads too: pio_history at 4 ranks asks for 2 (stride 2), and the
+    read-only file's reads come from 2 ranks, tapio's aggregators (64-byte stripes cut its small
+    file into domains for both)."""
+    profile = tmp_path / "profile.json"
+    config = tmp_path / "tapio.toml"
+    config.write_text(f'[[rule]]\nprofile = "{profile}"\nstripe_size = 64\n')
+    out = mpirun(4, HISTORY, tmp_path / "history.nc", 5,
+                 env=dict(MPI_ENV, TAPIO_CONFIG=str(config)), timeout=120)
+    assert "pio_history OK" in out
+    read = json.loads(profile.read_text())  # the last file closed: the read
+    reads = read["per_rank"]["counters"]["POSIX_READS"]
+    assert sum(1 for n in reads if n > 0) == 2, reads
+
+
 def test_read_ahead_reads_the_frames_after_a_sequential_one(tmp_path):
     """pio_errors reads its 3-frame file pio_errors_limit_refused.nc frame after frame (one
     variable) and checks every value: frame 0 alone, then frames 1 and 2 in one read ahead, so
