@@ -199,6 +199,15 @@ Status Comm::gather_fitting_bytes(const std::vector<uint8_t>& mine, int root,
   return st;
 }
 
+Status Comm::gather_known_bytes(const std::vector<uint8_t>& mine, int root,
+                                const std::vector<uint64_t>& counts,
+                                std::vector<uint8_t>* all) const {
+  std::vector<int> sizes(counts.begin(), counts.end()), displs(sizes.size());
+  for (size_t i = 1; i < sizes.size(); ++i) displs[i] = displs[i - 1] + sizes[i - 1];
+  return do_gatherv(mine.data(), static_cast<int>(mine.size()),
+                    rank_ == root ? all->data() : nullptr, sizes.data(), displs.data(), 1, root);
+}
+
 Status Comm::allgather(uint64_t mine, std::vector<uint64_t>* all) const {
   all->assign(size_, 0);
   return do_allgather(&mine, sizeof mine, all->data());

@@ -118,6 +118,11 @@ class Comm {
   // one gatherv.
   Status gather_fitting_bytes(const std::vector<uint8_t>& mine, int root,
                               std::vector<uint8_t>* all, std::vector<uint64_t>* counts) const;
+  // gather_fitting_bytes when the root already knows every rank's length (`counts`, root only:
+  // agreed beforehand, e.g. unchanged since a gather, as a reduction the caller needed anyway
+  // said) and holds room for them in *all: the gatherv alone.
+  Status gather_known_bytes(const std::vector<uint8_t>& mine, int root,
+                            const std::vector<uint64_t>& counts, std::vector<uint8_t>* all) const;
   // Every rank's value, in rank order, on every rank: O(size) memory, for small communicators
   // such as a node's ranks.
   Status allgather(uint64_t mine, std::vector<uint64_t>* all) const;

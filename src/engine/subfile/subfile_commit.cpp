@@ -2,10 +2,12 @@
 // 0, the definitions when they changed); the `metadata` backend stores them (seed 004), and
 // rank 0 appends the step's index record last, which makes the step visible. In the steady
 // state a step costs, besides its data:
-//   gather:      one reduction (the vote), one gather of the record sizes and one of the
-//                records to rank 0, which writes them and the index record, and one reduction
-//                that agrees on the outcome (rank 0's writes, any rank's failed gather: the
-//                index record is rolled back if the step failed after rank 0 committed it);
+//   gather:      one reduction (the vote), one gather of the records to rank 0, which writes
+//                them and the index record, and one reduction that agrees on the outcome (rank
+//                0's writes, any rank's failed gather: the index record is rolled back if the
+//                step failed after rank 0 committed it). When some rank's records changed
+//                length, the records' gather is preceded by one of their sizes and a broadcast
+//                of rank 0's room for them;
 //   log/aligned: one prefix sum that places each rank's records, which it writes itself, the
 //                vote, and the outcome's reduction.
 // The vote sums {record bytes, record checksums, failed ranks, ranks whose blocks changed
@@ -24,7 +26,9 @@ namespace {
 uint64_t align_up(uint64_t x, uint64_t a) { return a <= 1 ? x : (x + a - 1) / a * a; }
 
 // The vote's sums: flags are summed one by one, each a count of the ranks that set it.
-enum VoteSlot { kBytes, kChecksum, kFailed, kChanged, kDefinitions, kSelections, kFixed, kSlots };
+enum VoteSlot {
+  kBytes, kChecksum, kFailed, kChanged, kResized, kDefinitions, kSelections, kFixed, kSlots
+};
 constexpr uint64_t kFlagOf[3] = {subfile::kStepHasDefinitions, subfile::kStepAddsSelections,
                                  subfile::kStepHasFixed};
 
@@ -112,7 +116,8 @@ std::vector<uint8_t> SubfileWriter::step_records(uint64_t* checksum_sum) {
 
 // The vote, then what it asks for: the lowest failing rank's error, or the overlap check.
 Status SubfileWriter::vote(const Vote& mine, const Status& local, bool changed, Vote* total) {
-  uint64_t votes[kSlots] = {mine.bytes, mine.checksum, local.ok() ? 0u : 1u, changed ? 1u : 0u};
+  uint64_t votes[kSlots] = {mine.bytes, mine.checksum, local.ok() ? 0u : 1u, changed ? 1u : 0u,
+                            mine.resized};
   for (int f = 0; f < 3; ++f) votes[kDefinitions + f] = (mine.flags & kFlagOf[f]) ? 1 : 0;
   {
     PhaseTimer t(&p_.profile, Phase::kAgree);
@@ -135,29 +140,55 @@ Status SubfileWriter::vote(const Vote& mine, const Status& local, bool changed, 
   }
   total->bytes = votes[kBytes];
   total->checksum = votes[kChecksum];
+  total->resized = votes[kResized];
   total->flags = 0;
   for (int f = 0; f < 3; ++f) total->flags |= votes[kDefinitions + f] > 0 ? kFlagOf[f] : 0;
   return ok_status();
 }
 
+// Rank 0, before the vote: room for the last gather's records again (false if none was made,
+// or there is no room: then the vote tells every rank to gather the sizes first).
+bool SubfileWriter::room_for_last_gather(std::vector<uint8_t>* all) const {
+  if (p_.comm.rank() != 0) return true;
+  if (gathered_.counts.empty()) return false;
+  uint64_t total = 0;
+  for (uint64_t n : gathered_.counts) total += n;
+  try {
+    all->resize(total);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  return true;
+}
+
 Status SubfileWriter::commit_gather(uint64_t step, std::vector<uint8_t> records,
                                     const Status& local, bool changed) {
+  std::vector<uint8_t> all;
+  const uint64_t mine = records.size();
+  const bool resized = mine != gathered_.mine || !room_for_last_gather(&all);
   Vote total;
-  TAPIO_RETURN_IF_ERROR(vote(Vote{records.size(), 0, step_.flags}, local, changed, &total));
+  gathered_.mine = UINT64_MAX;  // until this step is committed
+  TAPIO_RETURN_IF_ERROR(
+      vote(Vote{mine, 0, step_.flags, resized ? 1u : 0u}, local, changed, &total));
   if (total.bytes > static_cast<uint64_t>(INT_MAX))
     return error(TAPIO_ERR_UNSUPPORTED,
                  "step {}: its metadata ({} bytes) exceeds the 2 GiB the gather backend moves in "
                  "one step; use metadata = log",
                  step, total.bytes);
-  std::vector<uint8_t> all;
   std::vector<uint64_t> counts;
   const Ends before{files_.index_end, files_.md_end};
   Status outcome = ok_status();
   {
     // A gather that failed here is this rank's error; the agreement below reports it.
     PhaseTimer t(&p_.profile, Phase::kMetadata);
-    outcome = p_.comm.gather_fitting_bytes(records, 0, &all, &counts);
+    if (total.resized == 0) {  // every rank's records the last gather's lengths, and room
+      counts = gathered_.counts;
+      outcome = p_.comm.gather_known_bytes(records, 0, counts, &all);
+    } else {
+      outcome = p_.comm.gather_fitting_bytes(records, 0, &all, &counts);
+    }
   }
+  if (p_.comm.rank() == 0) gathered_.counts = counts;
   subfile::StepRecord record = new_record(step);
   // Rank 0 between the gather and the agreement: an allocation failing there is its error.
   if (p_.comm.rank() == 0 && outcome.ok())
@@ -166,6 +197,7 @@ Status SubfileWriter::commit_gather(uint64_t step, std::vector<uint8_t> records,
   // Rank 0's writes or any rank's failed gather: one reduction, as cheap as broadcasting rank
   // 0's status, and no rank leaves alone.
   const Status agreed = p_.agree(outcome);
+  if (agreed.ok()) gathered_.mine = mine;  // on every rank alike: the lengths rank 0 kept
   if (agreed.ok() && p_.spec.async) async_.pending = Pending{record};
   if (agreed.ok() || p_.comm.rank() != 0 || !outcome.ok()) return agreed;
   if (!p_.spec.async) return roll_back(agreed, before);

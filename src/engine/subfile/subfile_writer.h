@@ -122,11 +122,13 @@ class SubfileWriter {
   // The one reduction every commit makes: totals of record bytes and checksums, what the
   // step's records hold (its index flags), and whether a rank failed (then the step fails on
   // every rank with the lowest failing rank's error) or changed the shape of its blocks (then
-  // the step is checked for overlaps).
+  // the step is checked for overlaps). `resized`: the ranks whose records are not the length
+  // they were at the last gather (the root: or that cannot hold that gather's room again).
   struct Vote {
-    uint64_t bytes = 0, checksum = 0, flags = 0;
+    uint64_t bytes = 0, checksum = 0, flags = 0, resized = 0;
   };
   Status vote(const Vote& mine, const Status& local, bool changed, Vote* total);
+  bool room_for_last_gather(std::vector<uint8_t>* all) const;
   std::string committing(uint64_t step) const;
   Status commit_on_root(std::vector<uint8_t> all, const Vote& total, subfile::StepRecord* record);
   // The blocks the overlap check covers: not those of joined variables, which their placement
@@ -190,6 +192,13 @@ class SubfileWriter {
   // What this rank put in the previous step: when this step's differ on some rank, the
   // step's blocks are checked for overlaps.
   std::vector<subfile::BlockShape> last_step_shapes_;
+  // The gather backend's last gather: this rank's record bytes, and on rank 0 every rank's.
+  // A step whose records are those lengths again on every rank (a steady step: the vote says
+  // so) gathers them with the one gatherv, without first gathering and agreeing on sizes.
+  struct {
+    uint64_t mine = UINT64_MAX;  // none yet, or the last step failed
+    std::vector<uint64_t> counts;
+  } gathered_;
   // The `operator` parameter, parsed on first need, and each variable's (none for most).
   struct {
     std::optional<std::vector<subfile::OperatorRule>> rules;
