@@ -449,5 +449,56 @@ TEST(MpiFaults, OpenAndCloseFailEverywhereAndLoseNothing) {
   }
 }
 
+// The subfile engine's steady commit (every rank's records the last gather's lengths: the
+// gatherv alone, no gather of sizes first) failing on one rank: the step fails everywhere, the
+// next one commits (its gather starts again from the sizes), and every committed step reads
+// back exactly.
+TEST(MpiFaults, SteadySubfileCommitFailsEverywhereAndLosesNothing) {
+  for (bool receiver : {false, true}) {
+    const char* name = receiver ? "steady gatherv, root" : "steady gatherv, sender";
+    TempDir dir;
+    const std::string path = dir.file("steady.tapio");
+    const Case c{name, "subfile", {}, "Gatherv", receiver, false};
+    const Columns cols_of;
+    const uint64_t steps = 6;  // committed; the fourth attempt fails (steady by then)
+    {
+      Context ctx(MPI_COMM_WORLD);
+      IO io = declare(ctx, c);
+      Variable field = io.define_variable<double>("field", {kRows, cols()}, {"y", "x"});
+      Engine out = io.open(path, TAPIO_MODE_WRITE);
+      for (uint64_t s = 0; s < steps; ++s) {
+        const std::vector<double> data = cols_of.at(s);
+        if (s == 4) {
+          out.begin_step();
+          field.set_selection(cols_of.start, cols_of.count);
+          out.put(field, cols_of.at(7));
+          arm(c);
+          const int code = code_of([&] { out.end_step(); });
+          expect_everywhere(code, fired_anywhere(name) ? TAPIO_ERR_MPI : TAPIO_OK, name);
+        }
+        out.begin_step();
+        field.set_selection(cols_of.start, cols_of.count);
+        out.put(field, data);
+        expect_everywhere(code_of([&] { out.end_step(); }), TAPIO_OK, name);
+      }
+      out.close();
+    }
+    Context ctx(MPI_COMM_WORLD);
+    IO io = declare(ctx, c);
+    Engine in = io.open(path, TAPIO_MODE_READ);
+    ASSERT_EQ(in.steps(), steps) << name;
+    Variable field = io.inquire_variable("field");
+    field.set_selection(cols_of.start, cols_of.count);
+    for (uint64_t s = 0; s < steps; ++s) {
+      std::vector<double> got(cols_of.mine.size());
+      in.begin_step();
+      in.get(field, got);
+      in.end_step();
+      EXPECT_EQ(got, cols_of.at(s)) << name << " step " << s;
+    }
+    in.close();
+  }
+}
+
 }  // namespace
 }  // namespace tapio::test
