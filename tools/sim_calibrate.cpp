@@ -122,6 +122,40 @@ double storage_rate(const std::string& dir, int writers, bool sync) {
   return median(rates);
 }
 
+// `readers` ranks (the first ones) each reading their 64 MiB part of one file in `dir`, which
+// they wrote first (untimed: the reads come from the page cache where the file system keeps
+// one, as a restart read soon after a write does), in 4 MiB calls at once: bytes per second
+// of them all, the median of five (0: a read failed).
+double read_rate(const std::string& dir, int readers) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const size_t chunk = 4u << 20, part = 64u << 20;
+  std::vector<char> buf(chunk, 7);
+  const std::string path = shared_name(dir, "tapio-calibrate-read", "");
+  const bool reader = rank < readers;
+  int fd = reader ? open(path.c_str(), O_RDWR | O_CREAT, 0644) : -1;
+  int ok = !reader || fd >= 0;
+  for (size_t at = rank * part; reader && ok && at < (rank + 1) * part; at += chunk)
+    ok = pwrite(fd, buf.data(), chunk, static_cast<off_t>(at)) == static_cast<ssize_t>(chunk);
+  std::vector<double> rates;
+  for (int k = 0; k < 5; ++k) {
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!ok) break;
+    const double t = now();
+    for (size_t at = rank * part; reader && ok && at < (rank + 1) * part; at += chunk)
+      ok = pread(fd, buf.data(), chunk, static_cast<off_t>(at)) == static_cast<ssize_t>(chunk);
+    const double mine = now() - t;
+    double s = 0;
+    MPI_Allreduce(&mine, &s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    rates.push_back(static_cast<double>(readers) * part / s);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (fd >= 0) close(fd);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) unlink(path.c_str());
+  return ok ? median(rates) : 0;
+}
+
 // An fsync right after a 4 KiB write, seconds (the median of nine): what closing a file that
 // has had its data written back already still costs.
 double sync_latency(const std::string& dir) {
@@ -212,12 +246,17 @@ int run_calibrate(const SimOptions& o) {
   const int writers = std::min(size, static_cast<int>(cores));
   const double storage = storage_rate(o.calibrate_dir, writers, true);
   const double writer = storage_rate(o.calibrate_dir, 1, false);
+  // Reading as many ranks at once, and one alone: the model gives a node more aggregators
+  // for reading when one reader cannot keep up with its client.
+  const double client_read = read_rate(o.calibrate_dir, writers);
+  const double reader = read_rate(o.calibrate_dir, 1);
   double sync = rank == 0 ? sync_latency(o.calibrate_dir) : 0;
   MPI_Bcast(&sync, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   const double file = file_cost(o.calibrate_dir, sync);
   const double waiting = wait_share(cores);
   if (rank != 0) return 0;
-  if (storage == 0 || writer == 0) return fail("--calibrate: cannot write and fsync in '" + o.calibrate_dir + "'");
+  if (storage == 0 || writer == 0 || client_read == 0 || reader == 0)
+    return fail("--calibrate: cannot write, fsync and read in '" + o.calibrate_dir + "'");
   std::printf("# This machine, measured by tapio sim --calibrate (%d ranks; medians).\n", size);
   std::printf("# One host: every rank on it (a workload's ranks_per_node parameter makes virtual nodes,\n"
               "# which share its cores and memory: shared_host).\n");
@@ -231,13 +270,16 @@ int run_calibrate(const SimOptions& o) {
   else
     std::printf("# [nic] not measured: run under mpiexec -n 2 for message latency and bandwidth\n\n");
   std::printf("[storage]  # %d ranks writing and fsyncing 64 MiB each into one file in %s; one rank's\n"
-              "# write() of 64 MiB, without fsync; an fsync after 4 KiB\ntargets = 1\n"
+              "# write() of 64 MiB, without fsync; %d ranks reading 64 MiB each of a file just\n"
+              "# written, and one alone; an fsync after 4 KiB\ntargets = 1\n"
               "stripe_count = 1\ntarget_bandwidth = \"%.0fMiB/s\"\nclient_bandwidth = \"%.0fMiB/s\"\n"
-              "writer_bandwidth = \"%.0fMiB/s\"\n"
+              "writer_bandwidth = \"%.0fMiB/s\"\nclient_read_bandwidth = \"%.0fMiB/s\"\n"
+              "reader_bandwidth = \"%.0fMiB/s\"\n"
               "sync_cost = \"%.0fus\"\nfile_cost = \"%.0fus\"  # open, header and close of a small "
               "file at %d ranks\n\n",
-              writers, o.calibrate_dir.c_str(), storage / (1 << 20), storage / (1 << 20),
-              writer / (1 << 20), sync * 1e6, file * 1e6, size);
+              writers, o.calibrate_dir.c_str(), writers, storage / (1 << 20), storage / (1 << 20),
+              writer / (1 << 20), client_read / (1 << 20), reader / (1 << 20), sync * 1e6,
+              file * 1e6, size);
   std::printf("[memory]  # one core's byte-swapping copy of 64 MiB (the engines' copy)\n"
               "copy_bandwidth = \"%.0fMiB/s\"\n", copy / (1 << 20));
   return 0;

@@ -69,7 +69,8 @@ const std::vector<ParamDef> kRegistry = {
     {"aggregators", K::kCount, "auto", "", {"auto", "all"}, "collective,subfile",
      "Number of aggregator ranks, or a ratio m/n of the ranks (\"1/4\": one per 4 ranks); auto: "
      "one per node (times aggregators_per_node), or with a cluster file the model's choice at "
-     "open for writing; all: every rank (subfile: file per process).",
+     "open for writing and, for reading, as many per node as the node's client needs readers; "
+     "all: every rank (subfile: file per process).",
      1, false},
     {"aggregators_per_node", K::kInteger, "1", "", {}, "collective,subfile",
      "Aggregators per node when aggregators = auto.", 1, false},

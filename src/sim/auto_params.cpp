@@ -48,6 +48,16 @@ Status take_defaults(Params* params, const std::vector<std::string>& names) {
   return ok_status();
 }
 
+// A collective file opened for reading (no variables known yet) on a described machine:
+// aggregators = auto reads with as many aggregators per node as the node's client needs
+// readers (Cluster::readers_per_node), unless aggregators_per_node was asked for.
+Status choose_readers(const Cluster& c, Params* params) {
+  if (params->get("cluster").empty() || params->get("aggregators") != "auto" ||
+      params->has("aggregators_per_node"))
+    return ok_status();
+  return params->set("aggregators_per_node", std::to_string(c.readers_per_node()));
+}
+
 }  // namespace
 
 Status resolve_auto(Params* params, const std::string& engine, const IoDef& io,
@@ -64,14 +74,16 @@ Status resolve_auto(Params* params, const std::string& engine, const IoDef& io,
     if (params->get(n) == "auto") free.push_back(n);
   if (!cluster_file.empty() && params->get("aggregators") == "auto") free.push_back("aggregators");
   if (free.empty() && !gather_free) return ok_status();
-  if (io.vars.empty() || P == 0 || (engine != "collective" && engine != "subfile"))
-    return take_defaults(params, {"buffer_size", "stripe_size"});
   Cluster c;
   if (!cluster_file.empty()) {
     TAPIO_ASSIGN_OR_RETURN(c, load_cluster(cluster_file));
   }
   c.nodes = std::max(nodes, 1);
   c.ranks_per_node = (P + c.nodes - 1) / c.nodes;
+  if (io.vars.empty() && P > 0 && engine == "collective")
+    TAPIO_RETURN_IF_ERROR(choose_readers(c, params));
+  if (io.vars.empty() || P == 0 || (engine != "collective" && engine != "subfile"))
+    return take_defaults(params, {"buffer_size", "stripe_size"});
   Workload w;
   w.ranks = P;
   w.engine = engine;

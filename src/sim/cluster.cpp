@@ -1,6 +1,7 @@
 #include "sim/cluster.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/toml_fields.h"
 
@@ -53,6 +54,10 @@ std::vector<Field> cluster_fields(Cluster* c) {
        into(&c->client_bandwidth)},
       {"storage", "writer_bandwidth", K::kRate, "one writing rank's copy; 0 unlimited", 0, {},
        into(&c->writer_bandwidth)},
+      {"storage", "client_read_bandwidth", K::kRate, "one node's client reading; 0 its bandwidth",
+       0, {}, into(&c->client_read_bandwidth)},
+      {"storage", "reader_bandwidth", K::kRate, "one reading rank's copy; 0 unlimited", 0, {},
+       into(&c->reader_bandwidth)},
       {"memory", "copy_bandwidth", K::kRate, "one core's memcpy", 1, {}, into(&c->copy_bandwidth)},
       {"memory", "node_bandwidth", K::kRate, "one node's memory; 0 unlimited", 0, {},
        into(&c->node_bandwidth)},
@@ -60,6 +65,13 @@ std::vector<Field> cluster_fields(Cluster* c) {
 }
 
 }  // namespace
+
+int Cluster::readers_per_node() const {
+  if (reader_bandwidth <= 0) return 1;
+  const double client = client_read_bandwidth > 0 ? client_read_bandwidth : client_rate();
+  const double needed = std::ceil(client / reader_bandwidth - 1e-9);
+  return static_cast<int>(std::clamp(needed, 1.0, static_cast<double>(std::max(ranks_per_node, 1))));
+}
 
 double Cluster::cpu_share(int ranks) const {
   if (!shared_host) return 1;

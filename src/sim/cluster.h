@@ -7,7 +7,7 @@
 //              uplink_bandwidth, groups, global_bandwidth
 //   [storage]  targets, target_bandwidth, request_cost, request_size, lock_cost, create_cost,
 //              sync_cost, file_cost, stripe_size, stripe_count, client_bandwidth,
-//              writer_bandwidth
+//              writer_bandwidth, client_read_bandwidth, reader_bandwidth
 //   [memory]   copy_bandwidth, node_bandwidth
 #pragma once
 #include <cstdint>
@@ -57,6 +57,11 @@ struct Cluster {
   // One writing rank's copy into the client (a core's write() into the page cache): a node
   // whose writers together copy faster than one writes faster with more writers; 0: unlimited.
   double writer_bandwidth = 0;
+  // Reading: one node's client, and one reading rank's copy out of it (a core's read() from the
+  // page cache). A node reads at its client's rate with enough readers; 0: the client's
+  // bandwidth, and unlimited (one reader is enough).
+  double client_read_bandwidth = 0;
+  double reader_bandwidth = 0;
   // [memory]
   double copy_bandwidth = 5e9;  // one core's memcpy
   double node_bandwidth = 0;    // one node's (or the shared host's) memory; 0: unlimited
@@ -64,6 +69,9 @@ struct Cluster {
   int ranks() const { return nodes * ranks_per_node; }
   int stripes_per_file() const { return stripe_count < 0 || stripe_count > targets ? targets : stripe_count; }
   double client_rate() const { return client_bandwidth > 0 ? client_bandwidth : nic_bandwidth; }
+  // The readers a node needs to read at its client's rate, each at reader_bandwidth: at least
+  // one, at most the node's ranks.
+  int readers_per_node() const;
   // The part of a core one rank's work gets while `ranks` - 1 others wait inside MPI: all of
   // it, unless on a shared host the waiting outnumber the cores.
   double cpu_share(int ranks) const;

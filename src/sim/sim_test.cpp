@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 #include "plan/domains.h"
 #include "sim/auto_params.h"
@@ -461,6 +462,39 @@ TEST(SimChoose, AutoAggregatorsFollowWhatLimitsANode) {
   EXPECT_EQ(chosen("copy.toml", "client_bandwidth = \"8GiB/s\"\nwriter_bandwidth = \"1GiB/s\"\n"
                                 "[nic]\nbandwidth = \"100GiB/s\"\nlatency = \"2us\"\n"),
             16);
+}
+
+// aggregators = auto when reading a collective file on a described machine: as many
+// aggregators per node as the node's client needs readers, each reading at reader_bandwidth
+// (at most the node's ranks); one where a reader keeps up, or none is described; what the
+// program asked for stays.
+TEST(SimChoose, AutoAggregatorsReadWithTheReadersANodeNeeds) {
+  std::vector<int> node_of(16);
+  for (int r = 0; r < 16; ++r) node_of[r] = r / 4;
+  const auto per_node = [&](const std::string& name, const std::string& storage,
+                            const std::map<std::string, std::string>& asked = {}) {
+    const std::string path = testing::TempDir() + name;
+    std::ofstream(path) << "[nodes]\ncount = 4\nranks_per_node = 4\n[storage]\n" << storage;
+    Params params;
+    EXPECT_TRUE(params.set("cluster", path).ok());
+    EXPECT_TRUE(params.set("aggregators", "auto").ok());
+    for (const auto& [k, v] : asked) EXPECT_TRUE(params.set(k, v).ok());
+    const Status st = resolve_auto(&params, "collective", IoDef{}, node_of, 4);
+    EXPECT_TRUE(st.ok()) << st.message();
+    std::remove(path.c_str());
+    EXPECT_EQ(params.get("aggregators"), "auto");
+    return params.get_int("aggregators_per_node");
+  };
+  EXPECT_EQ(per_node("r3.toml", "client_read_bandwidth = \"6GiB/s\"\n"
+                                "reader_bandwidth = \"2.5GiB/s\"\n"), 3);
+  EXPECT_EQ(per_node("r4.toml", "client_bandwidth = \"40GiB/s\"\n"
+                                "reader_bandwidth = \"2GiB/s\"\n"), 4);  // the node's ranks
+  EXPECT_EQ(per_node("r1.toml", "client_read_bandwidth = \"2GiB/s\"\n"
+                                "reader_bandwidth = \"3GiB/s\"\n"), 1);
+  EXPECT_EQ(per_node("r0.toml", "client_bandwidth = \"8GiB/s\"\n"), 1);
+  EXPECT_EQ(per_node("rasked.toml", "client_read_bandwidth = \"6GiB/s\"\n"
+                                    "reader_bandwidth = \"2GiB/s\"\n",
+                     {{"aggregators_per_node", "2"}}), 2);
 }
 
 TEST(SimChoose, ExplainRanksEveryCandidate) {

@@ -7,6 +7,7 @@ The tool is $TAPIO_BUILD_DIR/tools/tapio (default: build/ beside the sources).
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,13 +84,51 @@ def test_bad_cluster_file_names_key_and_line(tmp_path):
 
 def test_calibrate_writes_a_cluster_file_the_model_reads(tmp_path):
     # Two ranks name the files they share alike (a name per rank failed the collective open),
-    # and the writers' copy is measured beside the host's rate with a writer per core.
+    # and the writers' copy is measured beside the host's rate with a writer per core, the
+    # readers' likewise.
     out = mpirun(2, TAPIO, "sim", "--calibrate", "--dir", tmp_path, timeout=120)
     cluster = tmp_path / "local.toml"
     cluster.write_text(out)
-    assert "writer_bandwidth = " in out and "client_bandwidth = " in out
+    for key in ("writer_bandwidth", "client_bandwidth", "reader_bandwidth",
+                "client_read_bandwidth"):
+        assert f"{key} = " in out, key
     assert list(tmp_path.iterdir()) == [cluster]  # its files removed
     p = json.loads(sim(cluster, EX / "workload.toml", "--json", "--set", "pattern.steps=3").stdout)
     assert p["seconds"] > 0
     # Later steps reuse the first step's plans: they plan for less.
     assert 0 < p["plan_per_step"]["later"] < p["plan_per_step"]["first"]
+
+
+READ_UNDER_A_CLUSTER = """
+import json, sys
+import numpy as np
+from mpi4py import MPI
+import tapio
+path, cluster, profile = sys.argv[1:4]
+rank, size = MPI.COMM_WORLD.rank, MPI.COMM_WORLD.size
+n = 1 << 16  # elements a rank: every size-th of the variable (interleaved, through aggregators)
+mine = np.arange(rank, n * size, size, dtype=np.uint64)
+with tapio.open(path, "w", engine="collective") as f:
+    f.define("x", (n * size,), np.float64, dims=("n",))
+    with f.step():
+        f.put("x", mine.astype(np.float64), offsets=mine)
+with tapio.open(path, "r", engine="collective",
+                parameters={"cluster": cluster, "profile": profile, "stripe_size": 65536}) as f:
+    got = f.get("x", offsets=mine, step=0)
+assert (got == mine.astype(np.float64)).all()
+"""
+
+
+def test_reading_under_a_cluster_file_takes_the_readers_a_node_needs(tmp_path, python_binding):
+    """aggregators = auto, reading a collective file with a cluster file named: 4 ranks on one
+    node, a client reading 6 GiB/s and a reader 2.5 GiB/s: 3 aggregators, which are the ranks
+    whose reads the profile counts (64 KiB stripes give each of them a domain); the values read
+    are the ones written."""
+    cluster = tmp_path / "cluster.toml"
+    cluster.write_text('[storage]\nclient_read_bandwidth = "6GiB/s"\n'
+                       'reader_bandwidth = "2.5GiB/s"\n')
+    profile = tmp_path / "read.json"
+    mpirun(4, sys.executable, "-c", READ_UNDER_A_CLUSTER, tmp_path / "x.nc", cluster, profile,
+           timeout=120)
+    reads = json.loads(profile.read_text())["per_rank"]["counters"]["POSIX_READS"]
+    assert sum(1 for n in reads if n > 0) == 3, reads
