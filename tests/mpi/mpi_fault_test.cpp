@@ -469,9 +469,10 @@ TEST(MpiFaults, SteadySubfileCommitFailsEverywhereAndLosesNothing) {
       for (uint64_t s = 0; s < steps; ++s) {
         const std::vector<double> data = cols_of.at(s);
         if (s == 4) {
+          const std::vector<double> failing = cols_of.at(7);  // put keeps it until end_step
           out.begin_step();
           field.set_selection(cols_of.start, cols_of.count);
-          out.put(field, cols_of.at(7));
+          out.put(field, failing);
           arm(c);
           const int code = code_of([&] { out.end_step(); });
           expect_everywhere(code, fired_anywhere(name) ? TAPIO_ERR_MPI : TAPIO_OK, name);
