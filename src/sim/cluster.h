@@ -69,8 +69,8 @@ struct Cluster {
   int ranks() const { return nodes * ranks_per_node; }
   int stripes_per_file() const { return stripe_count < 0 || stripe_count > targets ? targets : stripe_count; }
   double client_rate() const { return client_bandwidth > 0 ? client_bandwidth : nic_bandwidth; }
-  // The readers a node needs to read at its client's rate, each at reader_bandwidth: at least
-  // one, at most the node's ranks.
+  // The readers a node needs to read within 10% of its client's rate, each at
+  // reader_bandwidth: at least one, at most the node's ranks.
   int readers_per_node() const;
   // The part of a core one rank's work gets while `ranks` - 1 others wait inside MPI: all of
   // it, unless on a shared host the waiting outnumber the cores.
