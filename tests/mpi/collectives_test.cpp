@@ -150,28 +150,33 @@ TEST(Collectives, CollectiveSteadyStepIsThreeReductions) {
   EXPECT_EQ(steady_step(direct, &begin, "collective", 4, 2), steady);
 }
 
+// A collective file of `steps` steps of x, each rank's block of `n` doubles holding
+// 100 * step + rank, written through `ctx` (the reads below use it too: a context's first
+// engine makes collectives of its own).
+void write_blocks(Context& ctx, const std::string& path, uint64_t n, int steps) {
+  IO io = ctx.declare_io("w");
+  io.set_engine("collective");
+  Variable x = io.define_variable<double>("x", {n * size()}, {"n"});
+  x.set_selection({n * rank()}, {n});
+  Engine out = io.open(path, TAPIO_MODE_WRITE);
+  for (int s = 0; s < steps; ++s) {
+    const std::vector<double> d(n, 100 * s + rank());  // put keeps it until end_step
+    out.begin_step();
+    out.put(x, d);
+    out.end_step();
+  }
+  out.close();
+}
+
 // The collectives of perform_gets reading step `steps - 1` of a collective file, every step read
 // with the same selection: a steady read's vote (range, direct, memory, moves) and its
 // outcome; the round counts are the previous step's, moved by a record.
 std::map<std::string, int> read_step(int steps) {
   TempDir dir;
-  Context ctx(MPI_COMM_WORLD);
   const uint64_t n = 1000;
   const std::string path = dir.file("r.nc");
-  {
-    IO io = ctx.declare_io("w");
-    io.set_engine("collective");
-    Variable x = io.define_variable<double>("x", {n * size()}, {"n"});
-    x.set_selection({n * rank()}, {n});
-    Engine out = io.open(path, TAPIO_MODE_WRITE);
-    const std::vector<double> d(n, rank());
-    for (int s = 0; s < steps; ++s) {
-      out.begin_step();
-      out.put(x, d);
-      out.end_step();
-    }
-    out.close();
-  }
+  Context ctx(MPI_COMM_WORLD);
+  write_blocks(ctx, path, n, steps);
   IO io = ctx.declare_io("r");
   Engine in = io.open(path, TAPIO_MODE_READ);
   Variable x = io.inquire_variable("x");
@@ -184,7 +189,7 @@ std::map<std::string, int> read_step(int steps) {
     calls.clear();
     in.perform_gets();
     step = calls;
-    EXPECT_EQ(got, std::vector<double>(n, rank())) << "step " << s;
+    EXPECT_EQ(got, std::vector<double>(n, 100 * s + rank())) << "step " << s;
   }
   in.close();
   return step;
@@ -199,23 +204,10 @@ TEST(Collectives, CollectiveSteadyReadIsTwoReductions) {
 // block of `n` doubles (runs of n * 8 bytes), through `params`; the values are checked.
 std::map<std::string, int> read_steps_at_once(uint64_t n, const Params& params) {
   TempDir dir;
-  Context ctx(MPI_COMM_WORLD);
   const int steps = 3;
   const std::string path = dir.file("r.nc");
-  {
-    IO io = ctx.declare_io("w");
-    io.set_engine("collective");
-    Variable x = io.define_variable<double>("x", {n * size()}, {"n"});
-    x.set_selection({n * rank()}, {n});
-    Engine out = io.open(path, TAPIO_MODE_WRITE);
-    for (int s = 0; s < steps; ++s) {
-      const std::vector<double> d(n, 100 * s + rank());  // put keeps it until end_step
-      out.begin_step();
-      out.put(x, d);
-      out.end_step();
-    }
-    out.close();
-  }
+  Context ctx(MPI_COMM_WORLD);
+  write_blocks(ctx, path, n, steps);
   IO io = ctx.declare_io("r");
   for (const auto& [k, v] : params) io.set_parameter(k, v);
   Engine in = io.open(path, TAPIO_MODE_READ);
