@@ -15,6 +15,7 @@
 // failing rank), and a change of shape anywhere checks the step's blocks for overlaps before
 // anything is committed.
 #include <climits>
+#include <stdexcept>
 
 #include "core/out_of_memory.h"
 #include "engine/overlap_check.h"
@@ -156,6 +157,8 @@ bool SubfileWriter::room_for_last_gather(std::vector<uint8_t>* all) const {
   try {
     all->resize(total);
   } catch (const std::bad_alloc&) {
+    return false;
+  } catch (const std::length_error&) {
     return false;
   }
   return true;
