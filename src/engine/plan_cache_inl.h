@@ -43,6 +43,11 @@ typename PlanCache<Plan>::Known* PlanCache<Plan>::intern(int var,
     by_hash_.emplace(hash, std::move(made));
     count(known->bytes());
   }
+  // One use a known selection per variable and batch, through the first object that brought
+  // it: equal copies made afresh for every put (tapio_put_sel's boxes) must not grow the list
+  // that every intern scans.
+  for (const Use& u : used)
+    if (u.known == known) return known;
   used.push_back(Use{known, sel});
   return known;
 }

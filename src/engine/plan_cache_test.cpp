@@ -73,6 +73,12 @@ TEST(PlanCache, SameObjectOrEqualCopyFindsThePlan) {
   }
   EXPECT_EQ(profile.plans.made, 1u);
   EXPECT_EQ(profile.plans.reused, 3u);
+  {  // many equal copies in one batch: one known selection, one plan
+    PlanCache<Counted>::Batch b(&cache);
+    for (int k = 0; k < 100; ++k)
+      EXPECT_EQ(cache.plan(cache.intern(1, runs(7)), {100, 8}, make).made, 1);
+  }
+  EXPECT_EQ(profile.plans.made, 1u);
 }
 
 }  // namespace
