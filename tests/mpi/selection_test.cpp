@@ -179,6 +179,29 @@ TEST_P(Selections, FailStepCommitsNothingOnAnyRank) {
   close_and_check();
 }
 
+// A failed step whose puts brought a new selection, then the same selection object put again:
+// what the failed step added is forgotten with it and known afresh (the subfile engine finds
+// a variable's selection by its object, without hashing its runs again).
+TEST_P(Selections, FailedStepForgetsItsNewSelectionAndTheRetryUsesItAgain) {
+  good_step(0);
+  const uint64_t next = (static_cast<uint64_t>(rank()) + 1) % static_cast<uint64_t>(size());
+  const Dims start{next * kPerRank};  // the next rank's block: a selection not seen before
+  std::vector<double> data(kPerRank);
+  for (uint64_t i = 0; i < kPerRank; ++i) data[i] = value(0, 1, start[0] + i);
+  ASSERT_EQ(tapio_var_set_selection(x_, start.data(), &kPerRank), TAPIO_OK);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ASSERT_EQ(tapio_begin_step(e_, nullptr), TAPIO_OK);
+    ASSERT_EQ(tapio_put(e_, x_, TAPIO_FLOAT64, data.data()), TAPIO_OK);
+    if (attempt == 1) {
+      ASSERT_EQ(tapio_end_step(e_), TAPIO_OK) << tapio_last_error();
+      continue;
+    }
+    if (last()) ASSERT_EQ(tapio_fail_step(e_, TAPIO_ERR_SHAPE, "try again"), TAPIO_OK);
+    expect_failed_step(TAPIO_ERR_SHAPE, "try again");
+  }
+  close_and_check();
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, Selections,
                          ::testing::Values("serial", "mpiio", "collective", "subfile"),
                          [](const auto& info) { return info.param; });

@@ -93,6 +93,8 @@ void SubfileWriter::forget_step(size_t selections, size_t definitions) {
   table_.selections.resize(selections);
   for (auto it = selection_ids_.begin(); it != selection_ids_.end();)
     it = it->second >= selections ? selection_ids_.erase(it) : std::next(it);
+  for (auto it = put_selections_.begin(); it != put_selections_.end();)
+    it = it->second.second >= selections ? put_selections_.erase(it) : std::next(it);
   definitions_sent_ = definitions;
 }
 

@@ -36,6 +36,17 @@ uint32_t SubfileWriter::selection_id(const plan::Selection& sel, subfile::BlockL
   return id;
 }
 
+uint32_t SubfileWriter::put_selection_id(const PutOp& put, subfile::BlockList* list) {
+  auto& [sel, id] = put_selections_[put.var];
+  if (sel == put.sel) {
+    ++p_.profile.plans.reused;
+    return id;
+  }
+  id = selection_id(*put.sel, list);
+  sel = put.sel;
+  return id;
+}
+
 subfile::BlockList SubfileWriter::describe(const std::vector<PutOp>& puts) {
   PhaseTimer t(&p_.profile, Phase::kPlan);
   subfile::BlockList list;
@@ -45,7 +56,7 @@ subfile::BlockList SubfileWriter::describe(const std::vector<PutOp>& puts) {
   for (const PutOp& p : puts) {
     const uint64_t bytes = p.elements * type_size(p_.io().vars[p.var].type);
     list.shapes.push_back(
-        subfile::BlockShape{static_cast<uint32_t>(p.var), selection_id(*p.sel, &list), bytes});
+        subfile::BlockShape{static_cast<uint32_t>(p.var), put_selection_id(p, &list), bytes});
   }
   list.sums.resize(puts.size());
   return list;

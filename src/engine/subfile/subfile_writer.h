@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/byte_buffer.h"
@@ -102,6 +103,9 @@ class SubfileWriter {
   // This batch's block list: shapes (selections found in or added to this rank's table).
   subfile::BlockList describe(const std::vector<PutOp>& puts);
   uint32_t selection_id(const plan::Selection& sel, subfile::BlockList* list);
+  // A put's selection id: the variable's last one when it passes the same selection object
+  // again (a map given every step), with no hash of its runs; else selection_id.
+  uint32_t put_selection_id(const PutOp& put, subfile::BlockList* list);
 
   // Operators (subfile_operators.cpp): the definitions as stored (with each operator's
   // attributes); a batch's puts as stored (encoded where an operator applies).
@@ -188,6 +192,9 @@ class SubfileWriter {
   } group_;
   subfile::WriterTable table_;  // this rank's selections and last shapes
   std::unordered_multimap<uint64_t, uint32_t> selection_ids_;  // selection hash -> id
+  // By variable: the selection object its latest put passed (held, so its address is never
+  // another selection's) and that selection's id.
+  std::unordered_map<int, std::pair<plan::SharedSelection, uint32_t>> put_selections_;
   SubfileStep step_;  // this step's writes
   // What this rank put in the previous step: when this step's differ on some rank, the
   // step's blocks are checked for overlaps.
