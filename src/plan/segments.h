@@ -29,6 +29,12 @@ struct Segment {
   }
 };
 
+// s moved by `by` bytes in the file.
+inline Segment shifted(Segment s, uint64_t by) {
+  s.offset += by;
+  return s;
+}
+
 // Extends *last by s when s continues it (same length, constant stride), so that the one
 // segment expands to last's pieces and then s's; false (and *last unchanged) otherwise.
 bool extend_segment(Segment* last, const Segment& s);

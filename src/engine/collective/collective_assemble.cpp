@@ -43,13 +43,13 @@ bool RoundPipeline::copy_own_pieces(const SelfPart& self, uint8_t* out) {
   PhaseTimer t(&p_.profile, p_.agg.slots ? Phase::kSwap : Phase::kCopy);
   if (!b_.tiled && !b_.repeat)
     for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x)
-      fresh = p_.bufs.covered.mark(x->seg) && fresh;
+      fresh = p_.bufs.covered.mark(plan::shifted(x->seg, b_.shift)) && fresh;
   if (p_.agg.slots) {
-    b_.staged->scatter(self.begin, self.end, out);
+    b_.staged->scatter(self.begin, self.end, out, b_.shift);
     return fresh;
   }
   for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x)
-    scatter_pieces(p_.bufs.staging.data() + x->mem, x->seg, out);
+    scatter_pieces(p_.bufs.staging.data() + x->mem, plan::shifted(x->seg, b_.shift), out);
   return fresh;
 }
 
@@ -173,7 +173,8 @@ Status RoundPipeline::name_overlap(const plan::Extent& w, const SelfPart& self,
       sources.push_back(source);
     });
   };
-  for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x) add(x->seg, p_.comm.rank());
+  for (const plan::RoutedSegment* x = self.begin; x != self.end; ++x)
+    add(plan::shifted(x->seg, b_.shift), p_.comm.rank());
   for (const Arrived& m : arrived)
     for (const plan::Segment s : m.segments) add(s, m.source);
   TAPIO_RETURN_IF_ERROR(check_overlap(extents, sources));

@@ -271,13 +271,13 @@ bool CollectiveEngine::moved_direct(const collective::Placements& placed, uint64
   return true;
 }
 
-void CollectiveEngine::plan_direct_here(const std::vector<plan::MemSegment>& mine,
+void CollectiveEngine::plan_direct_here(const collective::MovableSegments& mine,
                                         const collective::Placements& placed,
                                         uint64_t min_request, plan::DirectPlan* direct) {
   if (!spec_.direct) return;
   PhaseTimer t(&profile(), Phase::kPlan);
   if (!moved_direct(placed, min_request, direct))
-    *direct = plan::plan_direct(mine, min_request);
+    *direct = plan::plan_direct(mine.get(), min_request);
   previous_.placed = placed;
   previous_.direct = *direct;
   previous_.direct_min = min_request;

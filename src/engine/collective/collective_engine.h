@@ -109,11 +109,9 @@ class CollectiveEngine final : public Engine {
   // `steady` and its range moved so, else planned; remembered as the previous batch's.
   Status plan_read_rounds(const plan::Extent& range, bool steady, uint64_t moved,
                           const Agreed& before, collective::ReadBatch* batch);
-  // `before`'s layout, this rank's routes (*routed, `before`'s) and the message counts, moved
-  // by `by` bytes: a steady batch's, writes and reads.
-  plan::Layout moved_rounds(const Agreed& before, uint64_t by,
-                            std::vector<plan::RoutedSegment>* routed,
-                            std::vector<uint32_t>* expected) const;
+  // `before`'s layout, this rank's routes (routed_, `before`'s: their shift) and the message
+  // counts, moved by `by` bytes: a steady batch's, writes and reads.
+  plan::Layout moved_rounds(const Agreed& before, uint64_t by, std::vector<uint32_t>* expected);
   // Whether the batch's pieces provably tile every variable they touch (then the aggregators
   // skip the coverage bitmap, its overlap check and the fill pass).
   bool tiles(const WriteVotes& votes) const;
@@ -143,7 +141,7 @@ class CollectiveEngine final : public Engine {
   // failed scan is returned with *cannot = 1, for the caller's vote to spread.
   // Its requests are at least `min_request` bytes: stripe_size for writes (two writers in one
   // stripe contend for its lock), direct_read_min for reads (readers share their locks).
-  void plan_direct_here(const std::vector<plan::MemSegment>& mine,
+  void plan_direct_here(const collective::MovableSegments& mine,
                         const collective::Placements& placed, uint64_t min_request,
                         plan::DirectPlan* direct);
   Status scan_direct(const std::vector<plan::Extent>& ranges, const plan::DirectPlan& direct,
@@ -194,6 +192,7 @@ class CollectiveEngine final : public Engine {
   collective::Staged staged_;
   collective::Wanted wanted_;
   std::vector<plan::RoutedSegment> routed_;
+  uint64_t routed_shift_ = 0;  // what routed_'s offsets are moved by (WriteBatch::shift)
   Status deferred_;        // the first local error, reported at the next agreement
   bool writes_queued_ = false;  // async: a batch since the last commit agreement queued writes
 };

@@ -76,9 +76,9 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   votes.out_of_memory = reserved ? 0 : 1;
   votes.note_moves(wanted.placed, before.placed);
   if (!before.rounds) votes.changed = 1;
-  for (const plan::MemSegment& m : wanted.segments) {
-    votes.lo = std::min(votes.lo, m.seg.offset);
-    votes.hi = std::max(votes.hi, m.seg.last_end());
+  if (wanted.span.length > 0) {
+    votes.lo = std::min(votes.lo, wanted.span.offset);
+    votes.hi = std::max(votes.hi, wanted.span.end());
   }
   {
     PhaseTimer t(&profile(), Phase::kAgree);
@@ -96,7 +96,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
     if (st.ok()) collective::swap_into(wanted, staging);
     return st;
   }
-  collective::ReadBatch batch{&wanted, staging, {}, routed_, {}};
+  collective::ReadBatch batch{&wanted, staging, {}, routed_, 0, {}};
   TAPIO_RETURN_IF_ERROR(plan_read_rounds({votes.lo, votes.hi - votes.lo}, votes.steady(),
                                          votes.moved_lo, before, &batch));
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(batch.layout));
@@ -114,13 +114,15 @@ Status CollectiveEngine::plan_read_rounds(const plan::Extent& range, bool steady
   if (steady && grid_kept &&
       range == plan::Extent{before.range.offset + moved, before.range.length}) {
     PhaseTimer t(&profile(), Phase::kPlan);
-    batch->layout = moved_rounds(before, moved, &batch->routed, &batch->expected);
+    batch->layout = moved_rounds(before, moved, &batch->expected);
+    batch->shift = routed_shift_;
     batch->repeat = before.rounds_kept;
   } else {
     batch->layout = layout_for(range.offset, range.end());
     {
       PhaseTimer t(&profile(), Phase::kPlan);
-      plan::route_segments(batch->wanted->segments, batch->layout, &batch->routed);
+      plan::route_segments(batch->wanted->segments.get(), batch->layout, &batch->routed);
+      routed_shift_ = 0;
     }
     TAPIO_RETURN_IF_ERROR(expected_messages(batch->layout, batch->routed, &batch->expected));
   }

@@ -145,7 +145,7 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
       PhaseTimer t(&profile(), Phase::kPlan);
       staged_.describe(puts, io(), nc_.header(), step, decomposition_of());
     }
-    plan_direct_here(staged.segments(), staged.placed(), spec_.stripe_size, &direct);
+    plan_direct_here(staged.movable_segments(), staged.placed(), spec_.stripe_size, &direct);
     targets_.reserve(io().vars.size());
     return ok_status();
   }));
@@ -191,7 +191,7 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
 Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t step,
                                       bool tiled, const std::vector<Target>& targets,
                                       const Agreed* before) {
-  collective::WriteBatch batch{step, &staged, {}, routed_, {}, targets, tiled, false, {}, {}};
+  collective::WriteBatch batch{step, &staged, {}, routed_, 0, {}, targets, tiled, false, {}, {}};
   const uint64_t lo = batch.targets.front().extent.offset;
   const plan::Extent range{lo, batch.targets.back().extent.end() - lo};
   if (before && move_rounds(*before, range, &batch)) {
@@ -201,6 +201,7 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
     {
       PhaseTimer t(&profile(), Phase::kPlan);
       plan::route_segments(staged.segments(), batch.layout, &batch.routed);
+      routed_shift_ = 0;
     }
     TAPIO_RETURN_IF_ERROR(
         expected_messages(batch.layout, batch.routed, &batch.expected, &batch));
@@ -238,16 +239,16 @@ bool CollectiveEngine::move_rounds(const Agreed& before, const plan::Extent& ran
       !(range == plan::Extent{before.range.offset + by, before.range.length}))
     return false;
   PhaseTimer t(&profile(), Phase::kPlan);
-  batch->layout = moved_rounds(before, by, &batch->routed, &batch->expected);
+  batch->layout = moved_rounds(before, by, &batch->expected);
+  batch->shift = routed_shift_;
   return true;
 }
 
 plan::Layout CollectiveEngine::moved_rounds(const Agreed& before, uint64_t by,
-                                            std::vector<plan::RoutedSegment>* routed,
-                                            std::vector<uint32_t>* expected) const {
+                                            std::vector<uint32_t>* expected) {
   plan::Layout layout = before.layout;
   for (plan::Extent& d : layout.domains) d.offset += by;
-  for (plan::RoutedSegment& x : *routed) x.seg.offset += by;
+  routed_shift_ += by;  // the routes themselves stay as planned
   *expected = before.expected;
   return layout;
 }

@@ -59,10 +59,11 @@ inline void pack_list(const std::vector<plan::Segment>& segs, ByteBuffer* buffer
 }
 
 // The segment list of routed[begin, end) (consecutive segments merged where they continue each
-// other), written straight into the buffer: counted in a first pass, so a message costs no
-// allocation once the buffer has grown to the step's largest list.
+// other), each moved by `shift` bytes (a steady batch's routes, planned for an earlier record),
+// written straight into the buffer: counted in a first pass, so a message costs no allocation
+// once the buffer has grown to the step's largest list.
 inline void pack(const std::vector<plan::RoutedSegment>& routed, size_t begin, size_t end,
-                 ByteBuffer* buffer) {
+                 ByteBuffer* buffer, uint64_t shift = 0) {
   static_assert(sizeof(plan::Segment) == 32, "segments are sent as four u64");
   const auto merged = [&](auto&& emit) {
     if (begin == end) return;
@@ -80,7 +81,8 @@ inline void pack(const std::vector<plan::RoutedSegment>& routed, size_t begin, s
   std::memcpy(out, &n, 8);
   out += 8;
   merged([&](const plan::Segment& s) {
-    std::memcpy(out, &s, 32);
+    const plan::Segment moved = plan::shifted(s, shift);
+    std::memcpy(out, &moved, 32);
     out += 32;
   });
 }

@@ -33,7 +33,7 @@ std::vector<Group> RoundPipeline::remote_groups(size_t begin, size_t end,
       groups.push_back(Group{static_cast<uint64_t>(x.agg), {}, 0, 0});
       spans->emplace_back();
     }
-    plan::append_segment(&groups.back().segments, x.seg);
+    plan::append_segment(&groups.back().segments, plan::shifted(x.seg, b_.shift));
     groups.back().bytes += x.seg.bytes();
     Spans& s = spans->back();
     if (!s.empty() && s.back().first + s.back().second == x.mem)

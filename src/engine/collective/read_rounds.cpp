@@ -66,10 +66,10 @@ Status ReadRounds::ask(uint32_t r, size_t begin, size_t end, comm::Requests* req
       if (b_.repeat)
         pack_same_as_before(&lists[k]);
       else
-        pack(b_.routed, first, last, &lists[k]);
+        pack(b_.routed, first, last, &lists[k], b_.shift);
       from_slots->push_back(FromSlot{window, first, last});
     } else {
-      pack(b_.routed, first, last, &lists[k]);
+      pack(b_.routed, first, last, &lists[k], b_.shift);
       const auto spans = mem_spans(b_.routed, first, last);
       later_.insert(later_.end(), spans.begin(), spans.end());  // swapped at the end
       reply = span_pieces(b_.staging, spans);
@@ -92,8 +92,8 @@ Status ReadRounds::take(const std::vector<FromSlot>& from_slots) {
   size_t hint = 0;
   for (const FromSlot& f : from_slots)
     for (size_t x = f.first; x < f.last; ++x)
-      take_segment(*b_.wanted, f.window, b_.routed[x].seg, b_.routed[x].mem, b_.staging,
-                   &later_, &hint);
+      take_segment(*b_.wanted, f.window, plan::shifted(b_.routed[x].seg, b_.shift),
+                   b_.routed[x].mem, b_.staging, &later_, &hint);
   return st;
 }
 

@@ -28,6 +28,7 @@ struct ReadBatch {
   plan::Layout layout;
   // This rank's pieces, by round and aggregator (the engine's list, kept from batch to batch).
   std::vector<plan::RoutedSegment>& routed;
+  uint64_t shift = 0;  // bytes every routed offset is moved by (as WriteBatch's)
   std::vector<uint32_t> expected;           // aggregator: the requests each round brings
   // Every rank wants what it wanted in the previous batch, moved alike, and that batch's
   // aggregators kept their rounds' reads (kept_rounds.h): no bitmap, and no request lists

@@ -118,18 +118,18 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
       if (b_.repeat)
         pack_same_as_before(&lists[k]);
       else
-        pack(routed, first, last, &lists[k]);
+        pack(routed, first, last, &lists[k], b_.shift);
       const comm::Pieces list = comm::Pieces::bytes(lists[k].data(), lists[k].size());
       {
         PhaseTimer t(&p_.profile, Phase::kSwap);
-        b_.staged->scatter(routed.data() + first, routed.data() + last, window);
+        b_.staged->scatter(routed.data() + first, routed.data() + last, window, b_.shift);
       }
       keep(local, p_.agg.node->sync());
       keep(local, p_.comm.isend(list, dest, tag, &requests_[set]));
       p_.profile.messages.send(list.size());
       continue;
     }
-    pack(routed, first, last, &lists[k]);
+    pack(routed, first, last, &lists[k], b_.shift);
     const comm::Pieces list = comm::Pieces::bytes(lists[k].data(), lists[k].size());
     const comm::Pieces data =
         span_pieces(p_.bufs.staging.data(), mem_spans(routed, first, last));

@@ -34,6 +34,9 @@ struct WriteBatch {
   plan::Layout layout;
   // This rank's pieces, by round and aggregator (the engine's list, kept from batch to batch).
   std::vector<plan::RoutedSegment>& routed;
+  // Bytes every routed offset is moved by: a steady batch reuses routes planned for an earlier
+  // record without touching each of them (a step costs O(puts), not O(pieces)).
+  uint64_t shift = 0;
   std::vector<uint32_t> expected;           // aggregator: the messages each round brings
   const std::vector<Target>& targets;       // the variables written, by file offset
   bool tiled = false;  // the pieces provably tile the targets: no bitmap, no fill

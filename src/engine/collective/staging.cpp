@@ -19,7 +19,8 @@ void Staged::describe(const std::vector<PutOp>& puts, const IoDef& io, const net
     placed_.emplace_back(&d, h.data_offset(h.vars[p.var], step, record));
     segments += d.segments.size();
   }
-  const bool moved = move_segments(placed_, before, complete, segments, &segments_);
+  const bool moved = move_segments(placed_, before, complete, &segments_);
+  std::vector<plan::MemSegment>* fresh = moved ? nullptr : segments_.fresh(segments);
   ranges_.assign(io.vars.size(), plan::Extent{});
   sources_.clear();
   bytes_ = 0;
@@ -30,7 +31,7 @@ void Staged::describe(const std::vector<PutOp>& puts, const IoDef& io, const net
     const auto [plan, base] = placed_[k];
     const plan::Decomposition& d = *plan;
     const uint64_t start = bytes_;
-    if (!moved) plan::append_decomposition(&segments_, d, base, start);
+    if (!moved) plan::append_decomposition(fresh, d, base, start);
     plan::widen_by(&ranges_[p.var], d, base);
     bytes_ += d.bytes;
     if (bytes_ == start) continue;
@@ -50,15 +51,11 @@ void Staged::describe(const std::vector<PutOp>& puts, const IoDef& io, const net
 }
 
 bool move_segments(const Placements& now, const Placements& before, bool complete,
-                   size_t reserve, std::vector<plan::MemSegment>* segments) {
+                   MovableSegments* segments) {
   uint64_t by = 0;
-  if (complete && moved_by(now, before, &by)) {
-    for (plan::MemSegment& m : *segments) m.seg.offset += by;
-    return true;
-  }
-  segments->clear();
-  segments->reserve(reserve);
-  return false;
+  if (!complete || !moved_by(now, before, &by)) return false;
+  segments->move(by);
+  return true;
 }
 
 bool moved_by(const Placements& now, const Placements& before, uint64_t* by) {
@@ -119,11 +116,11 @@ void Staged::swap_range(uint64_t at, uint64_t len, uint8_t* out) const {
 }
 
 void Staged::scatter(const plan::RoutedSegment* begin, const plan::RoutedSegment* end,
-                     uint8_t* window) const {
+                     uint8_t* window, uint64_t shift) const {
   if (begin == end) return;
   size_t i = source_at(begin->mem);
   for (const plan::RoutedSegment* x = begin; x != end; ++x) {
-    const plan::Segment& s = x->seg;
+    const plan::Segment s = plan::shifted(x->seg, shift);
     uint64_t mem = x->mem;
     if (mem < sources_[i].at) i = source_at(mem);  // not rising after all: search again
     if (s.stride == s.length) {

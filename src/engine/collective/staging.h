@@ -28,12 +28,39 @@ using Placements = std::vector<std::pair<const plan::Decomposition*, uint64_t>>;
 // Whether `now` places the plans of `before`, each moved by the same bytes (*by, modulo 2^64:
 // earlier offsets too); false for no plans.
 bool moved_by(const Placements& now, const Placements& before, uint64_t* by);
-// The segments placed from `before` (complete: they were all made), for `now`: moved in place
-// when `now` places the same plans each moved by the same bytes (true), else cleared with room
-// for `reserve` (false: the caller appends them afresh). The plans `before` placed are alive
-// until the batch that placed `now` ends (PlanCache), so the same address is the same plan.
+
+// A batch's segments, kept from batch to batch. A batch that places the previous one's plans,
+// each moved by the same bytes, notes the move; the segments are moved only when a planner asks
+// for them (a steady batch reuses its routes and direct plan and asks for none), so such a
+// step costs O(puts), not O(pieces).
+class MovableSegments {
+ public:
+  const std::vector<plan::MemSegment>& get() const {
+    if (pending_ != 0)
+      for (plan::MemSegment& m : list_) m.seg.offset += pending_;
+    pending_ = 0;
+    return list_;
+  }
+  void move(uint64_t by) { pending_ += by; }
+  // Emptied, with room for `reserve`, to be appended to afresh.
+  std::vector<plan::MemSegment>* fresh(size_t reserve) {
+    list_.clear();
+    list_.reserve(reserve);
+    pending_ = 0;
+    return &list_;
+  }
+
+ private:
+  mutable std::vector<plan::MemSegment> list_;
+  mutable uint64_t pending_ = 0;  // bytes not yet added to list_'s offsets
+};
+
+// The segments placed from `before` (complete: they were all made), for `now`: moved (the move
+// noted) when `now` places the same plans each moved by the same bytes (true); false when
+// they must be made afresh (MovableSegments::fresh). The plans `before` placed are alive until
+// the batch that placed `now` ends (PlanCache), so the same address is the same plan.
 bool move_segments(const Placements& now, const Placements& before, bool complete,
-                   size_t reserve, std::vector<plan::MemSegment>* segments);
+                   MovableSegments* segments);
 
 class Staged {
  public:
@@ -48,7 +75,8 @@ class Staged {
   // The pieces; mem fields are staging offsets. Consecutive runs of constant length at a
   // constant file stride (a box's rows, HPIO's regions, most run lists; also across puts)
   // are one segment.
-  const std::vector<plan::MemSegment>& segments() const { return segments_; }
+  const std::vector<plan::MemSegment>& segments() const { return segments_.get(); }
+  const MovableSegments& movable_segments() const { return segments_; }
   // Per variable, the file range this rank's pieces span (length 0: none).
   const std::vector<plan::Extent>& ranges() const { return ranges_; }
   uint64_t bytes() const { return bytes_; }
@@ -58,11 +86,11 @@ class Staged {
   void swap_range(uint64_t at, uint64_t len, uint8_t* out) const;
   // All of them (out holds bytes()).
   void swap_all(uint8_t* out) const { swap_range(0, bytes_, out); }
-  // The pieces of routed segments [begin, end) into window[file offset]: one search of the
-  // sources for the range (its staging offsets rise, as routing leaves a round's segments for
-  // one aggregator), not one per segment.
+  // The pieces of routed segments [begin, end), moved by `shift` bytes (a steady batch's, WriteBatch), into
+  // window[file offset]: one search of the sources for the range (its staging offsets rise, as
+  // routing leaves a round's segments for one aggregator), not one per segment.
   void scatter(const plan::RoutedSegment* begin, const plan::RoutedSegment* end,
-               uint8_t* window) const;
+               uint8_t* window, uint64_t shift) const;
 
  private:
   struct Source {
@@ -78,7 +106,7 @@ class Staged {
   // which follow one another in staging, cost one search.
   size_t swap_from(size_t i, uint64_t at, uint64_t len, uint8_t* out) const;
 
-  std::vector<plan::MemSegment> segments_;
+  MovableSegments segments_;
   std::vector<plan::Extent> ranges_;
   std::vector<Source> sources_;  // by staging offset, covering [0, bytes_)
   Placements placed_;

@@ -130,7 +130,7 @@ TEST(Staging, ScatterIntoWindowsCutInsideElements) {
     const plan::Layout layout = plan::make_layout(lo, hi, 3, 1, round);
     std::vector<uint8_t> file(hi, 0);
     const std::vector<plan::RoutedSegment> routed = plan::route_segments(s.segments(), layout);
-    s.scatter(routed.data(), routed.data() + routed.size(), file.data());
+    s.scatter(routed.data(), routed.data() + routed.size(), file.data(), 0);
     const std::vector<int> want = f.image(0, hi);
     EXPECT_EQ(as_ints(file, want), want) << "windows of " << round << " bytes";
   }
@@ -164,28 +164,32 @@ TEST(Staging, PackMergesAsAppendSegment) {
 }
 
 // The previous batch's segments are moved only when every plan comes back moved by the same
-// bytes and that batch's description was finished; otherwise they are made afresh.
+// bytes and that batch's description was finished; otherwise they are made afresh. A move is
+// made when the segments are asked for (a steady batch asks for none), however many came.
 TEST(Staging, MoveSegmentsOnlyWhenThePlansAllMovedTogether) {
   const plan::Decomposition a, b;
   const Placements before = {{&a, 100}, {&b, 300}};
   const std::vector<plan::MemSegment> made = {{{100, 8, 8, 2}, 0}, {{300, 4, 4, 1}, 16}};
-  std::vector<plan::MemSegment> segs = made;
-  EXPECT_TRUE(move_segments({{&a, 1100}, {&b, 1300}}, before, true, 9, &segs));
-  ASSERT_EQ(segs.size(), 2u);
-  EXPECT_EQ(segs[0].seg.offset, 1100u);
-  EXPECT_EQ(segs[1].seg.offset, 1300u);
-  EXPECT_EQ(segs[1].mem, 16u);  // staging offsets stay
+  const auto made_again = [&](MovableSegments* segs) { *segs->fresh(9) = made; };
+  MovableSegments segs;
+  made_again(&segs);
+  EXPECT_TRUE(move_segments({{&a, 1100}, {&b, 1300}}, before, true, &segs));
+  EXPECT_TRUE(move_segments({{&a, 2100}, {&b, 2300}}, {{&a, 1100}, {&b, 1300}}, true, &segs));
+  ASSERT_EQ(segs.get().size(), 2u);
+  EXPECT_EQ(segs.get()[0].seg.offset, 2100u);
+  EXPECT_EQ(segs.get()[1].seg.offset, 2300u);  // asked again: moved once
+  EXPECT_EQ(segs.get()[1].mem, 16u);  // staging offsets stay
   for (const Placements& now : {Placements{{&a, 1100}, {&b, 1400}},  // moved apart
                                 Placements{{&b, 1100}, {&a, 1300}},  // other plans
-                                Placements{{&a, 1100}}, Placements{}}) {
-    segs = made;
-    EXPECT_FALSE(move_segments(now, before, true, 9, &segs));
-    EXPECT_TRUE(segs.empty());
-    EXPECT_GE(segs.capacity(), 9u);
-  }
-  segs = made;  // moved together, but the previous description was cut short
-  EXPECT_FALSE(move_segments({{&a, 1100}, {&b, 1300}}, before, false, 9, &segs));
-  EXPECT_TRUE(segs.empty());
+                                Placements{{&a, 1100}}, Placements{}})
+    EXPECT_FALSE(move_segments(now, before, true, &segs));
+  // Moved together, but the previous description was cut short.
+  EXPECT_FALSE(move_segments({{&a, 1100}, {&b, 1300}}, before, false, &segs));
+  segs.move(7);  // made afresh: a pending move is dropped with the old list
+  EXPECT_TRUE(segs.fresh(9)->empty());
+  EXPECT_TRUE(segs.get().empty());
+  segs.fresh(9)->push_back(made[0]);
+  EXPECT_EQ(segs.get()[0].seg.offset, 100u);
 }
 
 }  // namespace

@@ -25,6 +25,16 @@ const Destination& dest_from(const Wanted& w, uint64_t at, size_t* hint) {
   return w.dests[*hint];
 }
 
+// First byte to last of the pieces of `segments` (length 0: none).
+plan::Extent span_of(const std::vector<plan::MemSegment>& segments) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const plan::MemSegment& m : segments) {
+    lo = std::min(lo, m.seg.offset);
+    hi = std::max(hi, m.seg.last_end());
+  }
+  return hi > lo ? plan::Extent{lo, hi - lo} : plan::Extent{};
+}
+
 }  // namespace
 
 void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header& h,
@@ -40,7 +50,8 @@ void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header&
       w.placed.emplace_back(&d, h.data_offset(h.vars[g.var], s, record));
     segments += d.segments.size() * g.step_count;
   }
-  const bool moved = move_segments(w.placed, before, complete, segments, &w.segments);
+  const bool moved = move_segments(w.placed, before, complete, &w.segments);
+  std::vector<plan::MemSegment>* fresh = moved ? nullptr : w.segments.fresh(segments);
   w.ranges.assign(io.vars.size(), plan::Extent{});
   w.dests.clear();
   w.bytes = 0;
@@ -53,7 +64,7 @@ void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header&
       const plan::Decomposition& d = *plan;
       uint8_t* step_out = out + (s - g.step_start) * g.elements * esize;
       const uint64_t start = w.bytes;
-      if (!moved) plan::append_decomposition(&w.segments, d, base, start);
+      if (!moved) plan::append_decomposition(fresh, d, base, start);
       // Rank order is checked in the first record: gets of several steps span records where
       // other ranks' pieces interleave, yet pieces of two ranks that do not meet in one
       // record meet in none.
@@ -70,6 +81,10 @@ void want(const std::vector<GetOp>& gets, const IoDef& io, const netcdf::Header&
       }
     }
   }
+  if (moved && w.span.length > 0)
+    w.span.offset += w.placed[0].second - before[0].second;
+  else if (!moved)
+    w.span = span_of(*fresh);
   w.complete = true;
 }
 

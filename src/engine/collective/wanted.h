@@ -23,7 +23,8 @@ struct Destination {
 };
 
 struct Wanted {
-  std::vector<plan::MemSegment> segments;  // mem = byte offset in the staging buffer
+  MovableSegments segments;  // mem = byte offset in the staging buffer
+  plan::Extent span;  // this rank's pieces, first byte to last (length 0: none)
   std::vector<plan::Extent> ranges;  // per variable, the range its pieces span in record 0
   std::vector<Destination> dests;  // one per get and step when its runs are in memory order
   Placements placed;
