@@ -803,6 +803,41 @@ struct InterleavedX {
   std::vector<double> data;
 };
 
+// A read of a few elements at each end of a 1 MiB variable through one aggregator: what it
+// reads is the union of the requests in 4 KiB blocks, sieved, so the hole between the ends,
+// far above the sieve's 256 KiB, is not read, and every value arrives.
+TEST(CollectiveConformance, ReadsSkipHolesAboveTheSieve) {
+  TempDir dir;
+  const uint64_t P = static_cast<uint64_t>(size()), per_rank = (1 << 17) / P;
+  const InterleavedX all(per_rank);
+  const std::string path = dir.file("ends.nc");
+  all.write(path, kCollective, {}, TAPIO_VAR_FIXED);
+  const Params params = {{"aggregators", "1"}, {"direct", "never"}, {"min_rounds", "1"}};
+  const double header = header_read_bytes(path, kCollective, params, dir.file("h.json"));
+  const uint64_t r = static_cast<uint64_t>(rank());
+  const std::vector<uint64_t> mine = {r, all.n - 1 - r};  // one near each end
+  {
+    Context ctx(MPI_COMM_WORLD);
+    IO io = ctx.declare_io("ends");
+    io.set_engine(kCollective);
+    for (const auto& [k, v] : params) io.set_parameter(k, v);
+    io.set_parameter("profile", dir.file("ends.json"));
+    Engine in = io.open(path, TAPIO_MODE_READ);
+    Variable x = io.inquire_variable("x");
+    x.set_offsets(mine);
+    std::vector<double> got(mine.size());
+    in.get(x, got);
+    in.perform_gets();
+    in.close();
+    for (size_t k = 0; k < mine.size(); ++k) ASSERT_EQ(got[k], value(0, 0, mine[k])) << k;
+  }
+  if (rank() != 0) return;
+  const auto j = profile_of(dir.file("ends.json"));
+  const double data = counter(j, "POSIX_BYTES_READ", "sum") - header;
+  EXPECT_GE(data, 2.0 * 8 * P) << j.dump(1);
+  EXPECT_LE(data, 4.0 * 4096) << j.dump(1);  // a block or two at each end, not the 1 MiB
+}
+
 // HPIO-like: every rank puts thousands of interleaved 8-byte regions; with every rank its
 // own node and an aggregator, and no shared memory, a rank sends each other aggregator one
 // segment list and one data message per round, never one per piece. Then the same pattern in

@@ -82,7 +82,9 @@ struct Buffers {
   // Aggregator: per peer, the data of many small irregular pieces, received (writes) or sent
   // (read replies) contiguously and copied piece by piece.
   std::vector<ByteBuffer> scratch;
-  plan::ByteMap covered;  // aggregator: the bytes of the current window that arrived
+  // Aggregator: the bytes of the current window that arrived (writes), or its 4 KiB blocks
+  // that are read (reads: read_rounds.cpp).
+  plan::ByteMap covered;
   std::vector<KeptRound> kept;  // aggregator: each round of the last batch assembled in full
   // Two-level, by list set (round % 2): a rank's segment lists for its gatherer; the
   // gatherer's combined list per aggregator and its node's data of the round.
