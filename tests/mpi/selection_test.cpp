@@ -196,7 +196,9 @@ TEST_P(Selections, FailedStepForgetsItsNewSelectionAndTheRetryUsesItAgain) {
       ASSERT_EQ(tapio_end_step(e_), TAPIO_OK) << tapio_last_error();
       continue;
     }
-    if (last()) ASSERT_EQ(tapio_fail_step(e_, TAPIO_ERR_SHAPE, "try again"), TAPIO_OK);
+    if (last()) {
+      ASSERT_EQ(tapio_fail_step(e_, TAPIO_ERR_SHAPE, "try again"), TAPIO_OK);
+    }
     expect_failed_step(TAPIO_ERR_SHAPE, "try again");
   }
   close_and_check();
