@@ -138,7 +138,9 @@ TEST_P(Selections, PutSelBoxesAreTheirOwn) {
   const Outcome put = outcome(tapio_put_sel(e_, x_, last() ? bad.data() : start.data(),
                                             &kPerRank, TAPIO_FLOAT64, data.data()));
   EXPECT_EQ(put.code, last() ? TAPIO_ERR_SHAPE : TAPIO_OK) << put.message;
-  if (last()) EXPECT_TRUE(contains(put.message, "exceeds")) << put.message;
+  if (last()) {
+    EXPECT_TRUE(contains(put.message, "exceeds")) << put.message;
+  }
   expect_failed_step(TAPIO_ERR_SHAPE, "exceeds");
 
   ASSERT_EQ(tapio_begin_step(e_, nullptr), TAPIO_OK);
@@ -173,7 +175,9 @@ TEST_P(Selections, FailStepCommitsNothingOnAnyRank) {
   ASSERT_EQ(tapio_begin_step(e_, nullptr), TAPIO_OK);
   ASSERT_EQ(tapio_put_sel(e_, x_, start.data(), &kPerRank, TAPIO_FLOAT64, data.data()), TAPIO_OK);
   EXPECT_EQ(tapio_fail_step(e_, TAPIO_OK, "no"), TAPIO_ERR_ARG);
-  if (last()) ASSERT_EQ(tapio_fail_step(e_, TAPIO_ERR_SHAPE, "NaN in the ocean"), TAPIO_OK);
+  if (last()) {
+    ASSERT_EQ(tapio_fail_step(e_, TAPIO_ERR_SHAPE, "NaN in the ocean"), TAPIO_OK);
+  }
   expect_failed_step(TAPIO_ERR_SHAPE, "NaN in the ocean");
   good_step(1);
   close_and_check();
