@@ -136,6 +136,24 @@ TEST(Staging, ScatterIntoWindowsCutInsideElements) {
   }
 }
 
+// A steady batch: routes planned for step 0, scattered with a shift of one record from step
+// 1's description, place step 1's bytes where they belong.
+TEST(Staging, ScatterWithAShiftPlacesTheNextRecord) {
+  Fixture f;
+  const uint64_t record = f.header.record_size();
+  const uint64_t lo = f.header.data_offset(f.header.vars[0], 0, record);
+  const uint64_t hi = f.header.data_offset(f.header.vars[0], 1, record);
+  const plan::Layout layout = plan::make_layout(lo, hi, 3, 1, 7);
+  const std::vector<plan::RoutedSegment> routed =
+      plan::route_segments(f.staged(0).segments(), layout);
+  const Staged next = f.staged(1);
+  std::vector<uint8_t> file(hi + record, 0);
+  next.scatter(routed.data(), routed.data() + routed.size(), file.data(), record);
+  std::vector<int> want = f.image(1, hi + record);
+  std::fill(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(hi), -1);  // step 0's
+  EXPECT_EQ(as_ints(file, want), want);
+}
+
 // pack() merges the routed segments of a window in one pass, as append_segment does: equal
 // pieces at a constant stride, a change of length, a gap, a segment continuing a piece.
 TEST(Staging, PackMergesAsAppendSegment) {
@@ -156,6 +174,10 @@ TEST(Staging, PackMergesAsAppendSegment) {
   const Unpacked part = unpack(buf.data(), buf.size());
   ASSERT_TRUE(part.ok);
   EXPECT_EQ(part.segments.to_vector(), (std::vector<plan::Segment>{{100, 4, 8, 4}}));
+  pack(routed, 5, 7, &buf, 1000);  // a steady batch's routes, a record of 1000 bytes later
+  const Unpacked moved = unpack(buf.data(), buf.size());
+  ASSERT_TRUE(moved.ok);
+  EXPECT_EQ(moved.segments.to_vector(), (std::vector<plan::Segment>{{1100, 4, 8, 4}}));
   pack(routed, 2, 2, &buf);  // an empty range: a list of none
   uint64_t n = 1;
   std::memcpy(&n, buf.data(), 8);
