@@ -168,19 +168,31 @@ void write_blocks(Context& ctx, const std::string& path, uint64_t n, int steps) 
   out.close();
 }
 
+// A file of write_blocks, open for reading through `params`, x selecting this rank's block.
+struct BlocksRead {
+  BlocksRead(uint64_t n, int steps, const Params& params = {}) {
+    write_blocks(ctx, path, n, steps);
+    IO io = ctx.declare_io("r");
+    for (const auto& [k, v] : params) io.set_parameter(k, v);
+    in = io.open(path, TAPIO_MODE_READ);
+    x = io.inquire_variable("x");
+    x.set_selection({n * rank()}, {n});
+  }
+  TempDir dir;
+  const std::string path = dir.file("r.nc");
+  Context ctx{MPI_COMM_WORLD};
+  Engine in;
+  Variable x;
+};
+
 // The collectives of perform_gets reading step `steps - 1` of a collective file, every step read
 // with the same selection: a steady read's vote (range, direct, memory, moves) and its
 // outcome; the round counts are the previous step's, moved by a record.
 std::map<std::string, int> read_step(int steps) {
-  TempDir dir;
   const uint64_t n = 1000;
-  const std::string path = dir.file("r.nc");
-  Context ctx(MPI_COMM_WORLD);
-  write_blocks(ctx, path, n, steps);
-  IO io = ctx.declare_io("r");
-  Engine in = io.open(path, TAPIO_MODE_READ);
-  Variable x = io.inquire_variable("x");
-  x.set_selection({n * rank()}, {n});
+  BlocksRead f(n, steps);
+  Engine& in = f.in;
+  Variable& x = f.x;
   std::map<std::string, int> step;
   for (int s = 0; s < steps; ++s) {
     std::vector<double> got(n, -1);
@@ -203,16 +215,10 @@ TEST(Collectives, CollectiveSteadyReadIsTwoReductions) {
 // The collectives of one get of every step of a collective file, each rank reading its own
 // block of `n` doubles (runs of n * 8 bytes), through `params`; the values are checked.
 std::map<std::string, int> read_steps_at_once(uint64_t n, const Params& params) {
-  TempDir dir;
   const int steps = 3;
-  const std::string path = dir.file("r.nc");
-  Context ctx(MPI_COMM_WORLD);
-  write_blocks(ctx, path, n, steps);
-  IO io = ctx.declare_io("r");
-  for (const auto& [k, v] : params) io.set_parameter(k, v);
-  Engine in = io.open(path, TAPIO_MODE_READ);
-  Variable x = io.inquire_variable("x");
-  x.set_selection({n * rank()}, {n});
+  BlocksRead f(n, steps, params);
+  Engine& in = f.in;
+  Variable& x = f.x;
   x.set_step_selection(0, steps);
   std::vector<double> got(n * steps, -1);
   in.get(x, got);
