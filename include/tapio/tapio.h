@@ -34,6 +34,7 @@ typedef struct tapio_context tapio_context;
 typedef struct tapio_io tapio_io;
 typedef struct tapio_var tapio_var;
 typedef struct tapio_engine tapio_engine;
+typedef struct tapio_decomp tapio_decomp;
 
 typedef enum tapio_mode {
   TAPIO_MODE_WRITE = 0,  /* create (truncate) */
@@ -155,6 +156,27 @@ TAPIO_API int tapio_var_set_offsets(tapio_var* var, size_t n, const uint64_t* of
 /* An irregular selection as n runs (offset, length) of consecutive elements. */
 TAPIO_API int tapio_var_set_runs(tapio_var* var, size_t n, const uint64_t* offsets,
                                  const uint64_t* lengths);
+/* Decompositions: this rank's part of every array of one shape, made once (as PIO's
+ * PIOc_InitDecomp) and given to any number of variables of that shape, in any IO and file of
+ * the context, at no cost per call: the offsets are read and checked when it is made, and an
+ * engine finds its plan again by the object. Local. A decomposition lives until
+ * tapio_decomp_free or tapio_finalize; a variable that took it keeps its selection after.
+ * From n element offsets into the flattened (C-order) array of shape[ndims], 0-based, memory
+ * in list order (as tapio_var_set_offsets); an offset outside the shape is TAPIO_ERR_SHAPE. */
+TAPIO_API int tapio_decomp_from_offsets(tapio_context* ctx, int ndims, const uint64_t* shape,
+                                        size_t n, const uint64_t* offsets,
+                                        tapio_decomp** decomp);
+/* The same from n runs (offset, length) of consecutive elements (as tapio_var_set_runs). */
+TAPIO_API int tapio_decomp_from_runs(tapio_context* ctx, int ndims, const uint64_t* shape,
+                                     size_t n, const uint64_t* offsets, const uint64_t* lengths,
+                                     tapio_decomp** decomp);
+/* Elements of the decomposition (this rank's). */
+TAPIO_API int tapio_decomp_size(tapio_decomp* decomp, uint64_t* elements);
+TAPIO_API int tapio_decomp_free(tapio_decomp* decomp);
+/* var's selection for its next puts and gets becomes decomp's. var's shape must be decomp's
+ * (TAPIO_ERR_SHAPE); a joined variable takes none (TAPIO_ERR_ARG). A refusal leaves var
+ * without a selection, as a refused tapio_var_set_offsets does. */
+TAPIO_API int tapio_var_set_decomp(tapio_var* var, tapio_decomp* decomp);
 /* Write mode, a joined variable (TAPIO_VAR_JOINED): this rank's length along the first
  * dimension for the next put (0: nothing this step). The put's data holds count x shape[1] x
  * ... elements. A count above INT64_MAX (a negative count passed through a signed type) is

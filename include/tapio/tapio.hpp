@@ -47,6 +47,42 @@ template <> constexpr tapio_type type_of<char>() { return TAPIO_CHAR; }
 
 using Dims = std::vector<uint64_t>;
 
+// A decomposition (tapio_decomp_from_offsets): this rank's part of every array of `shape`,
+// made once and given to any number of variables of that shape (Variable::set_decomp).
+class Decomposition {
+ public:
+  // From element offsets into the flattened array (memory in list order).
+  static Decomposition offsets(tapio_context* ctx, const Dims& shape,
+                               const std::vector<uint64_t>& offsets) {
+    Decomposition d;
+    check(tapio_decomp_from_offsets(ctx, static_cast<int>(shape.size()), shape.data(),
+                                    offsets.size(), offsets.data(), &d.d_));
+    return d;
+  }
+  // From runs (offset, length) of consecutive elements.
+  static Decomposition runs(tapio_context* ctx, const Dims& shape,
+                            const std::vector<uint64_t>& offsets,
+                            const std::vector<uint64_t>& lengths) {
+    if (offsets.size() != lengths.size()) throw Error(TAPIO_ERR_ARG, "offsets and lengths differ in size");
+    Decomposition d;
+    check(tapio_decomp_from_runs(ctx, static_cast<int>(shape.size()), shape.data(),
+                                 offsets.size(), offsets.data(), lengths.data(), &d.d_));
+    return d;
+  }
+  Decomposition(Decomposition&& o) noexcept : d_(o.d_) { o.d_ = nullptr; }
+  Decomposition& operator=(Decomposition&& o) noexcept { std::swap(d_, o.d_); return *this; }
+  Decomposition(const Decomposition&) = delete;
+  Decomposition& operator=(const Decomposition&) = delete;
+  // Variables that took it keep their selection.
+  ~Decomposition() { if (d_) tapio_decomp_free(d_); }
+  tapio_decomp* get() const { return d_; }
+  uint64_t size() const { uint64_t n; check(tapio_decomp_size(d_, &n)); return n; }
+
+ private:
+  Decomposition() = default;
+  tapio_decomp* d_ = nullptr;
+};
+
 class Variable {
  public:
   Variable() = default;
@@ -76,6 +112,7 @@ class Variable {
     if (offsets.size() != lengths.size()) throw Error(TAPIO_ERR_ARG, "offsets and lengths differ in size");
     check(tapio_var_set_runs(v_, offsets.size(), offsets.data(), lengths.data()));
   }
+  void set_decomp(const Decomposition& d) { check(tapio_var_set_decomp(v_, d.get())); }
   void set_step_selection(uint64_t start, uint64_t count) {
     check(tapio_var_set_step_selection(v_, start, count));
   }

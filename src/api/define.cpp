@@ -157,21 +157,32 @@ bool keeps_runs(tapio_var* handle, size_t n, const uint64_t* offsets, const uint
 // Sets the selection of the variable's next puts and gets. A refused one leaves none: the
 // variable's next put then fails its step (and its next get fails) with this error, rather
 // than using an older selection or the whole variable (docs/api.md §2.4).
-Status set_selection(tapio_var* handle, const std::function<Result<plan::Selection>(
-                                            const VarState*, const VariableDef&)>& make) {
+Status set_shared_selection(
+    tapio_var* handle,
+    const std::function<Result<plan::SharedSelection>(const VarState*, const VariableDef&)>&
+        make) {
   TAPIO_ASSIGN_OR_RETURN(VarState * var, api::resolve(handle));
   TAPIO_ASSIGN_OR_RETURN(VariableDef * def, lookup(var));
   var->sel.reset();
   var->has_selection = false;
-  Result<plan::Selection> sel = make(var, *def);
+  Result<plan::SharedSelection> sel = make(var, *def);
   if (!sel.ok()) {
     var->rejected = sel.status();
     return var->rejected;
   }
   var->rejected = ok_status();
-  var->sel = plan::shared(std::move(*sel));
+  var->sel = std::move(*sel);
   var->has_selection = true;
   return ok_status();
+}
+
+Status set_selection(tapio_var* handle, const std::function<Result<plan::Selection>(
+                                            const VarState*, const VariableDef&)>& make) {
+  return set_shared_selection(
+      handle, [&](const VarState* v, const VariableDef& def) -> Result<plan::SharedSelection> {
+        TAPIO_ASSIGN_OR_RETURN(plan::Selection sel, make(v, def));
+        return plan::shared(std::move(sel));
+      });
 }
 
 }  // namespace
@@ -451,6 +462,24 @@ int tapio_var_set_runs(tapio_var* var, size_t n, const uint64_t* offsets,
       for (size_t i = 0; i < n; ++i) runs.push_back(plan::Run{offsets[i], lengths[i]});
       return api::checked_selection(v, def, plan::Selection::from_runs(std::move(runs)),
                                     reading(v->io));
+    });
+  });
+}
+
+int tapio_var_set_decomp(tapio_var* var, tapio_decomp* decomp) {
+  return api::guarded("tapio_var_set_decomp", [&]() -> Status {
+    return set_shared_selection(var, [&](const VarState* v, const VariableDef& def)
+                                         -> Result<plan::SharedSelection> {
+      TAPIO_ASSIGN_OR_RETURN(api::DecompState * d, api::resolve(decomp));
+      if (def.joined)
+        return error(TAPIO_ERR_ARG, "variable '{}' is a joined array: it takes no "
+                     "decomposition", def.name)
+            .with_context(api::where(v));
+      if (def.shape != d->shape)
+        return error(TAPIO_ERR_SHAPE, "variable '{}' has shape [{}], the decomposition [{}]",
+                     def.name, fmt::join(def.shape, ", "), fmt::join(d->shape, ", "))
+            .with_context(api::where(v));
+      return d->sel;
     });
   });
 }

@@ -11,7 +11,7 @@
 
 namespace tapio::api {
 
-enum class HandleKind : uint8_t { kContext, kIo, kVar, kEngine };
+enum class HandleKind : uint8_t { kContext, kIo, kVar, kEngine, kDecomp };
 
 class HandleTable {
  public:

@@ -23,6 +23,7 @@ namespace tapio::api {
 
 struct IoState;
 struct EngineState;
+struct DecompState;
 
 struct ContextState {
   Registration<tapio_context, HandleKind::kContext> registration{this};
@@ -39,6 +40,7 @@ struct ContextState {
   sim::AutoChoices auto_choices;
   std::deque<std::unique_ptr<IoState>> ios;
   std::deque<std::unique_ptr<EngineState>> engines;  // null once closed
+  std::deque<std::unique_ptr<DecompState>> decomps;   // freed by tapio_decomp_free
 };
 
 // A variable handle is found by name each time, so it stays valid when opening a file for
@@ -69,21 +71,33 @@ struct EngineState {
   std::unique_ptr<Engine> engine;
 };
 
+// A decomposition (tapio_decomp_from_offsets): this rank's selection of arrays of one shape,
+// made and checked once; every variable that takes it shares the object, so an engine finds
+// it by address, never reading its runs again.
+struct DecompState {
+  Registration<tapio_decomp, HandleKind::kDecomp> registration{this};
+  ContextState* ctx = nullptr;
+  std::vector<uint64_t> shape;
+  plan::SharedSelection sel;
+};
+
 // The state behind each kind of handle.
 template <typename Handle> struct StateOf;
 template <> struct StateOf<tapio_context> { using type = ContextState; };
 template <> struct StateOf<tapio_io> { using type = IoState; };
 template <> struct StateOf<tapio_var> { using type = VarState; };
 template <> struct StateOf<tapio_engine> { using type = EngineState; };
+template <> struct StateOf<tapio_decomp> { using type = DecompState; };
 
 // How a call names a null handle of each kind, and one no longer valid (in HandleKind order).
 constexpr const char* kHandleNames[] = {"context", "IO handle", "variable handle",
-                                        "engine handle"};
+                                        "engine handle", "decomposition handle"};
 constexpr const char* kStaleHandles[] = {
     "not a valid context: it was finalized",
     "not a valid IO handle: its context was finalized",
     "not a valid variable handle: its context was finalized",
     "not a valid engine handle: it was closed or its context finalized",
+    "not a valid decomposition handle: it was freed or its context finalized",
 };
 
 // The state behind a live handle, or TAPIO_ERR_ARG for a null, closed or finalized one.

@@ -29,8 +29,8 @@ class PlanCache {
   explicit PlanCache(Profile* profile) : profile_(profile) {}
 
   // The selection `sel`, used by variable `var` in this batch: found by its address when the
-  // variable used that same object in its latest batch (a map given again every step), else by
-  // its content.
+  // variable used that same object in its latest batch (a map given again every step) or the
+  // object first brought it (a decomposition many variables share), else by its content.
   Known* intern(int var, const plan::SharedSelection& sel);
 
   // The plan of `known` for `key` (what else it depends on: the shape, an element size, a
@@ -62,6 +62,9 @@ class PlanCache {
   Profile* profile_;
   uint64_t bytes_ = 0;
   std::unordered_multimap<uint64_t, std::unique_ptr<Known>> by_hash_;
+  // Each known selection by the address of the object that brought it (which it keeps alive):
+  // a decomposition every variable shares (tapio_var_set_decomp) is found without reading it.
+  std::unordered_map<const plan::Selection*, Known*> by_address_;
   // A variable's use of a known selection, through the object it passed (variables with equal
   // maps each pass their own: E3SM's 16 variables of a decomposition).
   struct Use {

@@ -33,15 +33,19 @@ typename PlanCache<Plan>::Known* PlanCache<Plan>::intern(int var,
       used.push_back(u);
       return u.known;
     }
-  const uint64_t hash = subfile::selection_hash(*sel);
   Known* known = nullptr;
-  for (auto [it, end] = by_hash_.equal_range(hash); it != end && !known; ++it)
-    if (*it->second->sel_ == *sel) known = it->second.get();
+  if (auto a = by_address_.find(sel.get()); a != by_address_.end()) known = a->second;
   if (!known) {
-    auto made = std::unique_ptr<Known>(new Known(sel));
-    known = made.get();
-    by_hash_.emplace(hash, std::move(made));
-    count(known->bytes());
+    const uint64_t hash = subfile::selection_hash(*sel);
+    for (auto [it, end] = by_hash_.equal_range(hash); it != end && !known; ++it)
+      if (*it->second->sel_ == *sel) known = it->second.get();
+    if (!known) {
+      auto made = std::unique_ptr<Known>(new Known(sel));
+      known = made.get();
+      by_hash_.emplace(hash, std::move(made));
+      by_address_.emplace(sel.get(), known);
+      count(known->bytes());
+    }
   }
   // One use a known selection per variable and batch, through the first object that brought
   // it: equal copies made afresh for every put (tapio_put_sel's boxes) must not grow the list
@@ -81,6 +85,7 @@ void PlanCache<Plan>::end_batch() {
       continue;
     }
     bytes_ -= it->second->bytes();
+    by_address_.erase(it->second->sel_.get());
     it = by_hash_.erase(it);
   }
 }

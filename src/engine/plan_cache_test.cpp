@@ -54,6 +54,33 @@ TEST(PlanCache, ReusedByContentDroppedWhenNoVariableUsesIt) {
   EXPECT_GE(profile.plans.cache_bytes, cache.bytes());
 }
 
+// One object many variables share (a decomposition, tapio_var_set_decomp) is found by its
+// address, by every variable; once no variable holds it, the cache forgets the address too:
+// the same object given later is planned afresh (under ASan, a stale address would be a read
+// of the freed plan).
+TEST(PlanCache, SharedObjectFoundByAddressForgottenWhenDropped) {
+  Profile profile;
+  PlanCache<Counted> cache(&profile);
+  int made = 0;
+  const auto make = [&](const plan::Selection&) { return Counted{++made}; };
+  const plan::SharedSelection decomp = runs(3);
+  {
+    PlanCache<Counted>::Batch b(&cache);
+    for (int var = 0; var < 16; ++var)
+      EXPECT_EQ(cache.plan(cache.intern(var, decomp), {100, 8}, make).made, 1);
+  }
+  for (int var = 0; var < 16; ++var) {  // each moves on: the decomposition is dropped
+    PlanCache<Counted>::Batch b(&cache);
+    cache.intern(var, runs(40));
+  }
+  {
+    PlanCache<Counted>::Batch b(&cache);
+    EXPECT_EQ(cache.plan(cache.intern(0, decomp), {100, 8}, make).made, 2);
+  }
+  EXPECT_EQ(profile.plans.made, 2u);
+  EXPECT_EQ(profile.plans.reused, 15u);
+}
+
 // A program that gives a variable the same selection object batch after batch (the API keeps
 // a map set again unchanged) gets the same plan, and so does one that hands over an equal copy.
 TEST(PlanCache, SameObjectOrEqualCopyFindsThePlan) {
