@@ -274,7 +274,7 @@ int PIOc_read_darray(int ncid, int varid, int ioid, PIO_Offset arraylen, void* a
     packed.resize(d->offsets->size() * type_size(d->type));
     into = packed.data();
   }
-  int st = tapio_var_set_offsets(handle, offsets->size(), offsets->data());
+  int st = set_map(*f->ios, handle, offsets);
   if (st == TAPIO_OK && v->record) st = tapio_var_set_step_selection(handle, frame_of(*v), 1);
   if (st == TAPIO_OK) st = tapio_get(engine, handle, to_tapio(d->type), into);
   // A local error still enters perform_gets (collective), which then fails on every task.

@@ -118,6 +118,8 @@ int make_decomp(int iosysid, int pio_type, int ndims, const int* gdimlen, int ma
   std::sort(sorted.begin(), sorted.end());
   d->duplicates = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
   d->offsets = std::move(offsets);
+  remember_map(*ios, d->offsets);
+  remember_map(*ios, d->holes);
   *ioidp = add_decomp(std::move(d)).id;
   return PIO_NOERR;
 }
@@ -173,6 +175,8 @@ int PIOc_freedecomp(int iosysid, int ioid) {
   Decomp* d = find_decomp(ioid);
   if (!d || d->iosysid != iosysid)
     return fail(ios, PIO_EBADID, "PIOc_freedecomp: no decomposition " + std::to_string(ioid));
+  forget_map(*ios, d->offsets.get());
+  forget_map(*ios, d->holes.get());
   remove_decomp(ioid);
   return PIO_NOERR;
 }

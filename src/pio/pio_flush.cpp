@@ -79,7 +79,7 @@ int put_held(File& f, Held& h) {
   if (h.refused) return TAPIO_OK;
   Var& v = f.vars[h.var];
   if (h.offsets) {
-    const int st = tapio_var_set_offsets(v.handle, h.offsets->size(), h.offsets->data());
+    const int st = set_map(*f.ios, v.handle, h.offsets);
     return st != TAPIO_OK ? st : tapio_put(f.engine, v.handle, h.memtype, h.data.data());
   }
   return tapio_put_sel(f.engine, v.handle, h.start.data(), h.count.data(), h.memtype,

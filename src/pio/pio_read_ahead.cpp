@@ -71,7 +71,7 @@ bool read_ahead(File& f, int varid, Decomp& d, uint64_t frame,
   for (size_t i = 0; i < batch.size(); ++i) {
     Var& w = f.vars[batch[i]];
     got[i].reset(new unsigned char[std::max<size_t>(frames * bytes, 1)]);  // never NULL
-    if (st == TAPIO_OK) st = tapio_var_set_offsets(w.handle, offsets->size(), offsets->data());
+    if (st == TAPIO_OK) st = set_map(*f.ios, w.handle, offsets);
     if (st == TAPIO_OK && w.record) st = tapio_var_set_step_selection(w.handle, frame, frames);
     if (st == TAPIO_OK) st = tapio_get(f.engine, w.handle, to_tapio(d.type), got[i].get());
   }

@@ -13,6 +13,13 @@
 
 namespace tapio_pio {
 
+// A live decomposition's map (or holes) and the tapio decompositions made of it, one per shape
+// of the variables it was given to (pio_maps.cpp).
+struct TapioMap {
+  std::shared_ptr<const std::vector<uint64_t>> offsets;
+  std::vector<std::pair<std::vector<uint64_t>, tapio_decomp*>> by_shape;
+};
+
 struct IoSystem {
   int id = 0;
   MPI_Comm comm = MPI_COMM_NULL;  // the program's, duplicated (pio_comm.cpp)
@@ -20,6 +27,7 @@ struct IoSystem {
   tapio_context* ctx = nullptr;
   int error_mode = PIO_INTERNAL_ERROR;
   int num_iotasks = 1, stride = 1, base = 0, rearranger = PIO_REARR_BOX;
+  std::vector<TapioMap> maps;  // of its live decompositions (a few)
 };
 
 // A decomposition: which elements of a global array this task holds, in its memory order.
@@ -197,6 +205,16 @@ bool read_ahead(File& f, int varid, Decomp& d, uint64_t frame,
                 void* array);
 // d's held elements, packed at `packed`, into the program's array (holes left as they are).
 void unpack(const Decomp& d, const unsigned char* packed, void* array);
+
+// The variable's selection for its next put or get, `offsets`: when they are a live
+// decomposition's map (or holes), through the tapio decomposition made of them once per
+// variable shape, so that a darray does not hand tapio its map again; other offsets (a frame
+// of a fixed variable, a freed decomposition's) as they are (pio_maps.cpp). A tapio status.
+int set_map(IoSystem& ios, tapio_var* handle,
+            const std::shared_ptr<const std::vector<uint64_t>>& offsets);
+// A new decomposition's map or holes, and one the program freed (its tapio decompositions go).
+void remember_map(IoSystem& ios, const std::shared_ptr<const std::vector<uint64_t>>& offsets);
+void forget_map(IoSystem& ios, const std::vector<uint64_t>* offsets);
 // The most bytes a darray of d holds on any task: agreed (collective) the first time, kept.
 int64_t most_bytes(const IoSystem& ios, Decomp& d);
 // Closes the reader of a file open for writing, if any (collective).
