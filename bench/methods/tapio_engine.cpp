@@ -37,6 +37,30 @@ struct MdRep {
   uint64_t stored_bytes = 0;  // the variables' blocks in the data files (operators)
 };
 
+// One file's selections: a box as it is, runs through a decomposition made at their piece's
+// first use (as a model makes its maps once, PIO's InitDecomp) and given to every variable of
+// that piece: variables that share a map (e3sm's) share one, and no step reads a map again.
+class Selections {
+ public:
+  explicit Selections(tapio_context* ctx) : ctx_(ctx) {}
+  // `map` is the pattern's piece whose runs `pc` has (pc itself, or the piece it packs). A
+  // joined variable's rows change from step to step: it takes them as runs.
+  void select(tapio::Variable& var, const Var& def, const Piece& pc, const Piece* map) {
+    if (pc.boxes.size() == 1) return var.set_selection(pc.boxes[0].start, pc.boxes[0].count);
+    if (def.joined) return var.set_runs(pc.offsets, pc.lengths);
+    auto it = made_.find({map, def.shape});
+    if (it == made_.end())
+      it = made_.emplace(std::make_pair(map, def.shape),
+                         tapio::Decomposition::runs(ctx_, def.shape, pc.offsets, pc.lengths))
+               .first;
+    var.set_decomp(it->second);
+  }
+
+ private:
+  tapio_context* ctx_;
+  std::map<std::pair<const Piece*, Dims>, tapio::Decomposition> made_;
+};
+
 class TapioMethod : public Method {
  public:
   TapioMethod(std::string name, std::string engine, Params params)
@@ -81,6 +105,7 @@ class TapioMethod : public Method {
     double compute_s = 0;
     const double t0 = MPI_Wtime();
     tapio::Engine e = io.open(path(cfg, p, suffix()), TAPIO_MODE_WRITE);
+    Selections selections(context(cfg.comm).get());
     for (uint64_t s = 0; s < p.steps(); ++s) {
       e.begin_step();
       for (size_t v = 0; v < vars.size(); ++v) {
@@ -102,7 +127,7 @@ class TapioMethod : public Method {
           }
           continue;
         }
-        select(vars[v], pc);
+        selections.select(vars[v], p.vars()[v], pc, &pc);
         if (!pc.mem_contiguous()) {  // the API takes contiguous data: pack (timed, honestly)
           packs[v].resize(pc.elements);
           pack(pc, buf, packs[v].data());
@@ -214,6 +239,7 @@ class TapioMethod : public Method {
     std::vector<tapio::Variable> vars;
     std::vector<Piece> pieces(nv);
     std::vector<const Piece*> from(nv, nullptr);  // the pattern's piece that pieces[v] packs
+    Selections selections(context(cfg.comm).get());
     std::vector<std::vector<double>> bufs(nv);
     for (size_t v = 0; v < nv; ++v) vars.push_back(io.inquire_variable(p.vars()[v].name));
     for (uint64_t s : p.read_steps()) {
@@ -225,7 +251,7 @@ class TapioMethod : public Method {
           bufs[v].resize(pieces[v].elements);
         }
         if (pieces[v].elements == 0) continue;
-        select(vars[v], pieces[v]);
+        selections.select(vars[v], p.vars()[v], pieces[v], from[v]);
         vars[v].set_step_selection(s, 1);
         e.get(vars[v], bufs[v].data());
       }
@@ -276,12 +302,6 @@ class TapioMethod : public Method {
     }
     e.close();
     return stored;
-  }
-  static void select(tapio::Variable& var, const Piece& pc) {
-    if (pc.boxes.size() == 1)
-      var.set_selection(pc.boxes[0].start, pc.boxes[0].count);
-    else
-      var.set_runs(pc.offsets, pc.lengths);
   }
   std::string profile_path(const RunConfig& cfg, const Pattern& p, const std::string& what) const {
     return path(cfg, p, ".profile." + what + ".json");

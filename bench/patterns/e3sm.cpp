@@ -63,6 +63,9 @@ class E3sm : public Pattern {
     const std::vector<int> dec_of = tapio::sim::assign_decompositions(h, dec_dims, o.vars_per_decomp, &shapes);
     std::vector<uint64_t> used(decs.size(), 0);
     uint64_t whole = 0;
+    // One piece per map, which every variable of it shares (as E3SM's variables share their
+    // decomposition); a whole variable's is its own.
+    std::vector<int> piece_of_map(decs.size(), -1);
     for (size_t i = 0; i < h.vars.size(); ++i) {
       const auto& hv = h.vars[i];
       for (size_t k = 0; k < hv.dims.size(); ++k) {
@@ -75,24 +78,31 @@ class E3sm : public Pattern {
       Var v{hv.name, shapes[i], {}};
       for (const std::string& d : hv.dims)
         if (d != h.unlimited) v.dims.push_back(d);
-      Piece pc;
       if (dec_of[i] >= 0) {
         const size_t d = static_cast<size_t>(dec_of[i]);
         ++used[d];
-        // Runs ascending (a Piece's contract, and MPI-IO file views need it); the map gives
-        // them in map order, which PIO also sorts before writing.
-        std::vector<std::pair<uint64_t, uint64_t>> runs;
-        for (size_t k = 0; k < decs[d].offsets.size(); ++k) runs.push_back({decs[d].offsets[k], decs[d].lengths[k]});
-        std::sort(runs.begin(), runs.end());
-        for (const auto& [off, len] : runs) pc.add_run(off, len);
+        if (piece_of_map[d] < 0) {
+          // Runs ascending (a Piece's contract, and MPI-IO file views need it); the map gives
+          // them in map order, which PIO also sorts before writing.
+          std::vector<std::pair<uint64_t, uint64_t>> runs;
+          for (size_t k = 0; k < decs[d].offsets.size(); ++k) runs.push_back({decs[d].offsets[k], decs[d].lengths[k]});
+          std::sort(runs.begin(), runs.end());
+          Piece pc;
+          for (const auto& [off, len] : runs) pc.add_run(off, len);
+          piece_of_map[d] = static_cast<int>(pieces_.size());
+          pieces_.push_back(std::move(pc));
+        }
+        piece_of_var_.push_back(piece_of_map[d]);
         decomp_of_.push_back(decs[d].name);
       } else {
         ++whole;
+        Piece pc;
         if (rank == 0) pc = Piece::from_box(v.shape, Dims(v.shape.size(), 0), v.shape);
+        piece_of_var_.push_back(static_cast<int>(pieces_.size()));
+        pieces_.push_back(std::move(pc));
         decomp_of_.push_back("whole");
       }
       vars_.push_back(std::move(v));
-      pieces_.push_back(std::move(pc));
     }
     json per = json::object();
     for (size_t d = 0; d < decs.size(); ++d) {
@@ -110,12 +120,13 @@ class E3sm : public Pattern {
   }
   const std::vector<Var>& vars() const override { return vars_; }
   uint64_t steps() const override { return o_.steps; }
-  const Piece& write_piece(int v) const override { return pieces_[v]; }
+  const Piece& write_piece(int v) const override { return pieces_[piece_of_var_[v]]; }
 
  private:
   E3smArgs o_;
   std::vector<Var> vars_;
-  std::vector<Piece> pieces_;
+  std::vector<Piece> pieces_;       // one per map, and one per whole variable
+  std::vector<int> piece_of_var_;   // each variable's, in pieces_
   std::vector<std::string> decomp_of_;
   json summary_;
 };
