@@ -276,6 +276,24 @@ NB_MODULE(_tapio, m) {
     check(tapio_var_set_runs(ptr<tapio_var>(var), n, reinterpret_cast<const uint64_t*>(offsets),
                              reinterpret_cast<const uint64_t*>(lengths)));
   });
+  // A decomposition of shape `shape` from n offsets (the address of n uint64): tapio checks and
+  // keeps them now.
+  m.def("decomp_from_offsets", [](Handle ctx, const Dims& shape, size_t n, uintptr_t offsets) {
+    tapio_decomp* d = nullptr;
+    check(tapio_decomp_from_offsets(ptr<tapio_context>(ctx), static_cast<int>(shape.size()),
+                                    shape.data(), n, reinterpret_cast<const uint64_t*>(offsets),
+                                    &d));
+    return handle(d);
+  });
+  m.def("decomp_size", [](Handle d) {
+    uint64_t n = 0;
+    check(tapio_decomp_size(ptr<tapio_decomp>(d), &n));
+    return n;
+  });
+  m.def("decomp_free", [](Handle d) { check(tapio_decomp_free(ptr<tapio_decomp>(d))); });
+  m.def("var_set_decomp", [](Handle var, Handle d) {
+    check(tapio_var_set_decomp(ptr<tapio_var>(var), ptr<tapio_decomp>(d)));
+  });
   m.def("var_set_step_selection", [](Handle var, uint64_t first, uint64_t count) {
     check(tapio_var_set_step_selection(ptr<tapio_var>(var), first, count));
   });

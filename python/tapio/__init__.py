@@ -27,11 +27,11 @@ from ._errors import (ArgumentError, ChecksumError, ClosedError, CommError, Conf
                       CopyRefusedError, Error, FormatError, InternalError, MPIError,
                       NotFoundError, OutOfMemoryError, RangeError, ShapeError, StateError,
                       StorageError, TypeMismatchError, UnsupportedError, WriterGoneError)
-from ._file import File, Variable
+from ._file import Decomposition, File, Variable
 
 __version__: str = _tapio.version()
 
-__all__ = ["open", "File", "Variable", "Error", "ArgumentError", "StateError",
+__all__ = ["open", "File", "Variable", "Decomposition", "Error", "ArgumentError", "StateError",
            "TypeMismatchError", "ShapeError", "NotFoundError", "ConfigError", "StorageError",
            "FormatError", "ChecksumError", "MPIError", "OutOfMemoryError", "UnsupportedError",
            "InternalError", "RangeError", "ClosedError", "CommError", "CopyRefusedError",

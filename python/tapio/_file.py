@@ -43,6 +43,21 @@ class Variable:
         return f"<tapio.Variable {self.name} {self.dtype} {dict(zip(self.dims, self.shape))} {kind}>"
 
 
+class Decomposition:
+    """This rank's elements of every variable of one shape, made once by
+    :meth:`File.decomposition` and given as ``offsets=`` to any number of puts and gets of
+    variables of that shape: tapio reads and checks the offsets once, not at every put (as
+    PIO's decompositions, docs/api.md §2.2.1). ``shape``, ``size`` (this rank's elements).
+    It lives as long as its file."""
+
+    def __init__(self, file: "File", shape: tuple[int, ...], handle: int) -> None:
+        self._file, self.shape, self._handle = file, shape, handle
+        self.size: int = _tapio.decomp_size(handle)
+
+    def __repr__(self) -> str:
+        return f"<tapio.Decomposition {self.shape} ({self.size} elements here)>"
+
+
 class File:
     """A tapio file or dataset, opened by :func:`tapio.open`. Use it as a context manager:
     leaving the ``with`` block closes it (collectively)."""
@@ -108,6 +123,28 @@ class File:
         """Every variable, by name, in definition (file) order."""
         self._check_open()
         return {n: self[n] for n in _tapio.variable_names(self._io)}
+
+    def decomposition(self, shape: Sequence[int], offsets: Any) -> Decomposition:
+        """A :class:`Decomposition` of variables of ``shape``: this rank's element ``offsets``
+        into the flattened (C-order) variable, in memory order (local, no collective)."""
+        self._check_open()
+        off = offsets_array(offsets, f"decomposition for '{self.path}'")
+        dims = tuple(int(n) for n in shape)
+        return Decomposition(self, dims,
+                             _tapio.decomp_from_offsets(self._ctx, list(dims), off.size,
+                                                        address(off)))
+
+    def _set_offsets(self, var: Variable, offsets: Any, where: str) -> int:
+        """var's selection for its next put or get: a Decomposition (of this file) or an array
+        of element offsets; the number of elements."""
+        if isinstance(offsets, Decomposition):
+            if offsets._file is not self:
+                raise ArgumentError(f"{where}: the decomposition was made for another file", 1)
+            _tapio.var_set_decomp(var._handle, offsets._handle)
+            return offsets.size
+        off = offsets_array(offsets, where)
+        _tapio.var_set_offsets(var._handle, off.size, address(off))
+        return int(off.size)
 
     def __getitem__(self, name: str) -> Variable:
         self._check_open()
@@ -206,7 +243,8 @@ class File:
         step ends). Without ``start`` or ``offsets``, the array is the whole variable. With
         ``start``, it is the block at start of the array's shape. With ``offsets``, its
         elements go to those offsets of the flattened (C-order) variable, in order (a PIO-style
-        map: a 1-d array of the same length). For a joined variable, the array is this rank's
+        map: a 1-d array of the same length), or those of a :class:`Decomposition` made once
+        for many puts (``f.decomposition(shape, offsets)``). For a joined variable, the array is this rank's
         rows (any number, 0 included: ``shape[1:]`` the variable's), and tapio places them.
 
         The array's memory is used as it is (no copy) when it is C-contiguous and in native
@@ -233,7 +271,8 @@ class File:
             allow_copy: bool = True) -> np.ndarray:
         """Read a selection of ``name`` (collective: every rank calls get, each with its own
         selection, possibly empty). The box ``start``/``count`` defaults to the whole variable;
-        ``offsets`` selects elements of the flattened variable instead (a 1-d result).
+        ``offsets`` (an array or a :class:`Decomposition`) selects elements of the flattened
+        variable instead (a 1-d result).
 
         For a record variable: inside ``for step in f.steps()`` the current step; otherwise
         ``step=k`` reads one step and ``steps=range(a, b)`` (or ``slice``) a range, as a leading
@@ -252,9 +291,7 @@ class File:
             raise ArgumentError(f"{where}: give dtype or out, not both", 1)
         result_dtype = var.dtype if dtype is None else DTYPES[type_code(dtype)]
         if offsets is not None:
-            off = offsets_array(offsets, where)
-            _tapio.var_set_offsets(var._handle, off.size, address(off))
-            shape: tuple[int, ...] = (off.size,)
+            shape: tuple[int, ...] = (self._set_offsets(var, offsets, where),)
         else:
             start, count = box(self._shape_at(var, step, steps, where), start, count, where)
             _tapio.var_set_selection(var._handle, start, count)
@@ -311,11 +348,11 @@ class File:
             _tapio.var_set_joined_count(var._handle, a.shape[0])
             _tapio.put(self._engine, var._handle, type_code(a.dtype), address(a))
         elif offsets is not None:
-            off = offsets_array(offsets, where)
-            if a.size != off.size:
+            n = offsets.size if isinstance(offsets, Decomposition) else offsets_array(offsets, where).size
+            if a.size != n:
                 raise ShapeError(f"{where}: shape mismatch: the array has {a.size} elements, "
-                                 f"offsets {off.size}", 4)
-            _tapio.var_set_offsets(var._handle, off.size, address(off))
+                                 f"offsets {n}", 4)
+            self._set_offsets(var, offsets, where)
             _tapio.put(self._engine, var._handle, type_code(a.dtype), address(a))
         else:
             if start is None and a.shape != var.shape:
