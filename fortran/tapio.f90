@@ -22,6 +22,7 @@ module tapio
                      c_tapio_define_string_attribute, c_tapio_inquire_attribute, &
                      c_tapio_read_attribute, c_tapio_var_ndims, c_tapio_var_shape, &
                      c_tapio_var_set_selection, c_tapio_var_set_offsets, &
+                     c_tapio_decomp_from_offsets, c_tapio_decomp_free, c_tapio_var_set_decomp, &
                      c_tapio_var_set_joined_count, &
                      c_tapio_var_set_step_selection, c_tapio_var_selection_size, c_tapio_open, &
                      c_tapio_begin_step, c_tapio_end_step, c_tapio_put, c_tapio_get, &
@@ -58,11 +59,15 @@ module tapio
   type, public :: tapio_file
     type(c_ptr) :: p = c_null_ptr
   end type
+  type, public :: tapio_decomp
+    type(c_ptr) :: p = c_null_ptr
+  end type
 
   public :: tapio_init, tapio_finalize, tapio_declare_io, tapio_set_engine, tapio_set_parameter
   public :: tapio_def_var, tapio_inq_var, tapio_inq_var_shape, tapio_put_att, tapio_get_att
   public :: tapio_def_dim, tapio_inq_ndims, tapio_inq_dim
   public :: tapio_set_selection, tapio_set_compdof, tapio_set_steps, tapio_set_joined_count
+  public :: tapio_init_decomp, tapio_set_decomp, tapio_free_decomp
   public :: tapio_open, tapio_begin_step, tapio_end_step, tapio_put, tapio_get
   public :: tapio_perform_puts, tapio_perform_gets, tapio_steps, tapio_close
   public :: tapio_strerror, tapio_last_error
@@ -317,6 +322,40 @@ contains
     integer(c_int64_t), allocatable :: offsets(:)
     allocate(offsets, source=compdof - 1)  ! tapio copies the list at once: this may go
     status = c_status(c_tapio_var_set_offsets(var%p, size(offsets, kind=c_size_t), offsets))
+  end function
+
+  ! A decomposition: a PIO compdof (1-based indices into the flattened array) of arrays of
+  ! dimlens (Fortran order, as tapio_def_var takes them), checked once and given to any number
+  ! of variables of that shape with tapio_set_decomp, which reads no map (as PIO_initdecomp).
+  integer function tapio_init_decomp(ctx, dimlens, compdof, decomp) result(status)
+    type(tapio_context), intent(in) :: ctx
+    integer(c_int64_t), intent(in) :: dimlens(:), compdof(:)
+    type(tapio_decomp), intent(out) :: decomp
+    integer(c_int64_t) :: shape(max(size(dimlens), 1))
+    integer(c_int64_t), allocatable :: offsets(:)
+    integer :: n, i
+    n = size(dimlens)
+    do i = 1, n  ! reversed: the file's C order
+      shape(i) = dimlens(n + 1 - i)
+    end do
+    allocate(offsets, source=compdof - 1)  ! tapio keeps its own copy
+    status = c_status(c_tapio_decomp_from_offsets(ctx%p, int(n, c_int), shape, &
+                                                  size(offsets, kind=c_size_t), offsets, &
+                                                  decomp%p))
+  end function
+
+  ! var's selection becomes decomp's (var's shape must be the decomposition's).
+  integer function tapio_set_decomp(var, decomp) result(status)
+    type(tapio_var), intent(in) :: var
+    type(tapio_decomp), intent(in) :: decomp
+    status = c_status(c_tapio_var_set_decomp(var%p, decomp%p))
+  end function
+
+  ! Frees the handle; variables that took it keep their selection.
+  integer function tapio_free_decomp(decomp) result(status)
+    type(tapio_decomp), intent(inout) :: decomp
+    status = c_status(c_tapio_decomp_free(decomp%p))
+    decomp%p = c_null_ptr
   end function
 
   ! Read mode: the steps first .. first+count-1 (1-based) a get covers; the array then holds

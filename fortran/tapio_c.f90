@@ -13,6 +13,7 @@ module tapio_c
             c_tapio_inquire_attribute, c_tapio_read_attribute, c_tapio_var_ndims, &
             c_tapio_var_shape, c_tapio_var_type, c_tapio_var_set_selection, &
             c_tapio_var_set_offsets, c_tapio_var_set_step_selection, &
+            c_tapio_decomp_from_offsets, c_tapio_decomp_free, c_tapio_var_set_decomp, &
             c_tapio_var_set_joined_count, &
             c_tapio_var_selection_size, c_tapio_open, c_tapio_begin_step, c_tapio_end_step, &
             c_tapio_put, c_tapio_get, c_tapio_put_sel, c_tapio_get_sel, c_tapio_fail_step, &
@@ -149,6 +150,25 @@ module tapio_c
       type(c_ptr), value :: var
       integer(c_size_t), value :: n
       integer(c_int64_t), intent(in) :: offsets(*)
+    end function
+    integer(c_int) function c_tapio_decomp_from_offsets(ctx, ndims, shape, n, offsets, decomp) &
+        bind(C, name="tapio_decomp_from_offsets")
+      import :: c_int, c_ptr, c_int64_t, c_size_t
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: ndims
+      integer(c_int64_t), intent(in) :: shape(*)
+      integer(c_size_t), value :: n
+      integer(c_int64_t), intent(in) :: offsets(*)
+      type(c_ptr), intent(out) :: decomp
+    end function
+    integer(c_int) function c_tapio_decomp_free(decomp) bind(C, name="tapio_decomp_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: decomp
+    end function
+    integer(c_int) function c_tapio_var_set_decomp(var, decomp) &
+        bind(C, name="tapio_var_set_decomp")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: var, decomp
     end function
     integer(c_int) function c_tapio_var_set_step_selection(var, first, count) &
         bind(C, name="tapio_var_set_step_selection")

@@ -147,3 +147,19 @@ def test_other_kinds_convert_as_in_netcdf_fortran(tmp_path):
         want = np.concatenate([single + np.float32(r) for r in range(2)]).astype(np.float64)
         np.testing.assert_array_equal(nc["t"][0], want)
         np.testing.assert_array_equal(nc["k"][0], [1, -1, 2147483647, -2147483648] * 2)
+
+
+@pytest.mark.parametrize("np_", [1, 3])
+def test_decomposition_made_once(tmp_path, np_):
+    """A compdof made a decomposition once (tapio_init_decomp) and given to two variables
+    (tapio_set_decomp, then freed): the module reads every value back, and netCDF4 sees each
+    element at its compdof index (Fortran a(j, i) of a(7, 5) is the file's [i-1, j-1])."""
+    path = tmp_path / "decomp.nc"
+    out = mpirun(np_, exe("decomp_f", "tests"), path)
+    assert "decomp ok" in out and "WRONG" not in out, out
+    assert "set_decomp wide: shape or selection error" in out, out
+    with netCDF4.Dataset(path) as nc:
+        index = 1 + np.arange(35).reshape(5, 7)
+        for s in range(2):
+            np.testing.assert_array_equal(nc["u"][s], index + 100 * (s + 1))
+            np.testing.assert_array_equal(nc["v"][s], -(index + 100 * (s + 1)))
