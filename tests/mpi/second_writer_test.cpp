@@ -57,9 +57,10 @@ void expect_refused(const Case& c, const std::string& path, tapio_mode mode) {
   EXPECT_EQ(second.code, TAPIO_ERR_IO) << second.message;
   EXPECT_TRUE(contains(second.message, path)) << second.message;
   EXPECT_TRUE(contains(second.message, "is locked by another writer")) << second.message;
-  if (std::string(c.engine) == "subfile" && rank() == 0)
+  if (std::string(c.engine) == "subfile" && rank() == 0) {
     EXPECT_TRUE(contains(second.message, fmt::format("pid {}, since ", getpid())))
         << second.message;
+  }
 }
 
 TEST_P(SecondWriter, IsRefusedOnEveryRankAndTheFirstWritersStepsReadBack) {
