@@ -48,6 +48,7 @@ int tapio_decomp_from_offsets(tapio_context* ctx, int ndims, const uint64_t* sha
                               const uint64_t* offsets, tapio_decomp** decomp) {
   return api::guarded("tapio_decomp_from_offsets", [&]() -> Status {
     if (!decomp) return error(TAPIO_ERR_ARG, "output handle is null");
+    *decomp = nullptr;  // until one is made
     if (n > 0 && !offsets) return error(TAPIO_ERR_ARG, "offsets is null");
     return make(ctx, ndims, shape, plan::Selection::offsets(offsets, n), decomp);
   });
@@ -58,6 +59,7 @@ int tapio_decomp_from_runs(tapio_context* ctx, int ndims, const uint64_t* shape,
                            tapio_decomp** decomp) {
   return api::guarded("tapio_decomp_from_runs", [&]() -> Status {
     if (!decomp) return error(TAPIO_ERR_ARG, "output handle is null");
+    *decomp = nullptr;  // until one is made
     if (n > 0 && (!offsets || !lengths))
       return error(TAPIO_ERR_ARG, "{} is null", offsets ? "lengths" : "offsets");
     std::vector<plan::Run> runs;

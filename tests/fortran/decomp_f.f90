@@ -82,6 +82,7 @@ program decomp_f
   call expect("close read", tapio_close(f), TAPIO_OK)
   call expect("finalize", tapio_finalize(ctx), TAPIO_OK)
   if (rank == 0 .and. wrong == 0) print '(a)', "decomp ok"
+  deallocate(compdof, mine, whole)
   call MPI_Finalize(ierr)
   if (wrong /= 0) error stop 1
 end program

@@ -127,7 +127,7 @@ TEST_P(Decompositions, RunsWriteWhatTheirOffsetsRead) {
 TEST_P(Decompositions, RefusalsNameTheVariableAndLeaveNoSelection) {
   Context ctx(MPI_COMM_WORLD);
   const uint64_t outside = kShape[0] * kShape[1];
-  tapio_decomp* bad = nullptr;
+  tapio_decomp* bad = reinterpret_cast<tapio_decomp*>(&ctx);  // not a handle: reset to null
   Outcome o = outcome(tapio_decomp_from_offsets(ctx.get(), 2, kShape.data(), 1, &outside, &bad));
   EXPECT_EQ(o.code, TAPIO_ERR_SHAPE) << o.message;
   EXPECT_TRUE(contains(o.message, "rank " + std::to_string(rank()))) << o.message;
