@@ -329,14 +329,15 @@ contains
   ! of variables of that shape with tapio_set_decomp, which reads no map (as PIO_initdecomp).
   integer function tapio_init_decomp(ctx, dimlens, compdof, decomp) result(status)
     type(tapio_context), intent(in) :: ctx
-    integer(c_int64_t), intent(in) :: dimlens(:), compdof(:)
+    integer, intent(in) :: dimlens(:)
+    integer(c_int64_t), intent(in) :: compdof(:)
     type(tapio_decomp), intent(out) :: decomp
     integer(c_int64_t) :: shape(max(size(dimlens), 1))
     integer(c_int64_t), allocatable :: offsets(:)
     integer :: n, i
     n = size(dimlens)
     do i = 1, n  ! reversed: the file's C order
-      shape(i) = dimlens(n + 1 - i)
+      shape(i) = int(dimlens(n + 1 - i), c_int64_t)
     end do
     allocate(offsets, source=compdof - 1)  ! tapio keeps its own copy
     status = c_status(c_tapio_decomp_from_offsets(ctx%p, int(n, c_int), shape, &

@@ -158,8 +158,9 @@ TAPIO_API int tapio_var_set_runs(tapio_var* var, size_t n, const uint64_t* offse
                                  const uint64_t* lengths);
 /* Decompositions: this rank's part of every array of one shape, made once (as PIO's
  * PIOc_InitDecomp) and given to any number of variables of that shape, in any IO and file of
- * the context, at no cost per call: the offsets are read and checked when it is made, and an
- * engine finds its plan again by the object. Local. A decomposition lives until
+ * the context: the offsets are read and checked when it is made, setting it reads nothing,
+ * and an engine finds its plan by the object (an engine still checks a selection against the
+ * variable once per variable, and hashes a new one once). Local. A decomposition lives until
  * tapio_decomp_free or tapio_finalize; a variable that took it keeps its selection after.
  * From n element offsets into the flattened (C-order) array of shape[ndims], 0-based, memory
  * in list order (as tapio_var_set_offsets); an offset outside the shape is TAPIO_ERR_SHAPE. */
@@ -174,8 +175,9 @@ TAPIO_API int tapio_decomp_from_runs(tapio_context* ctx, int ndims, const uint64
 TAPIO_API int tapio_decomp_size(tapio_decomp* decomp, uint64_t* elements);
 TAPIO_API int tapio_decomp_free(tapio_decomp* decomp);
 /* var's selection for its next puts and gets becomes decomp's. var's shape must be decomp's
- * (TAPIO_ERR_SHAPE); a joined variable takes none (TAPIO_ERR_ARG). A refusal leaves var
- * without a selection, as a refused tapio_var_set_offsets does. */
+ * (TAPIO_ERR_SHAPE); a joined variable, or one of another context, takes none
+ * (TAPIO_ERR_ARG). A refusal leaves var without a selection, as a refused
+ * tapio_var_set_offsets does. */
 TAPIO_API int tapio_var_set_decomp(tapio_var* var, tapio_decomp* decomp);
 /* Write mode, a joined variable (TAPIO_VAR_JOINED): this rank's length along the first
  * dimension for the next put (0: nothing this step). The put's data holds count x shape[1] x

@@ -348,10 +348,11 @@ class File:
             _tapio.var_set_joined_count(var._handle, a.shape[0])
             _tapio.put(self._engine, var._handle, type_code(a.dtype), address(a))
         elif offsets is not None:
-            n = offsets.size if isinstance(offsets, Decomposition) else offsets_array(offsets, where).size
-            if a.size != n:
+            if not isinstance(offsets, Decomposition):
+                offsets = offsets_array(offsets, where)  # once: _set_offsets keeps it as it is
+            if a.size != offsets.size:
                 raise ShapeError(f"{where}: shape mismatch: the array has {a.size} elements, "
-                                 f"offsets {n}", 4)
+                                 f"offsets {offsets.size}", 4)
             self._set_offsets(var, offsets, where)
             _tapio.put(self._engine, var._handle, type_code(a.dtype), address(a))
         else:

@@ -31,7 +31,7 @@ def offsets_array(offsets, where: str) -> np.ndarray:
     off = np.asarray(offsets)
     if off.ndim != 1 or (off.size and off.dtype.kind not in "iu"):
         raise ArgumentError(f"{where}: offsets must be a 1-d array of integers", 1)
-    if off.size and off.min() < 0:
+    if off.size and off.dtype.kind == "i" and off.min() < 0:  # unsigned: never negative
         raise ArgumentError(f"{where}: offsets must not be negative", 1)
     return np.ascontiguousarray(off, dtype=np.uint64)
 

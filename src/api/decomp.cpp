@@ -35,8 +35,9 @@ Status make(tapio_context* ctx_handle, int ndims, const uint64_t* dims, plan::Se
   d->ctx = ctx;
   d->shape = std::move(shape);
   d->sel = plan::shared(std::move(sel));
-  *out = d->registration.handle();
+  tapio_decomp* handle = d->registration.handle();
   ctx->decomps.push_back(std::move(d));
+  *out = handle;  // only once it is kept
   return ok_status();
 }
 

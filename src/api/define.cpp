@@ -471,6 +471,10 @@ int tapio_var_set_decomp(tapio_var* var, tapio_decomp* decomp) {
     return set_shared_selection(var, [&](const VarState* v, const VariableDef& def)
                                          -> Result<plan::SharedSelection> {
       TAPIO_ASSIGN_OR_RETURN(api::DecompState * d, api::resolve(decomp));
+      if (d->ctx != v->io->ctx)
+        return error(TAPIO_ERR_ARG, "variable '{}': the decomposition was made in another "
+                     "context", def.name)
+            .with_context(api::where(v));
       if (def.joined)
         return error(TAPIO_ERR_ARG, "variable '{}' is a joined array: it takes no "
                      "decomposition", def.name)

@@ -45,8 +45,7 @@ program decomp_f
   call expect("define v", tapio_def_var(io, "v", TAPIO_DOUBLE, [nx, ny], ["x", "y"], v), TAPIO_OK)
   call expect("define wide", tapio_def_var(io, "wide", TAPIO_DOUBLE, [nx + 1, ny], &
               ["xw", "y "], wide), TAPIO_OK)
-  call expect("init_decomp", tapio_init_decomp(ctx, [int(nx, c_int64_t), int(ny, c_int64_t)], &
-              compdof, cols), TAPIO_OK)
+  call expect("init_decomp", tapio_init_decomp(ctx, [nx, ny], compdof, cols), TAPIO_OK)
   call expect("set_decomp wide", tapio_set_decomp(wide, cols), TAPIO_ERR_SHAPE)
   call expect("set_decomp u", tapio_set_decomp(u, cols), TAPIO_OK)
   call expect("set_decomp v", tapio_set_decomp(v, cols), TAPIO_OK)

@@ -145,11 +145,19 @@ TEST_P(Decompositions, RefusalsNameTheVariableAndLeaveNoSelection) {
   EXPECT_TRUE(contains(o.message, "rank " + std::to_string(rank()))) << o.message;
   EXPECT_EQ(attempt([&] { wide.selection_size(); }).code, TAPIO_ERR_SHAPE);
 
+  {  // a decomposition of another context
+    Context other(MPI_COMM_WORLD);
+    Decomposition foreign = Decomposition::offsets(other.get(), kShape, {});
+    o = outcome(tapio_var_set_decomp(x.get(), foreign.get()));
+    EXPECT_EQ(o.code, TAPIO_ERR_ARG) << o.message;
+    EXPECT_TRUE(contains(o.message, "made in another context")) << o.message;
+  }
   tapio_decomp* freed = nullptr;
   {
     Decomposition gone = Decomposition::offsets(ctx.get(), kShape, {});
     freed = gone.get();
   }
+  x.set_decomp(d);  // a valid selection, which the refusal below must not leave in place
   o = outcome(tapio_var_set_decomp(x.get(), freed));
   EXPECT_EQ(o.code, TAPIO_ERR_ARG) << o.message;
   EXPECT_TRUE(contains(o.message, "it was freed")) << o.message;

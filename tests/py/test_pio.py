@@ -310,3 +310,24 @@ def test_decomposition_text_files_in_pios_format(tmp_path):
         assert lines[2 + 2 * rank].split() == [str(rank), str(maplen)]
         want = [0 if i == 1 else rank * 5 + i + 1 for i in range(maplen)]
         assert [int(v) for v in lines[3 + 2 * rank].split()] == want
+
+
+@pytest.mark.parametrize("np_", [1, 3])
+def test_a_freed_decomposition_and_its_successor_place_every_value(tmp_path, np_):
+    """pio_freed_map writes a record and a fixed variable through one map, frees it while its
+    darrays are held, and writes a frame through a new map before the flush: netCDF4 sees
+    every value at its cell and the fill in every hole."""
+    path = tmp_path / "freed.nc"
+    out = mpirun(np_, BUILD / "tests" / "pio" / "pio_freed_map", path, timeout=60)
+    assert "pio_freed_map OK" in out
+    cells = np.arange(4 * np_)
+    fill = netCDF4.default_fillvals["i4"]
+    with netCDF4.Dataset(path) as ds:
+        ds.set_auto_mask(False)
+        rec, fixed = ds["rec"][:], ds["fixed"][:]
+    for frame in range(3):
+        mapped = cells % 2 == (0 if frame < 2 else 1)
+        np.testing.assert_array_equal(rec[frame], np.where(mapped, 1000 * frame + cells, fill))
+    for level in range(2):
+        np.testing.assert_array_equal(fixed[level],
+                                      np.where(cells % 2 == 0, -(1000 * level + cells), fill))
