@@ -148,13 +148,15 @@ Status Engine::fail_step(Status why) {
 
 Result<uint64_t> Engine::checked_elements(int var, const plan::SharedSelection& sel,
                                          const std::string& context) {
-  if (checked_.size() != io().vars.size()) checked_.assign(io().vars.size(), Checked{});
-  Checked& c = checked_[var];
-  if (c.sel == sel) return c.elements;
+  if (checked_.size() != io().vars.size()) checked_.assign(io().vars.size(), {});
+  std::array<Checked, 2>& recent = checked_[var];
+  for (const Checked& c : recent)
+    if (c.sel == sel) return c.elements;
   const VariableDef& v = io().vars[var];
   TAPIO_RETURN_IF_ERROR(plan::validate(*sel, v.shape, v.dim_names).with_context(context));
-  c = Checked{sel, sel->elements()};
-  return c.elements;
+  recent[1] = std::move(recent[0]);
+  recent[0] = Checked{sel, sel->elements()};
+  return recent[0].elements;
 }
 
 Status Engine::queue_put(int var, plan::SharedSelection sel, DataType memtype,

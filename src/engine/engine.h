@@ -2,6 +2,7 @@
 // step state machine and argument checks they all share. An engine only implements the
 // collective data movement (write a step, read a batch of gets) and its file lifecycle.
 #pragma once
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -209,7 +210,8 @@ class Engine {
                  const std::string& context) const;
   Status queue_put(int var, plan::SharedSelection sel, DataType memtype, const void* data);
   // The elements of `sel`, checked against the shape of `var` (not joined) once per selection
-  // object: a program giving the same map every step pays one check, not one per put.
+  // object: a program giving the same map every step pays one check, not one per put, and so
+  // does one alternating two (a PIO darray's map and its holes' fill).
   Result<uint64_t> checked_elements(int var, const plan::SharedSelection& sel,
                                     const std::string& context);
   // Places this batch's joined puts (collective), then shifts them by joined_rows_before.
@@ -236,7 +238,8 @@ class Engine {
     plan::SharedSelection sel;
     uint64_t elements = 0;
   };
-  std::vector<Checked> checked_;  // by variable: the last selection checked_elements passed
+  // By variable: the last two selections checked_elements passed, the latest first.
+  std::vector<std::array<Checked, 2>> checked_;
   JoinedPlacer joined_;  // write: where this rank's blocks of joined variables go
   // Why this rank fails the open write step: its first rejected put, or the program's reason.
   Status failed_step_;

@@ -138,8 +138,11 @@ TEST(RaggedSamples, GrowthNeverOverwritesWhatTheOldHeaderPointsTo) {
         ASSERT_TRUE(g->has_value());
         const netcdf::Header& to = **g;
         EXPECT_GE(to.dims[to.find_dim("particle")].length, std::max(2 * room, committed + more));
-        for (size_t v = 0; v < h.vars.size(); ++v)
-          if (to.vars[v].begin != h.vars[v].begin) EXPECT_GE(to.vars[v].begin, end) << v;
+        for (size_t v = 0; v < h.vars.size(); ++v) {
+          if (to.vars[v].begin != h.vars[v].begin) {
+            EXPECT_GE(to.vars[v].begin, end) << v;
+          }
+        }
         EXPECT_EQ(to.vars[0].begin, h.vars[0].begin);  // before the grown room: stays
         EXPECT_EQ(to.vars[1].begin, h.vars[1].begin);  // the first over it: stays
         // What moves comes from the old data and lands past it: w (committed rows and 3 of
