@@ -85,7 +85,8 @@ class E3sm : public Pattern {
           // Runs ascending (a Piece's contract, and MPI-IO file views need it); the map gives
           // them in map order, which PIO also sorts before writing.
           std::vector<std::pair<uint64_t, uint64_t>> runs;
-          for (size_t k = 0; k < decs[d].offsets.size(); ++k) runs.push_back({decs[d].offsets[k], decs[d].lengths[k]});
+          for (size_t k = 0; k < decs[d].offsets.size(); ++k)
+            runs.push_back({decs[d].offsets[k], decs[d].lengths[k]});
           std::sort(runs.begin(), runs.end());
           Piece pc;
           for (const auto& [off, len] : runs) pc.add_run(off, len);

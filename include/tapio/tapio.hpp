@@ -63,7 +63,8 @@ class Decomposition {
   static Decomposition runs(tapio_context* ctx, const Dims& shape,
                             const std::vector<uint64_t>& offsets,
                             const std::vector<uint64_t>& lengths) {
-    if (offsets.size() != lengths.size()) throw Error(TAPIO_ERR_ARG, "offsets and lengths differ in size");
+    if (offsets.size() != lengths.size())
+      throw Error(TAPIO_ERR_ARG, "offsets and lengths differ in size");
     Decomposition d;
     check(tapio_decomp_from_runs(ctx, static_cast<int>(shape.size()), shape.data(),
                                  offsets.size(), offsets.data(), lengths.data(), &d.d_));

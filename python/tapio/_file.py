@@ -244,8 +244,9 @@ class File:
         ``start``, it is the block at start of the array's shape. With ``offsets``, its
         elements go to those offsets of the flattened (C-order) variable, in order (a PIO-style
         map: a 1-d array of the same length), or those of a :class:`Decomposition` made once
-        for many puts (``f.decomposition(shape, offsets)``). For a joined variable, the array is this rank's
-        rows (any number, 0 included: ``shape[1:]`` the variable's), and tapio places them.
+        for many puts (``f.decomposition(shape, offsets)``). For a joined variable, the array
+        is this rank's rows (any number, 0 included: ``shape[1:]`` the variable's), and tapio
+        places them.
 
         The array's memory is used as it is (no copy) when it is C-contiguous and in native
         byte order; otherwise it is copied once, or refused if ``allow_copy`` is False. An
