@@ -166,4 +166,14 @@ std::vector<Extent> sieve(const std::vector<Extent>& sorted, uint64_t max_hole) 
   return out;
 }
 
+void route_runs(const std::vector<RoutedSegment>& routed, std::vector<RouteRun>* runs) {
+  runs->clear();
+  for (size_t i = 0; i < routed.size(); ++i) {
+    const RoutedSegment& x = routed[i];
+    if (runs->empty() || runs->back().round != x.round || runs->back().agg != x.agg)
+      runs->push_back(RouteRun{x.round, x.agg, i, i});
+    runs->back().end = i + 1;
+  }
+}
+
 }  // namespace tapio::plan

@@ -97,6 +97,18 @@ std::vector<RoutedSegment> route_segments(const std::vector<MemSegment>& segment
 void route_segments(const std::vector<MemSegment>& segments, const Layout& layout,
                     std::vector<RoutedSegment>* out);
 
+// One (round, aggregator) of a routed list: its segments are [begin, end). A list sorted by
+// (round, agg) is a few such runs, so a step finds its rounds and where each goes in
+// O(rounds x aggregators), never by walking its O(segments) list again.
+struct RouteRun {
+  uint32_t round = 0;
+  int agg = 0;
+  size_t begin = 0;
+  size_t end = 0;
+};
+// The runs of `routed` (sorted by round, then agg), in its order, into *runs (reused).
+void route_runs(const std::vector<RoutedSegment>& routed, std::vector<RouteRun>* runs);
+
 // Whether s has pieces (length and count > 0) and every one lies inside w, without
 // overflow: what an aggregator checks of a received list before it touches its window.
 bool segment_inside(const Segment& s, const Extent& w);

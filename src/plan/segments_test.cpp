@@ -137,6 +137,7 @@ TEST(Segments, RoutedRegularSegmentStaysFewSegments) {
 // out of file order.
 TEST(Segments, RouteSegmentsMatchesRouteOnPieces) {
   std::mt19937_64 rng(13);
+  std::vector<RouteRun> runs;  // reused across trials, as an engine reuses it
   for (int trial = 0; trial < 2000; ++trial) {
     const uint64_t lo = rng() % 500;
     const uint64_t span = 1 + rng() % 20000;
@@ -211,7 +212,25 @@ TEST(Segments, RouteSegmentsMatchesRouteOnPieces) {
       std::sort(want[i].t.begin(), want[i].t.end());
       ASSERT_TRUE(got[i].t == want[i].t) << trial << " window " << i;
     }
+    // The runs index exactly the windows, in order, and cover the list without a gap.
+    route_runs(segs, &runs);
+    ASSERT_EQ(runs.size(), want.size()) << trial;
+    size_t next = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      ASSERT_EQ(runs[i].round, want[i].round);
+      ASSERT_EQ(runs[i].agg, want[i].agg);
+      ASSERT_EQ(runs[i].begin, next);
+      ASSERT_LT(runs[i].begin, runs[i].end);
+      for (size_t k = runs[i].begin; k < runs[i].end; ++k) {
+        ASSERT_EQ(segs[k].round, runs[i].round);
+        ASSERT_EQ(segs[k].agg, runs[i].agg);
+      }
+      next = runs[i].end;
+    }
+    ASSERT_EQ(next, segs.size()) << trial;
   }
+  route_runs({}, &runs);
+  EXPECT_TRUE(runs.empty());
 }
 
 // ByteMap against a std::set of bytes: overlap reports and runs of set and clear bytes.

@@ -324,8 +324,16 @@ plan::Layout CollectiveEngine::layout_for(uint64_t lo, uint64_t hi) const {
                            spec_.round_bytes, 16000, smaller_rounds_);
 }
 
+void CollectiveEngine::route(const std::vector<plan::MemSegment>& segments,
+                             const plan::Layout& layout) {
+  PhaseTimer t(&profile(), Phase::kPlan);
+  plan::route_segments(segments, layout, &routed_);
+  plan::route_runs(routed_, &route_runs_);
+  routed_shift_ = 0;
+}
+
 Status CollectiveEngine::expected_messages(const plan::Layout& layout,
-                                           const std::vector<plan::RoutedSegment>& routed,
+                                           const std::vector<plan::RouteRun>& runs,
                                            std::vector<uint32_t>* expected,
                                            collective::WriteBatch* two_level) {
   // One flag per (aggregator, round) this rank sends to, laid out in rank order of the
@@ -341,7 +349,7 @@ Status CollectiveEngine::expected_messages(const plan::Layout& layout,
   std::vector<uint32_t> flags(agg_.ranks.size() * R, 0);
   const collective::NodeGather& g = agg_.gather;
   const bool gathers = two_level && g.on();
-  for (const plan::RoutedSegment& x : routed)
+  for (const plan::RouteRun& x : runs)
     if (!gathers || !g.through(x.agg)) flags[slot[x.agg] * R + x.round] = 1;
   PhaseTimer t(&profile(), Phase::kAgree);
   Status local = ok_status();
@@ -369,7 +377,7 @@ Status CollectiveEngine::node_pieces(collective::WriteBatch* batch) const {
     return error(TAPIO_ERR_INTERNAL, "{}: too many aggregators x rounds ({} x {}) for "
                  "two-level aggregation", where(), A, R);
   std::vector<uint64_t> sums((A + 1) * R, 0), mine(R, 0);
-  for (const plan::RoutedSegment& x : batch->routed)
+  for (const plan::RouteRun& x : batch->runs)
     if (agg_.gather.through(x.agg)) sums[x.agg * R + x.round] = sums[A * R + x.round] = 1;
   for (uint32_t r = 0; r < R; ++r) mine[r] = sums[A * R + r];
   TAPIO_RETURN_IF_ERROR(

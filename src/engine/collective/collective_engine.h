@@ -154,12 +154,13 @@ class CollectiveEngine final : public Engine {
   Status read_direct(const plan::DirectPlan& direct, uint8_t* staging);
   // Domains over [lo, hi) for this engine's aggregators, rounds of round_bytes.
   plan::Layout layout_for(uint64_t lo, uint64_t hi) const;
+  // This rank's segments routed to the layout's windows afresh: routed_, its runs, no shift.
+  void route(const std::vector<plan::MemSegment>& segments, const plan::Layout& layout);
   // For each round, how many messages this rank receives as an aggregator (collective: one
   // reduce-scatter of one flag per aggregator and round, agreed on).
   // With `two_level` (a write batch, two_level on), a node's pieces for another node's
   // aggregator count once, as its gatherer's, and the batch gets the node sums.
-  Status expected_messages(const plan::Layout& layout,
-                           const std::vector<plan::RoutedSegment>& routed,
+  Status expected_messages(const plan::Layout& layout, const std::vector<plan::RouteRun>& runs,
                            std::vector<uint32_t>* expected,
                            collective::WriteBatch* two_level = nullptr);
   Status node_pieces(collective::WriteBatch* batch) const;
@@ -192,6 +193,7 @@ class CollectiveEngine final : public Engine {
   collective::Staged staged_;
   collective::Wanted wanted_;
   std::vector<plan::RoutedSegment> routed_;
+  std::vector<plan::RouteRun> route_runs_;  // routed_'s (round, aggregator) runs
   uint64_t routed_shift_ = 0;  // what routed_'s offsets are moved by (WriteBatch::shift)
   Status deferred_;        // the first local error, reported at the next agreement
   bool writes_queued_ = false;  // async: a batch since the last commit agreement queued writes

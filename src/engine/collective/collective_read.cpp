@@ -96,7 +96,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
     if (st.ok()) collective::swap_into(wanted, staging);
     return st;
   }
-  collective::ReadBatch batch{&wanted, staging, {}, routed_, 0, {}};
+  collective::ReadBatch batch{&wanted, staging, {}, routed_, route_runs_, 0, {}};
   TAPIO_RETURN_IF_ERROR(plan_read_rounds({votes.lo, votes.hi - votes.lo}, votes.steady(),
                                          votes.moved_lo, before, &batch));
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(batch.layout));
@@ -119,12 +119,8 @@ Status CollectiveEngine::plan_read_rounds(const plan::Extent& range, bool steady
     batch->repeat = before.rounds_kept;
   } else {
     batch->layout = layout_for(range.offset, range.end());
-    {
-      PhaseTimer t(&profile(), Phase::kPlan);
-      plan::route_segments(batch->wanted->segments.get(), batch->layout, &batch->routed);
-      routed_shift_ = 0;
-    }
-    TAPIO_RETURN_IF_ERROR(expected_messages(batch->layout, batch->routed, &batch->expected));
+    route(batch->wanted->segments.get(), batch->layout);
+    TAPIO_RETURN_IF_ERROR(expected_messages(batch->layout, batch->runs, &batch->expected));
   }
   // Reads are never tiled: each aggregator keeps its rounds' reads.
   previous_.agreed = Agreed{true, 1, true, false, true, range, batch->layout, batch->expected,

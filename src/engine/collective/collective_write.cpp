@@ -191,20 +191,16 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
 Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t step,
                                       bool tiled, const std::vector<Target>& targets,
                                       const Agreed* before) {
-  collective::WriteBatch batch{step, &staged, {}, routed_, 0, {}, targets, tiled, false, {}, {}};
+  collective::WriteBatch batch{step, &staged, {}, routed_, route_runs_, 0, {}, targets, tiled,
+                               false, {}, {}};
   const uint64_t lo = batch.targets.front().extent.offset;
   const plan::Extent range{lo, batch.targets.back().extent.end() - lo};
   if (before && move_rounds(*before, range, &batch)) {
     batch.repeat = tiled || before->rounds_kept;
   } else {
     batch.layout = layout_for(range.offset, range.end());
-    {
-      PhaseTimer t(&profile(), Phase::kPlan);
-      plan::route_segments(staged.segments(), batch.layout, &batch.routed);
-      routed_shift_ = 0;
-    }
-    TAPIO_RETURN_IF_ERROR(
-        expected_messages(batch.layout, batch.routed, &batch.expected, &batch));
+    route(staged.segments(), batch.layout);
+    TAPIO_RETURN_IF_ERROR(expected_messages(batch.layout, batch.runs, &batch.expected, &batch));
   }
   const netcdf::Header& h = nc_.header();
   previous_.agreed.rounds = true;
@@ -221,7 +217,7 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
   {
     PhaseTimer t(&profile(), Phase::kSwap);
     const bool messages =
-        std::any_of(batch.routed.begin(), batch.routed.end(), [&](const plan::RoutedSegment& x) {
+        std::any_of(batch.runs.begin(), batch.runs.end(), [&](const plan::RouteRun& x) {
           return !agg_.slots || agg_.node_rank[x.agg] < 0;
         });
     if (messages) staged.swap_all(bufs_.staging.prepare(staged.bytes()));

@@ -36,16 +36,30 @@ inline std::vector<std::pair<uint64_t, uint64_t>> mem_spans(
   return spans;
 }
 
-// Calls f(r, begin, end) for every round r of `rounds`, routed[begin, end) being this rank's
-// pieces of round r (routed is sorted by round).
+// This rank's runs of one round (plan::RouteRun: a span of its routed segments), one per
+// aggregator it has pieces for, in aggregator order.
+struct RoundRuns {
+  const plan::RouteRun* first = nullptr;
+  const plan::RouteRun* last = nullptr;
+  const plan::RouteRun* begin() const { return first; }
+  const plan::RouteRun* end() const { return last; }
+  // The run for aggregator `agg` (one of this round's).
+  const plan::RouteRun& to(int agg) const {
+    return *std::lower_bound(first, last, agg,
+                             [](const plan::RouteRun& x, int a) { return x.agg < a; });
+  }
+};
+
+// Calls f(r, runs) for every round r of `rounds` with this rank's runs of round r (`runs` is
+// sorted by round): O(runs), whatever the number of segments.
 template <typename F>
-void for_each_round(const std::vector<plan::RoutedSegment>& routed, uint32_t rounds, F&& f) {
-  size_t i = 0;
+void for_each_round(const std::vector<plan::RouteRun>& runs, uint32_t rounds, F&& f) {
+  const plan::RouteRun* it = runs.data();
+  const plan::RouteRun* const end = it + runs.size();
   for (uint32_t r = 0; r < rounds; ++r) {
-    size_t j = i;
-    while (j < routed.size() && routed[j].round == r) ++j;
-    f(r, i, j);
-    i = j;
+    const plan::RouteRun* first = it;
+    while (it != end && it->round == r) ++it;
+    f(r, RoundRuns{first, it});
   }
 }
 

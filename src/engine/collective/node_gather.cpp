@@ -20,33 +20,32 @@
 
 namespace tapio::collective {
 
-// This rank's groups of routed[begin, end) for aggregators on other nodes, in aggregator
-// order, and each group's (mem, bytes) spans in the staging buffer.
-std::vector<Group> RoundPipeline::remote_groups(size_t begin, size_t end,
+// This rank's groups of a round's runs for aggregators on other nodes, in aggregator order,
+// and each group's (mem, bytes) spans in the staging buffer.
+std::vector<Group> RoundPipeline::remote_groups(RoundRuns runs,
                                                 std::vector<Spans>* spans) const {
   std::vector<Group> groups;
   spans->clear();
-  for (size_t i = begin; i < end; ++i) {
-    const plan::RoutedSegment& x = b_.routed[i];
-    if (!p_.agg.gather.through(x.agg)) continue;
-    if (groups.empty() || groups.back().agg != static_cast<uint64_t>(x.agg)) {
-      groups.push_back(Group{static_cast<uint64_t>(x.agg), {}, 0, 0});
-      spans->emplace_back();
+  for (const plan::RouteRun& run : runs) {
+    if (!p_.agg.gather.through(run.agg)) continue;
+    groups.push_back(Group{static_cast<uint64_t>(run.agg), {}, 0, 0});
+    Spans& s = spans->emplace_back();
+    for (size_t i = run.begin; i < run.end; ++i) {
+      const plan::RoutedSegment& x = b_.routed[i];
+      plan::append_segment(&groups.back().segments, plan::shifted(x.seg, b_.shift));
+      groups.back().bytes += x.seg.bytes();
+      if (!s.empty() && s.back().first + s.back().second == x.mem)
+        s.back().second += x.seg.bytes();
+      else
+        s.emplace_back(x.mem, x.seg.bytes());
     }
-    plan::append_segment(&groups.back().segments, plan::shifted(x.seg, b_.shift));
-    groups.back().bytes += x.seg.bytes();
-    Spans& s = spans->back();
-    if (!s.empty() && s.back().first + s.back().second == x.mem)
-      s.back().second += x.seg.bytes();
-    else
-      s.emplace_back(x.mem, x.seg.bytes());
   }
   return groups;
 }
 
-void RoundPipeline::hand_over(uint32_t r, size_t begin, size_t end, Status* local) {
+void RoundPipeline::hand_over(uint32_t r, RoundRuns runs, Status* local) {
   std::vector<Spans> spans;
-  const std::vector<Group> groups = remote_groups(begin, end, &spans);
+  const std::vector<Group> groups = remote_groups(runs, &spans);
   if (groups.empty()) return;  // the node's reduction counted this rank out of this round
   const int set = r % 2;
   const comm::Comm& node = p_.agg.gather.node->node();
@@ -67,9 +66,9 @@ void RoundPipeline::hand_over(uint32_t r, size_t begin, size_t end, Status* loca
   }
 }
 
-void RoundPipeline::forward(uint32_t r, size_t begin, size_t end, Status* local) {
+void RoundPipeline::forward(uint32_t r, RoundRuns runs, Status* local) {
   std::vector<Spans> own_spans;
-  std::vector<Group> groups = remote_groups(begin, end, &own_spans);
+  std::vector<Group> groups = remote_groups(runs, &own_spans);
   bool lost = !gather_node_pieces(r, &groups, groups.size(), own_spans, local);
   if (p_.agg.gather.poisoned) {
     keep(local, error(TAPIO_ERR_INTERNAL, "{}: this node's gatherer received a malformed "

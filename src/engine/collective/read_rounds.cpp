@@ -13,8 +13,8 @@ Status ReadRounds::run() {
   Status local = ok_status();
   // A batch planned in full keeps its rounds' reads afresh.
   if (p_.agg.mine >= 0 && !b_.repeat) p_.bufs.kept.assign(b_.layout.rounds, {});
-  for_each_round(b_.routed, b_.layout.rounds,
-                 [&](uint32_t r, size_t begin, size_t end) { keep(&local, round(r, begin, end)); });
+  for_each_round(b_.runs, b_.layout.rounds,
+                 [&](uint32_t r, RoundRuns runs) { keep(&local, round(r, runs)); });
   PhaseTimer t(&p_.profile, Phase::kSwap);
   if (!p_.agg.slots) {
     swap_into(*b_.wanted, b_.staging);
@@ -24,7 +24,7 @@ Status ReadRounds::run() {
   return local;
 }
 
-Status ReadRounds::round(uint32_t r, size_t begin, size_t end) {
+Status ReadRounds::round(uint32_t r, RoundRuns runs) {
   Status local = ok_status();
   // Slot r % 2 held round r - 2, which this node's ranks copied out before that round
   // ended: after this barrier its aggregators may read round r into it.
@@ -34,7 +34,7 @@ Status ReadRounds::round(uint32_t r, size_t begin, size_t end) {
   }
   comm::Requests reqs;
   std::vector<FromSlot> from_slots;
-  keep(&local, ask(r, begin, end, &reqs, &from_slots));
+  keep(&local, ask(r, runs, &reqs, &from_slots));
   if (p_.agg.mine >= 0) keep(&local, serve(r, &reqs));
   {
     PhaseTimer t(&p_.profile, Phase::kExchange);
@@ -44,12 +44,11 @@ Status ReadRounds::round(uint32_t r, size_t begin, size_t end) {
   return local;
 }
 
-Status ReadRounds::ask(uint32_t r, size_t begin, size_t end, comm::Requests* reqs,
+Status ReadRounds::ask(uint32_t r, RoundRuns runs, comm::Requests* reqs,
                        std::vector<FromSlot>* from_slots) {
   Status local = ok_status();
   std::vector<int> aggs;
-  for (size_t i = begin; i < end; ++i)
-    if (aggs.empty() || aggs.back() != b_.routed[i].agg) aggs.push_back(b_.routed[i].agg);
+  for (const plan::RouteRun& run : runs) aggs.push_back(run.agg);
   aggs = plan::collection_order(std::move(aggs), p_.node, p_.spec.collect_order);
   // The round's lists, in buffers kept from round to round (its sends end with the round):
   // a fresh buffer per list cost its page faults every round.
@@ -57,10 +56,7 @@ Status ReadRounds::ask(uint32_t r, size_t begin, size_t end, comm::Requests* req
   if (lists.size() < aggs.size()) lists.resize(aggs.size());
   for (size_t k = 0; k < aggs.size(); ++k) {
     const int agg = aggs[k];
-    size_t first = begin;
-    while (b_.routed[first].agg != agg) ++first;
-    size_t last = first;
-    while (last < end && b_.routed[last].agg == agg) ++last;
+    const size_t first = runs.to(agg).begin, last = runs.to(agg).end;
     comm::Pieces reply = comm::Pieces::bytes(b_.staging, 0);  // an empty message
     if (const uint8_t* window = p_.agg.window(agg, r % 2, b_.layout.window(agg, r))) {
       if (b_.repeat)

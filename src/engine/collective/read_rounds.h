@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/collective/messages.h"
 #include "engine/collective/parts.h"
 #include "engine/collective/segment_list.h"
 #include "engine/collective/wanted.h"
@@ -26,8 +27,10 @@ struct ReadBatch {
   const Wanted* wanted = nullptr;
   uint8_t* staging = nullptr;               // this rank's bytes, file order
   plan::Layout layout;
-  // This rank's pieces, by round and aggregator (the engine's list, kept from batch to batch).
+  // This rank's pieces, by round and aggregator (the engine's list, kept from batch to batch),
+  // and where each (round, aggregator) of them begins and ends.
   std::vector<plan::RoutedSegment>& routed;
+  const std::vector<plan::RouteRun>& runs;
   uint64_t shift = 0;  // bytes every routed offset is moved by (as WriteBatch's)
   std::vector<uint32_t> expected;           // aggregator: the requests each round brings
   // Every rank wants what it wanted in the previous batch, moved alike, and that batch's
@@ -53,9 +56,9 @@ class ReadRounds {
     SegmentList segments;  // in the round's received lists (Buffers::lists)
   };
 
-  Status round(uint32_t r, size_t begin, size_t end);
+  Status round(uint32_t r, RoundRuns runs);
   // The stages.
-  Status ask(uint32_t r, size_t begin, size_t end, comm::Requests* reqs,
+  Status ask(uint32_t r, RoundRuns runs, comm::Requests* reqs,
              std::vector<FromSlot>* from_slots);
   Status serve(uint32_t r, comm::Requests* reqs);
   Status take(const std::vector<FromSlot>& from_slots);

@@ -41,8 +41,8 @@ Status RoundPipeline::run() {
   // A batch assembled in full keeps its rounds afresh (a round with nothing to write keeps
   // none: a repeat of it has nothing either).
   if (p_.agg.mine >= 0 && !b_.repeat && !b_.tiled) p_.bufs.kept.assign(b_.layout.rounds, {});
-  for_each_round(b_.routed, b_.layout.rounds,
-                 [&](uint32_t r, size_t begin, size_t end) { round(r, begin, end, &local); });
+  for_each_round(b_.runs, b_.layout.rounds,
+                 [&](uint32_t r, RoundRuns runs) { round(r, runs, &local); });
   for (auto& reqs : requests_) keep(&local, p_.comm.waitall(&reqs));
   if (p_.agg.gather.on())
     for (auto& reqs : node_requests_) keep(&local, p_.agg.gather.node->node().waitall(&reqs));
@@ -53,7 +53,7 @@ Status RoundPipeline::run() {
   return local.ok() ? p_.file.sync_for_step() : local;
 }
 
-void RoundPipeline::round(uint32_t r, size_t begin, size_t end, Status* local) {
+void RoundPipeline::round(uint32_t r, RoundRuns runs, Status* local) {
   const uint32_t slots = static_cast<uint32_t>(p_.agg.slot_count);
   const int slot = static_cast<int>(r % slots);
   // The slot held round r - slots: an aggregator waits for the write that last read it before
@@ -70,7 +70,7 @@ void RoundPipeline::round(uint32_t r, size_t begin, size_t end, Status* local) {
     keep(local, p_.comm.waitall(&requests_[r % 2]));
     if (p_.agg.gather.on())
       keep(local, p_.agg.gather.node->node().waitall(&node_requests_[r % 2]));
-    self = send(r, begin, end, local);
+    self = send(r, runs, local);
   }
   if (p_.agg.mine < 0) return;
   const plan::Extent w = b_.layout.window(p_.agg.mine, r);
@@ -84,30 +84,25 @@ Status RoundPipeline::slot_free(int slot) {
   return p_.file.writer().wait(slot_write_[slot]);
 }
 
-// The aggregators this rank sends to in routed[begin, end), in the collection order.
-std::vector<int> RoundPipeline::send_order(size_t begin, size_t end) const {
+// The aggregators this rank sends to in a round, in the collection order.
+std::vector<int> RoundPipeline::send_order(RoundRuns runs) const {
   std::vector<int> aggs;
-  for (size_t i = begin; i < end; ++i)
-    if (aggs.empty() || aggs.back() != b_.routed[i].agg) aggs.push_back(b_.routed[i].agg);
+  for (const plan::RouteRun& run : runs) aggs.push_back(run.agg);
   return plan::collection_order(std::move(aggs), p_.node, p_.spec.collect_order);
 }
 
-RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end,
-                                            Status* local) {
+RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, RoundRuns runs, Status* local) {
   SelfPart self;
   const int set = r % 2;  // this rank's segment lists and sends
   const int slot = static_cast<int>(r % static_cast<uint32_t>(p_.agg.slot_count));
   const std::vector<plan::RoutedSegment>& routed = b_.routed;
-  const std::vector<int> order = send_order(begin, end);
+  const std::vector<int> order = send_order(runs);
   std::vector<ByteBuffer>& lists = p_.bufs.send[set];
   if (lists.size() < order.size()) lists.resize(order.size());
   for (size_t k = 0; k < order.size(); ++k) {
     const int agg = order[k];
-    size_t first = begin;
-    while (routed[first].agg != agg) ++first;
-    size_t last = first;
-    while (last < end && routed[last].agg == agg) ++last;
-    if (p_.agg.gather.through(agg)) continue;  // through the node's gatherer, below
+    if (p_.agg.gather.through(agg)) continue;
+    const size_t first = runs.to(agg).begin, last = runs.to(agg).end;  // through the node's gatherer, below
     const int dest = p_.agg.ranks[agg];
     if (dest == p_.comm.rank()) {  // to myself: copied, not sent
       self = SelfPart{routed.data() + first, routed.data() + last};
@@ -139,9 +134,9 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, size_t begin, size_t end
     if (p_.node_of_rank[dest] != p_.node) p_.profile.messages.between_nodes += 2;
   }
   if (p_.agg.gather.gathering)
-    forward(r, begin, end, local);
+    forward(r, runs, local);
   else if (p_.agg.gather.on())
-    hand_over(r, begin, end, local);
+    hand_over(r, runs, local);
   return self;
 }
 

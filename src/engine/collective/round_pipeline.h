@@ -32,8 +32,10 @@ struct WriteBatch {
   uint64_t step = 0;
   const Staged* staged = nullptr;
   plan::Layout layout;
-  // This rank's pieces, by round and aggregator (the engine's list, kept from batch to batch).
+  // This rank's pieces, by round and aggregator (the engine's list, kept from batch to batch),
+  // and where each (round, aggregator) of them begins and ends.
   std::vector<plan::RoutedSegment>& routed;
+  const std::vector<plan::RouteRun>& runs;
   // Bytes every routed offset is moved by: a steady batch reuses routes planned for an earlier
   // record without touching each of them (a step costs O(puts), not O(pieces)).
   uint64_t shift = 0;
@@ -81,22 +83,22 @@ class RoundPipeline {
     SegmentList segments;     // in Buffers::lists
   };
 
-  void round(uint32_t r, size_t begin, size_t end, Status* local);
+  void round(uint32_t r, RoundRuns runs, Status* local);
   // Aggregator: wait until the write that last read round slot `slot` has finished.
   Status slot_free(int slot);
 
-  // The send stage (round_pipeline.cpp): routed[begin, end) to their aggregators; a failed
-  // send goes to *local (the aggregator gets an empty message instead).
-  SelfPart send(uint32_t r, size_t begin, size_t end, Status* local);
-  std::vector<int> send_order(size_t begin, size_t end) const;
+  // The send stage (round_pipeline.cpp): the round's runs to their aggregators; a failed send
+  // goes to *local (the aggregator gets an empty message instead).
+  SelfPart send(uint32_t r, RoundRuns runs, Status* local);
+  std::vector<int> send_order(RoundRuns runs) const;
 
-  // Two-level (node_gather.cpp): a rank hands its pieces of routed[begin, end) for aggregators
+  // Two-level (node_gather.cpp): a rank hands its pieces of the round's runs for aggregators
   // on other nodes to its node's gatherer (hand_over); the gatherer collects its node's and
   // sends each of those aggregators one list and one data message for the node (forward).
   using Spans = std::vector<std::pair<uint64_t, uint64_t>>;
-  std::vector<Group> remote_groups(size_t begin, size_t end, std::vector<Spans>* spans) const;
-  void hand_over(uint32_t r, size_t begin, size_t end, Status* local);
-  void forward(uint32_t r, size_t begin, size_t end, Status* local);
+  std::vector<Group> remote_groups(RoundRuns runs, std::vector<Spans>* spans) const;
+  void hand_over(uint32_t r, RoundRuns runs, Status* local);
+  void forward(uint32_t r, RoundRuns runs, Status* local);
   bool gather_node_pieces(uint32_t r, std::vector<Group>* groups, size_t own,
                           const std::vector<Spans>& own_spans, Status* local);
   bool receive_hand_overs(uint32_t r, std::vector<Group>* groups, std::vector<int>* source,
