@@ -165,9 +165,15 @@ Status check_domains(const IoDef& io, int owners, int domain,
       return error(TAPIO_ERR_INTERNAL, "malformed overlap check message from rank {}", source);
     refs[w.var].emplace_back(to, source);
   }
-  const auto sources = [](const Pieces& pieces) {
-    std::vector<int> s;
-    for (const auto& piece : pieces) s.push_back(piece.second);
+  // The ranks that sent a variable's pieces, worked out once per variable (the 15 others of
+  // an E3SM decomposition refer to one) from its pieces, which come a message at a time.
+  std::map<uint64_t, std::vector<int>> senders;
+  const auto sources = [&](uint64_t var) -> const std::vector<int>& {
+    const auto [it, fresh] = senders.try_emplace(var);
+    if (!fresh) return it->second;
+    std::vector<int>& s = it->second;
+    for (const auto& piece : by_var[var])
+      if (s.empty() || s.back() != piece.second) s.push_back(piece.second);
     std::sort(s.begin(), s.end());
     s.erase(std::unique(s.begin(), s.end()), s.end());
     return s;
@@ -180,7 +186,7 @@ Status check_domains(const IoDef& io, int owners, int domain,
       std::vector<int> from;
       for (const auto& ref : list) from.push_back(ref.second);
       std::sort(from.begin(), from.end());
-      if (from == sources(by_var[to])) continue;  // the same pieces as `to`: checked there
+      if (from == sources(to)) continue;  // the same pieces as `to`: checked there
     }
     Pieces& pieces = by_var[var];
     for (const auto& [same_as, source] : list)
