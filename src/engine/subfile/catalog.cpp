@@ -76,17 +76,18 @@ Status Catalog::add_blocks(const StepRecord& record, const uint8_t* payload, siz
       return error(TAPIO_ERR_FORMAT, "block of unknown variable {} (writer {})", b.var, writer);
     const VariableDef& v = definitions_.vars[b.var];
     const plan::Selection& sel = table.selections[b.selection];
-    // A selection is checked against a variable once (a map's runs are many), then remembered.
-    const Fit fit{record.generation, writer, b.selection, b.var};
-    if (!fits_.count(fit)) {
+    // A selection is checked against a shape once (a map's runs are many, and the variables
+    // of a decomposition share it), then its element count is remembered.
+    const Fit fit{record.generation, writer, b.selection, v.joined, v.shape};
+    auto checked = fits_.find(fit);
+    if (checked == fits_.end()) {
       const Status fits = v.joined ? check_joined_block(v, sel, true)
                                    : plan::validate(sel, v.shape, v.dim_names);
-      if (!fits.ok() ||
-          sel.elements() * type_size(v.type) != b.length)
-        return error(TAPIO_ERR_FORMAT, "block {} of writer {} does not fit variable '{}'", i,
-                     writer, v.name);
-      fits_.insert(fit);
+      if (fits.ok()) checked = fits_.emplace(fit, sel.elements()).first;
     }
+    if (checked == fits_.end() || checked->second * type_size(v.type) != b.length)
+      return error(TAPIO_ERR_FORMAT, "block {} of writer {} does not fit variable '{}'", i,
+                   writer, v.name);
     if (!v.record && !(record.flags & kStepHasFixed))
       return error(TAPIO_ERR_FORMAT, "a block of fixed variable '{}' its index record does not "
                    "announce (writer {})", v.name, writer);

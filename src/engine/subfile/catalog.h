@@ -6,10 +6,9 @@
 // later steps refer to (definitions, new selections, fixed variables: the step flags), which
 // are loaded in order as their index records arrive.
 #pragma once
-#include <array>
 #include <map>
-#include <set>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -95,8 +94,10 @@ class Catalog {
   std::vector<std::unique_ptr<Step>> steps_;  // null until loaded
   std::vector<uint64_t> fixed_steps_;
   std::map<std::pair<uint32_t, uint32_t>, WriterTable> writers_;  // (generation, writer)
-  using Fit = std::array<uint32_t, 4>;  // (generation, writer, selection, variable)
-  std::set<Fit> fits_;                  // selections checked against a variable
+  // (generation, writer, selection, joined, shape): a selection checked against a variable's
+  // shape, which a decomposition's variables share, and its element count.
+  using Fit = std::tuple<uint32_t, uint32_t, uint32_t, bool, std::vector<uint64_t>>;
+  std::map<Fit, uint64_t> fits_;
   // The first-dimension interval of each stored selection, per row size (elements below the
   // first dimension; 0 for a scalar), found once: every step's blocks of the same
   // decomposition, and every variable of its shape, are indexed without visiting its runs
