@@ -32,6 +32,7 @@ Result<std::unique_ptr<Engine>> open_engine_for(IoState* io, const std::string& 
   env.res.io = &io->def;
   env.res.buffers = &ctx->buffers;
   env.res.node_memory = &ctx->node_memory;
+  env.res.plan_memory = &ctx->plan_memory;
   if (ctx->config)
     TAPIO_RETURN_IF_ERROR(ctx->config->apply(io->def.name, spec.path, &spec.engine, &spec.params));
   if (spec.engine.empty()) {

@@ -59,6 +59,13 @@ struct OpenSpec {
 };
 
 // The live things an engine works with, owned by the context (or the test).
+// What a closed file planned, kept by its context for the next file it opens (an engine keeps
+// its own kind and knows it by its type): a model writes each month's history file with the
+// maps of the month before.
+struct PlanMemory {
+  virtual ~PlanMemory() = default;
+};
+
 struct Resources {
   const comm::Comm* comm = nullptr;
   IoDef* io = nullptr;  // definitions; read and append modes fill them from the file
@@ -70,6 +77,9 @@ struct Resources {
   // Where the engine's files live (io/storage.h); null: the POSIX file system. Every engine
   // creates, opens, lists, locks and removes its files only through it (storage_of).
   io::Storage* storage = nullptr;
+  // The context's PlanMemory, which a closing file may leave and an opening one take (may be
+  // null: nothing is kept).
+  std::unique_ptr<PlanMemory>* plan_memory = nullptr;
 };
 
 // The storage of `res`: its own, or the POSIX file system.

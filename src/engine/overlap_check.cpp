@@ -285,7 +285,8 @@ Status check_overlaps(const comm::Comm& comm, const comm::Topology& topology, co
 }
 
 bool RepeatedPuts::same_as_last(const std::vector<PutOp>& puts, uint64_t step) {
-  bool same = last_step_ + 1 == step && puts.size() == last_.size();
+  bool same = (any_step_ || last_step_ + 1 == step) && puts.size() == last_.size();
+  any_step_ = false;
   for (size_t i = 0; same && i < puts.size(); ++i)
     same = puts[i].var == last_[i].first &&
            (puts[i].sel == last_[i].second || *puts[i].sel == *last_[i].second);

@@ -37,10 +37,14 @@ class RepeatedPuts {
  public:
   // Remembers this batch (of `step`) for the next call.
   bool same_as_last(const std::vector<PutOp>& puts, uint64_t step);
+  // The next batch is another file's, of any step: it repeats this one if its puts are the
+  // same (whether this batch's plan holds there is the caller's to check).
+  void continue_in_another_file() { any_step_ = true; }
 
  private:
   std::vector<std::pair<int, plan::SharedSelection>> last_;
   uint64_t last_step_ = UINT64_MAX;
+  bool any_step_ = false;
 };
 
 }  // namespace tapio

@@ -150,6 +150,74 @@ TEST(Collectives, CollectiveSteadyStepIsThreeReductions) {
   EXPECT_EQ(steady_step(direct, &begin, "collective", 4, 2), steady);
 }
 
+// The collectives of the first step of each of `files` written in turn through one context,
+// each of `steps` steps of x (every rank's block of 1000 doubles at 1000 * rank + 1,
+// holding 10 * file + step + rank); with `extra_in` >= 0, one more variable in that file's
+// header (another layout), with `moved_in` >= 0 every block one element lower in that file
+// (other puts). Every file is read back and checked.
+std::vector<std::map<std::string, int>> first_steps(int files, int steps, int extra_in = -1,
+                                                    int moved_in = -1) {
+  TempDir dir;
+  Context ctx(MPI_COMM_WORLD);
+  const uint64_t n = 1000;
+  std::vector<std::map<std::string, int>> counted;
+  for (int f = 0; f < files; ++f) {
+    const std::string path = dir.file("f" + std::to_string(f) + ".nc");
+    IO io = ctx.declare_io("w" + std::to_string(f));
+    io.set_engine("collective");
+    Variable x = io.define_variable<double>("x", {n * size() + 1}, {"n"});
+    if (f == extra_in) io.define_variable<double>("y", {n * size() + 1}, {"n"});
+    const uint64_t start = n * rank() + (f == moved_in ? 0 : 1);
+    x.set_selection({start}, {n});
+    Engine out = io.open(path, TAPIO_MODE_WRITE);
+    for (int s = 0; s < steps; ++s) {
+      const std::vector<double> d(n, 10 * f + s + rank());
+      out.begin_step();
+      out.put(x, d);
+      calls.clear();
+      out.end_step();
+      if (s == 0) counted.push_back(calls);
+    }
+    out.close();
+    IO rio = ctx.declare_io("r" + std::to_string(f));
+    Engine in = rio.open(path, TAPIO_MODE_READ);
+    Variable rx = rio.inquire_variable("x");
+    rx.set_selection({start}, {n});
+    for (int s = 0; s < steps; ++s) {
+      std::vector<double> got(n, -1);
+      rx.set_step_selection(static_cast<uint64_t>(s), 1);
+      in.get(rx, got);
+      in.perform_gets();
+      for (double v : got) EXPECT_EQ(v, 10 * f + s + rank()) << "file " << f << " step " << s;
+    }
+    in.close();
+  }
+  return counted;
+}
+
+// A file of the same layout as the one its context closed before takes that file's last plan:
+// its first step is steady (three reductions, no round counts), whatever step the plan was
+// made at. Another layout or other puts plan afresh (the round counts reduced), and so does
+// the file after them.
+TEST(Collectives, CollectiveFileOfTheSameLayoutRepeatsTheLastFilesPlan) {
+  const std::map<std::string, int> steady = {{"Allreduce", 3}};
+  const std::map<std::string, int> planned = {{"Allreduce", 4}, {"Reduce_scatter", 1}};
+  for (int steps : {1, 3}) {
+    const auto first = first_steps(3, steps);
+    ASSERT_EQ(first.size(), 3u);
+    // The context's first file also agrees on the node window it allocates.
+    EXPECT_EQ(first[0], (std::map<std::string, int>{{"Allreduce", 5}, {"Reduce_scatter", 1}}));
+    EXPECT_EQ(first[1], steady) << steps;
+    EXPECT_EQ(first[2], steady) << steps;
+  }
+  const auto other = first_steps(3, 2, 1);
+  EXPECT_EQ(other[1], planned);
+  EXPECT_EQ(other[2], planned);
+  const auto moved = first_steps(3, 2, -1, 1);
+  EXPECT_EQ(moved[1], planned);
+  EXPECT_EQ(moved[2], planned);
+}
+
 // A collective file of `steps` steps of x, each rank's block of `n` doubles holding
 // 100 * step + rank, written through `ctx` (the reads below use it too: a context's first
 // engine makes collectives of its own).

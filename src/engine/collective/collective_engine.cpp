@@ -100,6 +100,7 @@ Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {
   const bool gathers = e->spec_.two_level && e->mode() != OpenMode::kRead;
   if ((e->spec_.shared_memory || gathers) && e->resources().node_memory)
     TAPIO_RETURN_IF_ERROR(e->share_node_memory());
+  e->take_plan();
   return std::unique_ptr<Engine>(std::move(e));
 }
 
@@ -316,7 +317,9 @@ Status CollectiveEngine::close_files() {
   const Status local = data_.close(std::exchange(deferred_, Status()));
   const Status base = nc_.close(ok_status());
   if (!finished.ok()) return finished;
-  return local.ok() ? base : local;
+  const Status closed = local.ok() ? base : local;
+  if (closed.ok()) keep_plan();
+  return closed;
 }
 
 plan::Layout CollectiveEngine::layout_for(uint64_t lo, uint64_t hi) const {

@@ -98,11 +98,14 @@ class CollectiveEngine final : public Engine {
     plan::Layout layout;
     std::vector<uint32_t> expected;
     collective::Placements placed;  // reads: the plans it placed, where (a read's "changed")
+    uint64_t step = 0;          // writes: the batch's step
+    std::vector<uint64_t> key;  // writes: plan_key() when it was planned
   };
-  // A steady batch's rounds: `before`'s moved by a record into *batch (routed_ included);
-  // false (nothing changed) unless `before` went through the aggregators over record
-  // variables only and this batch's `range` is its range one record later (and, with
-  // stripe_grid, a record is whole stripes).
+  // A steady batch's rounds: `before`'s moved by whole records into *batch (routed_
+  // included); false (nothing changed) unless `before` went through the aggregators over
+  // record variables only and this batch's `range` is its range that many records later (and,
+  // with stripe_grid, a record is whole stripes). The records are the steps between the two
+  // batches: one in a file, any number from another file's batch (take_plan).
   bool move_rounds(const Agreed& before, const plan::Extent& range,
                    collective::WriteBatch* batch);
   // A read batch's rounds over `range`: `before`'s moved by `moved` bytes when the batch is
@@ -172,6 +175,16 @@ class CollectiveEngine final : public Engine {
 
   // The decomposition of a selection of `var`, planned once (plans_).
   collective::DecompositionOf decomposition_of();
+  // What a write batch's plan depends on besides the puts: every variable's place, size, type
+  // and shape in the file, the aggregators, and the parameters that cut domains and rounds.
+  // The same on every rank; equal keys and equal puts make the same plan.
+  std::vector<uint64_t> plan_key() const;
+  // The last write batch's plan, left in the context when this file closes (keep_plan) and
+  // taken by the next file it opens for writing (take_plan), whose first batch repeats it when
+  // its puts and plan_key() are the same on every rank (collective_kept_plan.cpp).
+  struct KeptPlan;
+  void keep_plan();
+  void take_plan();
 
   CollectiveSpec spec_;
   plan::SmallerRounds smaller_rounds_;  // min_rounds and the node layout's messages floor

@@ -140,7 +140,9 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
   Status planned = local;
   const collective::Staged& staged = staged_;
   plan::DirectPlan direct;
+  std::vector<uint64_t> key;  // plan_key(): O(variables), so taken here too
   keep(&planned, catch_out_of_memory([&] { return writing(); }, [&] {
+    key = plan_key();
     {
       PhaseTimer t(&profile(), Phase::kPlan);
       staged_.describe(puts, io(), nc_.header(), step, decomposition_of());
@@ -151,7 +153,8 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
   }));
   const Agreed before = std::exchange(previous_.agreed, Agreed{});
   WriteVotes votes;
-  votes.changed = previous_.puts.same_as_last(puts, step) && before.valid ? 0 : 1;
+  votes.changed =
+      previous_.puts.same_as_last(puts, step) && before.valid && before.key == key ? 0 : 1;
   votes.bytes = direct.bytes;
   votes.ineligible = spec_.direct && direct.eligible ? 0 : 1;
   const uint64_t staging = may_stage(direct) ? staged.bytes() : 0;
@@ -169,6 +172,8 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
     TAPIO_RETURN_IF_ERROR(vote_direct(staged.ranges(), direct, &votes.cannot_direct));
   previous_.agreed.valid = true;
   previous_.agreed.cannot_direct = votes.cannot_direct;
+  previous_.agreed.step = step;
+  previous_.agreed.key = std::move(key);
   batch_targets(step, &targets_);  // the same on every rank
   const std::vector<Target>& targets = targets_;
   if (targets.empty()) return ok_status();
@@ -227,11 +232,14 @@ Status CollectiveEngine::write_rounds(const collective::Staged& staged, uint64_t
 
 bool CollectiveEngine::move_rounds(const Agreed& before, const plan::Extent& range,
                                    collective::WriteBatch* batch) {
-  const uint64_t by = nc_.header().record_size();
+  const uint64_t record = nc_.header().record_size();
+  // Records later (modulo 2^64: a batch of another file may lie before `before`, and every
+  // offset moved by `by` wraps back the same way).
+  const uint64_t by = (batch->step - before.step) * record;
   // Two-level batches are planned every time: their node sums are not kept (and whether a
   // rank gathers differs from node to node, where this answer must be the same everywhere).
   if (!before.rounds || !before.all_records || spec_.two_level ||
-      (spec_.stripe_grid && by % std::max<uint64_t>(spec_.stripe_size, 1) != 0) ||
+      (spec_.stripe_grid && record % std::max<uint64_t>(spec_.stripe_size, 1) != 0) ||
       !(range == plan::Extent{before.range.offset + by, before.range.length}))
     return false;
   PhaseTimer t(&profile(), Phase::kPlan);

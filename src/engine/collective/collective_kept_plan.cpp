@@ -1,0 +1,90 @@
+// A write plan kept from one file to the next (collective_engine.h, KeptPlan). E3SM and CESM
+// write a history file per month, often of one record, with the same variables and maps as the
+// month before: planned again, each file's first batch would route its pieces, count its
+// messages, and have every aggregator check and mark each rank's segment lists, where a
+// steady batch only moves the previous plan. A file that closes leaves its last batch's plan
+// in the context; the next file opened for writing takes it, and its first batch repeats it
+// when the vote finds every rank putting what it put then into a file of the same plan_key().
+#include <memory>
+#include <new>
+#include <utility>
+
+#include "engine/collective/collective_engine.h"
+
+namespace tapio {
+
+struct CollectiveEngine::KeptPlan final : PlanMemory {
+  RepeatedPuts puts;
+  Agreed agreed;
+  std::vector<plan::RoutedSegment> routed;
+  std::vector<plan::RouteRun> runs;
+  uint64_t shift = 0;
+  std::vector<collective::KeptRound> rounds;  // an aggregator's
+};
+
+std::vector<uint64_t> CollectiveEngine::plan_key() const {
+  const netcdf::Header& h = nc_.header();
+  std::vector<uint64_t> key = {h.record_size(),
+                               spec_.file.fill,
+                               spec_.round_bytes,
+                               spec_.stripe_size,
+                               spec_.stripe_grid,
+                               smaller_rounds_.min_rounds,
+                               smaller_rounds_.least_bytes,
+                               spec_.pipeline,
+                               spec_.shared_memory,
+                               spec_.direct,
+                               spec_.two_level,
+                               spec_.file.async,
+                               static_cast<uint64_t>(spec_.collect_order),
+                               static_cast<uint64_t>(agg_.slot_count),
+                               agg_.slot_bytes,
+                               static_cast<uint64_t>(comm().size()),
+                               agg_.ranks.size()};
+  key.insert(key.end(), agg_.ranks.begin(), agg_.ranks.end());
+  for (const netcdf::Var& v : h.vars) {
+    key.insert(key.end(), {v.begin, v.vsize, static_cast<uint64_t>(v.type), h.is_record(v),
+                           v.dimids.size()});
+    for (int32_t d : v.dimids) key.push_back(h.dims[d].length);
+  }
+  return key;
+}
+
+// Only a plan the engine moves by records is worth keeping; with async output or two-level
+// aggregation a batch is planned in full anyway (and async commits run across batches).
+void CollectiveEngine::keep_plan() {
+  std::unique_ptr<PlanMemory>* slot = resources().plan_memory;
+  if (!slot || mode() == OpenMode::kRead || !previous_.agreed.valid ||
+      !previous_.agreed.rounds || spec_.file.async || spec_.two_level || nc_.has_joined())
+    return;
+  std::unique_ptr<KeptPlan> kept;
+  try {
+    kept = std::make_unique<KeptPlan>();
+  } catch (const std::bad_alloc&) {
+    return;  // the next file plans afresh
+  }
+  kept->puts = std::move(previous_.puts);
+  kept->puts.continue_in_another_file();
+  kept->agreed = std::move(previous_.agreed);
+  kept->routed = std::move(routed_);
+  kept->runs = std::move(route_runs_);
+  kept->shift = routed_shift_;
+  kept->rounds = std::move(bufs_.kept);
+  *slot = std::move(kept);
+}
+
+void CollectiveEngine::take_plan() {
+  std::unique_ptr<PlanMemory>* slot = resources().plan_memory;
+  if (!slot || mode() == OpenMode::kRead) return;
+  auto* kept = dynamic_cast<KeptPlan*>(slot->get());
+  if (!kept) return;
+  previous_.puts = std::move(kept->puts);
+  previous_.agreed = std::move(kept->agreed);
+  routed_ = std::move(kept->routed);
+  route_runs_ = std::move(kept->runs);
+  routed_shift_ = kept->shift;
+  bufs_.kept = std::move(kept->rounds);
+  slot->reset();
+}
+
+}  // namespace tapio
