@@ -58,7 +58,6 @@ struct OpenSpec {
   std::optional<io::LustreLayout> striping;
 };
 
-// The live things an engine works with, owned by the context (or the test).
 // What a closed file planned, kept by its context for the next file it opens (an engine keeps
 // its own kind and knows it by its type): a model writes each month's history file with the
 // maps of the month before.
@@ -66,6 +65,7 @@ struct PlanMemory {
   virtual ~PlanMemory() = default;
 };
 
+// The live things an engine works with, owned by the context (or the test).
 struct Resources {
   const comm::Comm* comm = nullptr;
   IoDef* io = nullptr;  // definitions; read and append modes fill them from the file

@@ -50,12 +50,14 @@ std::vector<uint64_t> CollectiveEngine::plan_key() const {
   return key;
 }
 
-// Only a plan the engine moves by records is worth keeping; with async output or two-level
-// aggregation a batch is planned in full anyway (and async commits run across batches).
+// Only a plan the engine moves by records is worth keeping (through the aggregators, record
+// variables only); with async output or two-level aggregation a batch is planned in full
+// anyway (and async commits run across batches).
 void CollectiveEngine::keep_plan() {
   std::unique_ptr<PlanMemory>* slot = resources().plan_memory;
-  if (!slot || mode() == OpenMode::kRead || !previous_.agreed.valid ||
-      !previous_.agreed.rounds || spec_.file.async || spec_.two_level || nc_.has_joined())
+  const Agreed& last = previous_.agreed;
+  if (!slot || mode() == OpenMode::kRead || !last.valid || !last.rounds || !last.all_records ||
+      spec_.file.async || spec_.two_level || nc_.has_joined())
     return;
   std::unique_ptr<KeptPlan> kept;
   try {
