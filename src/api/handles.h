@@ -36,7 +36,7 @@ struct ContextState {
   // Node shared memory for node-local aggregation, made at the first open that uses it.
   std::shared_ptr<comm::NodeMemory> node_memory;
   // What the last file closed planned, for the next file of the same layout (engine.h).
-  std::unique_ptr<PlanMemory> plan_memory;
+  PlanMemories plan_memory;
   std::optional<Config> config;
   // The cluster model's choices of "auto" parameters, made once per kind of file.
   sim::AutoChoices auto_choices;

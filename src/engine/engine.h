@@ -3,6 +3,7 @@
 // collective data movement (write a step, read a batch of gets) and its file lifecycle.
 #pragma once
 #include <array>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,6 +65,9 @@ struct OpenSpec {
 struct PlanMemory {
   virtual ~PlanMemory() = default;
 };
+// A context's, one slot per engine kind, so that a model's NetCDF history files and subfile
+// restarts, written in turn, each find their own kind's last plan.
+using PlanMemories = std::map<std::string, std::unique_ptr<PlanMemory>>;
 
 // The live things an engine works with, owned by the context (or the test).
 struct Resources {
@@ -77,10 +81,15 @@ struct Resources {
   // Where the engine's files live (io/storage.h); null: the POSIX file system. Every engine
   // creates, opens, lists, locks and removes its files only through it (storage_of).
   io::Storage* storage = nullptr;
-  // The context's PlanMemory, which a closing file may leave and an opening one take (may be
-  // null: nothing is kept).
-  std::unique_ptr<PlanMemory>* plan_memory = nullptr;
+  // The context's PlanMemories, which a closing file may leave and an opening one take (may
+  // be null: nothing is kept).
+  PlanMemories* plan_memory = nullptr;
 };
+
+// The slot of `kind` ("collective", "subfile") in res's PlanMemories, or null.
+inline std::unique_ptr<PlanMemory>* plan_slot(const Resources& res, const std::string& kind) {
+  return res.plan_memory ? &(*res.plan_memory)[kind] : nullptr;
+}
 
 // The storage of `res`: its own, or the POSIX file system.
 inline io::Storage& storage_of(const Resources& res) {

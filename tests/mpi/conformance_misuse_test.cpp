@@ -88,6 +88,61 @@ TEST_P(Misuse, OverlapFailsTheStepOnEveryRank) {
   EXPECT_EQ(steps_on_disk(f.path), 0u);
 }
 
+// A file of the same layout as the one its context closed before repeats that file's plan
+// (collective) or skips its first step's overlap check (subfile) only when every rank puts
+// what it put then: an overlap in its first step is still caught on every rank, and the file
+// after it is planned and checked afresh, and written whole.
+TEST_P(Misuse, OverlapInTheNextFilesFirstStepIsCaught) {
+  if (size() < 2) GTEST_SKIP() << "needs two ranks to overlap";
+  TempDir dir;
+  Context ctx(MPI_COMM_WORLD);
+  const uint64_t rows = 2 * static_cast<uint64_t>(size());
+  std::vector<double> values(rows * kCols);
+  for (uint64_t g = 0; g < values.size(); ++g) values[g] = value(0, 0, g);
+  const uint64_t mine = 2 * static_cast<uint64_t>(rank());
+  const auto path = [&](int f) {
+    return dir.file("next" + std::to_string(f) + (GetParam() == "subfile" ? "" : ".nc"));
+  };
+  // File f, one step, this rank's two rows from row `first`: the step's outcome.
+  const auto write = [&](int f, uint64_t first) {
+    IO io = ctx.declare_io("next" + std::to_string(f));
+    io.set_engine(GetParam());
+    Variable temp = io.define_variable<double>("temp", {rows, kCols}, {"lat", "lon"});
+    Engine out = io.open(path(f), TAPIO_MODE_WRITE);
+    const std::vector<double> d(values.begin() + first * kCols,
+                                values.begin() + (first + 2) * kCols);
+    temp.set_selection({first, 0}, {2, kCols});
+    out.begin_step();
+    out.put(temp, d);
+    std::string failed;
+    try {
+      out.end_step();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), TAPIO_ERR_SHAPE);
+      failed = e.what();
+    }
+    out.close();
+    return failed;
+  };
+  EXPECT_EQ(write(0, mine), "");
+  // Rank 1 moves onto rank 0's second row.
+  const std::string msg = write(1, rank() == 1 ? 1 : mine);
+  EXPECT_TRUE(contains(msg, fmt::format("file '{}', variable 'temp', step 0: blocks overlap",
+                                        path(1))))
+      << msg;
+  EXPECT_EQ(write(2, mine), "");
+  IO io = ctx.declare_io("check_next");
+  Engine in = io.open(path(2), TAPIO_MODE_READ);
+  ASSERT_EQ(in.steps(), 1u);
+  Variable temp = io.inquire_variable("temp");
+  temp.set_step_selection(0, 1);
+  std::vector<double> got(values.size());
+  in.get(temp, got);
+  in.perform_gets();
+  in.close();
+  EXPECT_EQ(got, values);
+}
+
 // Engines skip checks that steady steps provably pass (the collective engine's coverage
 // bitmap, the subfile engine's overlap check): steps that tile the variable the same way are
 // written whole, and a step that then overlaps is still caught — here with as many elements

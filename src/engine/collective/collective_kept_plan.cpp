@@ -54,7 +54,7 @@ std::vector<uint64_t> CollectiveEngine::plan_key() const {
 // variables only); with async output or two-level aggregation a batch is planned in full
 // anyway (and async commits run across batches).
 void CollectiveEngine::keep_plan() {
-  std::unique_ptr<PlanMemory>* slot = resources().plan_memory;
+  std::unique_ptr<PlanMemory>* slot = plan_slot(resources(), "collective");
   const Agreed& last = previous_.agreed;
   if (!slot || mode() == OpenMode::kRead || !last.valid || !last.rounds || !last.all_records ||
       spec_.file.async || spec_.two_level || nc_.has_joined())
@@ -76,7 +76,7 @@ void CollectiveEngine::keep_plan() {
 }
 
 void CollectiveEngine::take_plan() {
-  std::unique_ptr<PlanMemory>* slot = resources().plan_memory;
+  std::unique_ptr<PlanMemory>* slot = plan_slot(resources(), "collective");
   if (!slot || mode() == OpenMode::kRead) return;
   auto* kept = dynamic_cast<KeptPlan*>(slot->get());
   if (!kept) return;

@@ -57,20 +57,27 @@ Status SubfileWriter::write_step(const std::vector<PutOp>& puts, uint64_t step,
   // This rank's part of the commit, listed before its vote: an allocation failing here fails
   // the step there, on every rank.
   std::vector<subfile::BlockShape> checked;
+  std::vector<uint64_t> vars;  // the variables' shapes (vars_key)
   uint64_t sum = 0;
   std::vector<uint8_t> records;
   if (local.ok())
     local = catch_out_of_memory([&] { return committing(step); }, [&] {
       checked = checked_shapes(step_.shapes);
+      vars = vars_key();
       records = step_records(&sum);
       return ok_status();
     });
-  const bool changed = local.ok() && checked != last_step_shapes_;
+  // A dataset's first step may repeat the step the context's last dataset ended with.
+  const bool changed = local.ok() && checked != last_step_shapes_ &&
+                       !(last_step_shapes_.empty() && same_as_carried(checked, vars));
+  carried_.reset();
   const Status st = p_.spec.metadata.mode == SubfileSpec::Metadata::kGather
                         ? commit_gather(step, std::move(records), local, changed)
                         : commit_log(step, records, sum, local, changed);
-  if (st.ok())
+  if (st.ok()) {
     last_step_shapes_ = std::move(checked);
+    last_step_vars_ = std::move(vars);
+  }
   else  // nothing of this step was committed
     forget_step(known_selections, definitions_before);
   if (st.ok() && async_.pending) {

@@ -199,6 +199,22 @@ class SubfileWriter {
   // What this rank put in the previous step: when this step's differ on some rank, the
   // step's blocks are checked for overlaps.
   std::vector<subfile::BlockShape> last_step_shapes_;
+  // The last committed step's blocks (variable and selection), left in the context when the
+  // dataset closes and taken by the next one opened for writing, whose first step needs no
+  // overlap check when every rank puts the same selections into variables of the same shapes
+  // (subfile_kept_check.cpp).
+  struct CheckedStep;
+  std::unique_ptr<PlanMemory> carried_;  // a CheckedStep
+  std::vector<uint64_t> last_step_vars_;  // vars_key() at the last committed step
+  // Every variable's shape and whether it is joined, flat (made with a step's commit lists,
+  // where an allocation failure fails the step on every rank).
+  std::vector<uint64_t> vars_key() const;
+  // Moves, no copies: closing allocates nothing that could fail it.
+  void keep_checked_step();
+  void take_checked_step();
+  // Whether this step's blocks are those of the carried step, in variables of its shapes.
+  bool same_as_carried(const std::vector<subfile::BlockShape>& checked,
+                       const std::vector<uint64_t>& vars) const;
   // The gather backend's last gather: this rank's record bytes, and on rank 0 every rank's.
   // A step whose records are those lengths again on every rank (a steady step: the vote says
   // so) gathers them with the one gatherv, without first gathering and agreeing on sizes.
