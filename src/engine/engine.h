@@ -3,7 +3,6 @@
 // collective data movement (write a step, read a batch of gets) and its file lifecycle.
 #pragma once
 #include <array>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "core/buffer_pool.h"
 #include "core/model.h"
 #include "engine/conversions.h"
+#include "engine/kept_plans.h"
 #include "engine/joined.h"
 #include "engine/profile.h"
 #include "io/filesystem.h"
@@ -59,16 +59,6 @@ struct OpenSpec {
   std::optional<io::LustreLayout> striping;
 };
 
-// What a closed file planned, kept by its context for the next file it opens (an engine keeps
-// its own kind and knows it by its type): a model writes each month's history file with the
-// maps of the month before.
-struct PlanMemory {
-  virtual ~PlanMemory() = default;
-};
-// A context's, one slot per engine kind, so that a model's NetCDF history files and subfile
-// restarts, written in turn, each find their own kind's last plan.
-using PlanMemories = std::map<std::string, std::unique_ptr<PlanMemory>>;
-
 // The live things an engine works with, owned by the context (or the test).
 struct Resources {
   const comm::Comm* comm = nullptr;
@@ -81,13 +71,12 @@ struct Resources {
   // Where the engine's files live (io/storage.h); null: the POSIX file system. Every engine
   // creates, opens, lists, locks and removes its files only through it (storage_of).
   io::Storage* storage = nullptr;
-  // The context's PlanMemories, which a closing file may leave and an opening one take (may
-  // be null: nothing is kept).
+  // What the context's closed files planned (kept_plans.h; may be null: nothing is kept).
   PlanMemories* plan_memory = nullptr;
 };
 
-// The slot of `kind` ("collective", "subfile") in res's PlanMemories, or null.
-inline std::unique_ptr<PlanMemory>* plan_slot(const Resources& res, const std::string& kind) {
+// The kept plans of engine kind `kind` ("collective", "subfile") in res, or null.
+inline KeptPlans* kept_plans(const Resources& res, const std::string& kind) {
   return res.plan_memory ? &(*res.plan_memory)[kind] : nullptr;
 }
 

@@ -100,7 +100,6 @@ Result<std::unique_ptr<Engine>> CollectiveEngine::open(EngineEnv env) {
   const bool gathers = e->spec_.two_level && e->mode() != OpenMode::kRead;
   if ((e->spec_.shared_memory || gathers) && e->resources().node_memory)
     TAPIO_RETURN_IF_ERROR(e->share_node_memory());
-  e->take_plan();
   return std::unique_ptr<Engine>(std::move(e));
 }
 
@@ -318,7 +317,7 @@ Status CollectiveEngine::close_files() {
   const Status base = nc_.close(ok_status());
   if (!finished.ok()) return finished;
   const Status closed = local.ok() ? base : local;
-  if (closed.ok()) keep_plan();
+  keep_plan(closed.ok());
   return closed;
 }
 

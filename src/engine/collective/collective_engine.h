@@ -179,12 +179,14 @@ class CollectiveEngine final : public Engine {
   // and shape in the file, the aggregators, and the parameters that cut domains and rounds.
   // The same on every rank; equal keys and equal puts make the same plan.
   std::vector<uint64_t> plan_key() const;
-  // The last write batch's plan, left in the context when this file closes (keep_plan) and
-  // taken by the next file it opens for writing (take_plan), whose first batch repeats it when
-  // its puts and plan_key() are the same on every rank (collective_kept_plan.cpp).
+  // The last write batch's plan, left in the context when this file closes (keep_plan; none
+  // when `closed` failed here) and taken by the first batch of a later file of its
+  // plan_key() (take_plan), which repeats it when its puts are the same on every rank
+  // (collective_kept_plan.cpp).
   struct KeptPlan;
-  void keep_plan();
-  void take_plan();
+  void keep_plan(bool closed);
+  void take_plan(const std::vector<uint64_t>& key);
+  bool looked_for_plan_ = false;  // take_plan ran (at the file's first write batch)
 
   CollectiveSpec spec_;
   plan::SmallerRounds smaller_rounds_;  // min_rounds and the node layout's messages floor

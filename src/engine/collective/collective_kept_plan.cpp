@@ -3,8 +3,9 @@
 // month before: planned again, each file's first batch would route its pieces, count its
 // messages, and have every aggregator check and mark each rank's segment lists, where a
 // steady batch only moves the previous plan. A file that closes leaves its last batch's plan
-// in the context; the next file opened for writing takes it, and its first batch repeats it
-// when the vote finds every rank putting what it put then into a file of the same plan_key().
+// in the context (engine/kept_plans.h), under the batch's plan_key(); the first batch of a
+// later file of that key takes it, and repeats it when the vote finds every rank putting what
+// it put then.
 #include <memory>
 #include <new>
 #include <utility>
@@ -50,43 +51,50 @@ std::vector<uint64_t> CollectiveEngine::plan_key() const {
   return key;
 }
 
-// Only a plan the engine moves by records is worth keeping (through the aggregators, record
-// variables only); with async output or two-level aggregation a batch is planned in full
-// anyway (and async commits run across batches).
-void CollectiveEngine::keep_plan() {
-  std::unique_ptr<PlanMemory>* slot = plan_slot(resources(), "collective");
+// Every file written whose last batch was agreed adds an entry, alike on every rank; it holds
+// a plan only where this rank closed well and the plan is one the engine moves by records
+// (through the aggregators, record variables only; with async output or two-level
+// aggregation a batch is planned in full anyway).
+void CollectiveEngine::keep_plan(bool closed) {
+  KeptPlans* kept_plans = tapio::kept_plans(resources(), "collective");
   const Agreed& last = previous_.agreed;
-  if (!slot || mode() == OpenMode::kRead || !last.valid || !last.rounds || !last.all_records ||
-      spec_.file.async || spec_.two_level || nc_.has_joined())
-    return;
+  if (!kept_plans || mode() == OpenMode::kRead || !last.valid) return;
   std::unique_ptr<KeptPlan> kept;
-  try {
-    kept = std::make_unique<KeptPlan>();
-  } catch (const std::bad_alloc&) {
-    return;  // the next file plans afresh
+  if (closed && last.rounds && last.all_records && !spec_.file.async && !spec_.two_level &&
+      !nc_.has_joined()) {
+    try {
+      kept = std::make_unique<KeptPlan>();
+    } catch (const std::bad_alloc&) {
+      // an entry without a plan: the next file of this key plans afresh
+    }
   }
-  kept->puts = std::move(previous_.puts);
-  kept->puts.continue_in_another_file();
-  kept->agreed = std::move(previous_.agreed);
-  kept->routed = std::move(routed_);
-  kept->runs = std::move(route_runs_);
-  kept->shift = routed_shift_;
-  kept->rounds = std::move(bufs_.kept);
-  *slot = std::move(kept);
+  std::vector<uint64_t> key = std::move(previous_.agreed.key);  // moved: closing allocates
+  if (kept) {                                                 // nothing that could fail it
+    kept->puts = std::move(previous_.puts);
+    kept->puts.continue_in_another_file();
+    kept->agreed = std::move(previous_.agreed);
+    kept->routed = std::move(routed_);
+    kept->runs = std::move(route_runs_);
+    kept->shift = routed_shift_;
+    kept->rounds = std::move(bufs_.kept);
+  }
+  kept_plans->add_or_forget(std::move(key), std::move(kept));
 }
 
-void CollectiveEngine::take_plan() {
-  std::unique_ptr<PlanMemory>* slot = plan_slot(resources(), "collective");
-  if (!slot || mode() == OpenMode::kRead) return;
-  auto* kept = dynamic_cast<KeptPlan*>(slot->get());
+void CollectiveEngine::take_plan(const std::vector<uint64_t>& key) {
+  if (std::exchange(looked_for_plan_, true) || mode() == OpenMode::kRead) return;
+  KeptPlans* kept_plans = tapio::kept_plans(resources(), "collective");
+  if (!kept_plans) return;
+  KeptPlans::Entry taken = kept_plans->take(key);
+  auto* kept = dynamic_cast<KeptPlan*>(taken.second.get());
   if (!kept) return;
   previous_.puts = std::move(kept->puts);
   previous_.agreed = std::move(kept->agreed);
+  previous_.agreed.key = std::move(taken.first);  // the batch compares it with its own
   routed_ = std::move(kept->routed);
   route_runs_ = std::move(kept->runs);
   routed_shift_ = kept->shift;
   bufs_.kept = std::move(kept->rounds);
-  slot->reset();
 }
 
 }  // namespace tapio

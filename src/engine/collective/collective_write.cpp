@@ -151,6 +151,7 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
     targets_.reserve(io().vars.size());
     return ok_status();
   }));
+  if (planned.ok()) take_plan(key);
   const Agreed before = std::exchange(previous_.agreed, Agreed{});
   WriteVotes votes;
   votes.changed =

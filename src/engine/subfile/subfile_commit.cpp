@@ -67,9 +67,11 @@ Status SubfileWriter::write_step(const std::vector<PutOp>& puts, uint64_t step,
       records = step_records(&sum);
       return ok_status();
     });
-  // A dataset's first step may repeat the step the context's last dataset ended with.
+  // A dataset's first step may repeat the last step of the context's last dataset of its
+  // variables' shapes.
+  if (local.ok()) take_checked_step(vars);
   const bool changed = local.ok() && checked != last_step_shapes_ &&
-                       !(last_step_shapes_.empty() && same_as_carried(checked, vars));
+                       !(last_step_shapes_.empty() && same_as_carried(checked));
   carried_.reset();
   const Status st = p_.spec.metadata.mode == SubfileSpec::Metadata::kGather
                         ? commit_gather(step, std::move(records), local, changed)

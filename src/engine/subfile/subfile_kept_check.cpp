@@ -12,9 +12,8 @@
 namespace tapio {
 
 struct SubfileWriter::CheckedStep final : PlanMemory {
-  std::vector<uint64_t> vars;                    // vars_key()
-  std::vector<subfile::BlockShape> shapes;       // the step's blocks
-  std::deque<plan::Selection> selections;        // their selections, by BlockShape::selection
+  std::vector<subfile::BlockShape> shapes;  // the step's blocks
+  std::deque<plan::Selection> selections;   // their selections, by BlockShape::selection
 };
 
 std::vector<uint64_t> SubfileWriter::vars_key() const {
@@ -27,33 +26,36 @@ std::vector<uint64_t> SubfileWriter::vars_key() const {
   return key;
 }
 
-// Not with async output, where a step's commit settles after the next one began.
-void SubfileWriter::keep_checked_step() {
-  std::unique_ptr<PlanMemory>* slot = plan_slot(p_.res, "subfile");
-  if (!slot || p_.spec.async || last_step_shapes_.empty()) return;
+// Every dataset written whose last step committed adds an entry, alike on every rank; it
+// holds the step only where this rank closed well, and not with async output (where a step's
+// commit settles after the next one began).
+void SubfileWriter::keep_checked_step(bool closed) {
+  KeptPlans* kept_plans = tapio::kept_plans(p_.res, "subfile");
+  if (!kept_plans || last_step_vars_.empty()) return;
   std::unique_ptr<CheckedStep> kept;
-  try {
-    kept = std::make_unique<CheckedStep>();
-  } catch (const std::bad_alloc&) {
-    return;  // the next dataset checks its first step
+  if (closed && !p_.spec.async && !last_step_shapes_.empty()) {
+    try {
+      kept = std::make_unique<CheckedStep>();
+    } catch (const std::bad_alloc&) {
+      // an entry without a step: the next dataset of these shapes checks its first step
+    }
   }
-  kept->vars = std::move(last_step_vars_);
-  kept->shapes = std::move(last_step_shapes_);
-  kept->selections = std::move(table_.selections);
-  *slot = std::move(kept);
+  if (kept) {
+    kept->shapes = std::move(last_step_shapes_);
+    kept->selections = std::move(table_.selections);
+  }
+  kept_plans->add_or_forget(std::move(last_step_vars_), std::move(kept));
 }
 
-void SubfileWriter::take_checked_step() {
-  std::unique_ptr<PlanMemory>* slot = plan_slot(p_.res, "subfile");
-  if (!slot || p_.spec.async || !dynamic_cast<CheckedStep*>(slot->get())) return;
-  carried_ = std::move(*slot);
+void SubfileWriter::take_checked_step(const std::vector<uint64_t>& vars) {
+  if (std::exchange(looked_for_step_, true) || p_.spec.async) return;
+  if (KeptPlans* kept_plans = tapio::kept_plans(p_.res, "subfile"))
+    carried_ = std::move(kept_plans->take(vars).second);
 }
 
-bool SubfileWriter::same_as_carried(const std::vector<subfile::BlockShape>& checked,
-                                    const std::vector<uint64_t>& vars) const {
-  const auto* carried = static_cast<const CheckedStep*>(carried_.get());
-  if (!carried || checked.size() != carried->shapes.size() || vars != carried->vars)
-    return false;
+bool SubfileWriter::same_as_carried(const std::vector<subfile::BlockShape>& checked) const {
+  const auto* carried = dynamic_cast<const CheckedStep*>(carried_.get());
+  if (!carried || checked.size() != carried->shapes.size()) return false;
   for (size_t i = 0; i < checked.size(); ++i) {
     const subfile::BlockShape& was = carried->shapes[i];
     if (checked[i].var != was.var || checked[i].length != was.length ||

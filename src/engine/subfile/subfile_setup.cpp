@@ -64,7 +64,6 @@ Status SubfileWriter::create(const Status& prepared) {
                                 [&] { return create_on_root(); });
   }
   TAPIO_RETURN_IF_ERROR(p_.agree(local));
-  take_checked_step();
   return setup_writers();
 }
 
@@ -170,7 +169,7 @@ Status SubfileWriter::close() {
   if (p_.comm.rank() == 0 && local.ok()) local = commit_index(end_record(), files_.md_end);
   for (auto* f : {group_.data.get(), files_.md.get(), files_.index.get()})
     if (f) keep(&local, close_file(f, local.ok() && p_.spec.fsync.close));
-  if (local.ok()) keep_checked_step();
+  keep_checked_step(local.ok());
   return local;
 }
 

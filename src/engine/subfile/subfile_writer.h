@@ -200,21 +200,21 @@ class SubfileWriter {
   // step's blocks are checked for overlaps.
   std::vector<subfile::BlockShape> last_step_shapes_;
   // The last committed step's blocks (variable and selection), left in the context when the
-  // dataset closes and taken by the next one opened for writing, whose first step needs no
-  // overlap check when every rank puts the same selections into variables of the same shapes
-  // (subfile_kept_check.cpp).
+  // dataset closes (none where `closed` failed), under its vars_key(), and taken by the first
+  // step of a later dataset of that key, which needs no overlap check when every rank puts
+  // the same selections (subfile_kept_check.cpp, engine/kept_plans.h).
   struct CheckedStep;
-  std::unique_ptr<PlanMemory> carried_;  // a CheckedStep
+  std::unique_ptr<PlanMemory> carried_;  // a CheckedStep, until the dataset's first commit
+  bool looked_for_step_ = false;          // take_checked_step ran
   std::vector<uint64_t> last_step_vars_;  // vars_key() at the last committed step
   // Every variable's shape and whether it is joined, flat (made with a step's commit lists,
   // where an allocation failure fails the step on every rank).
   std::vector<uint64_t> vars_key() const;
   // Moves, no copies: closing allocates nothing that could fail it.
-  void keep_checked_step();
-  void take_checked_step();
-  // Whether this step's blocks are those of the carried step, in variables of its shapes.
-  bool same_as_carried(const std::vector<subfile::BlockShape>& checked,
-                       const std::vector<uint64_t>& vars) const;
+  void keep_checked_step(bool closed);
+  void take_checked_step(const std::vector<uint64_t>& vars);
+  // Whether this step's blocks are those of the carried step.
+  bool same_as_carried(const std::vector<subfile::BlockShape>& checked) const;
   // The gather backend's last gather: this rank's record bytes, and on rank 0 every rank's.
   // A step whose records are those lengths again on every rank (a steady step: the vote says
   // so) gathers them with the one gatherv, without first gathering and agreeing on sizes.
