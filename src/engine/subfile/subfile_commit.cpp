@@ -79,9 +79,9 @@ Status SubfileWriter::write_step(const std::vector<PutOp>& puts, uint64_t step,
   if (st.ok()) {
     last_step_shapes_ = std::move(checked);
     last_step_vars_ = std::move(vars);
-  }
-  else  // nothing of this step was committed
+  } else {  // nothing of this step was committed
     forget_step(known_selections, definitions_before);
+  }
   if (st.ok() && async_.pending) {
     async_.pending->selections = known_selections;
     async_.pending->definitions = definitions_before;
