@@ -330,7 +330,8 @@ class TapioMethod : public Method {
       json ms = json::array();
       for (const json& v : j["plan_per_batch"]["median"]) ms.push_back(1e3 * v.get<double>());
       c.plan = {{"per_batch_ms", ms}};
-      for (const char* name : {"plans_made", "plans_reused", "plan_cache_bytes"})
+      for (const char* name :
+           {"plans_made", "plans_reused", "plan_cache_bytes", "plan_kept_bytes"})
         if (auto v = get(name)) c.plan[name] = *v;
     }
     return c;

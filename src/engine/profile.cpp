@@ -38,6 +38,7 @@ Named flatten_counters(const Profile& p) {
   n.add("plans_made", static_cast<double>(p.plans.made));
   n.add("plans_reused", static_cast<double>(p.plans.reused));
   n.add("plan_cache_bytes", static_cast<double>(p.plans.cache_bytes));
+  n.add("plan_kept_bytes", static_cast<double>(p.plans.kept_bytes));
   n.add("batches", static_cast<double>(p.phases.plan_per_batch().size()));
   n.add("time_in_calls", p.in_calls);
   n.add("time_background_write", static_cast<double>(p.async.background_write_ns.load()) * 1e-9);

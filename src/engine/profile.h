@@ -58,6 +58,7 @@ struct PlanCounts {
   uint64_t made = 0;
   uint64_t reused = 0;
   uint64_t cache_bytes = 0;
+  uint64_t kept_bytes = 0;  // what the file left in its context at close (kept_plans.h)
 };
 
 // Background writes and what the calling thread waited for them.

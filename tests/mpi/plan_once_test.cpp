@@ -104,6 +104,11 @@ TEST_P(PlanOnce, EachDecompositionIsPlannedOnce) {
   EXPECT_EQ(counter(w, "plans_made"), 2 * P) << w["counters"].dump();
   EXPECT_EQ(counter(w, "plans_reused"), 10 * P);  // 2 in the first step, 4 in each other
   EXPECT_EQ(w["plan_per_batch"]["median"].size(), 3u);
+  // What the file left in its context for a later file of its layout (its last step's routes
+  // and rounds, or its blocks' selections): a few words per local piece.
+  EXPECT_GT(counter(w, "plan_kept_bytes", "max"), 0) << w["counters"].dump();
+  EXPECT_LE(counter(w, "plan_kept_bytes", "max"), 4 * (kElements / size() + 1) * 256 + 8192);
+  EXPECT_EQ(counter(r1, "plan_kept_bytes"), 0);  // a reader keeps nothing
   EXPECT_GT(counter(r1, "plans_made"), 0);
   EXPECT_EQ(counter(r3, "plans_made"), counter(r1, "plans_made")) << r3["counters"].dump();
   EXPECT_GT(counter(r3, "plans_reused"), counter(r1, "plans_reused"));

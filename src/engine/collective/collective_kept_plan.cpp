@@ -21,6 +21,16 @@ struct CollectiveEngine::KeptPlan final : PlanMemory {
   std::vector<plan::RouteRun> runs;
   uint64_t shift = 0;
   std::vector<collective::KeptRound> rounds;  // an aggregator's
+
+  // What it holds: O(local pieces) (the shared selections are the variables').
+  uint64_t bytes() const {
+    uint64_t n = routed.capacity() * sizeof(plan::RoutedSegment) +
+                 runs.capacity() * sizeof(plan::RouteRun);
+    for (const collective::KeptRound& r : rounds)
+      n += sizeof(r) + r.extents.capacity() * sizeof(plan::Extent) +
+           r.gaps.capacity() * sizeof(collective::KeptRound::Gap);
+    return n;
+  }
 };
 
 std::vector<uint64_t> CollectiveEngine::plan_key() const {
@@ -77,6 +87,7 @@ void CollectiveEngine::keep_plan(bool closed) {
     kept->runs = std::move(route_runs_);
     kept->shift = routed_shift_;
     kept->rounds = std::move(bufs_.kept);
+    profile().plans.kept_bytes = kept->bytes() + key.capacity() * sizeof(uint64_t);
   }
   kept_plans->add_or_forget(std::move(key), std::move(kept));
 }

@@ -43,6 +43,12 @@ void SubfileWriter::keep_checked_step(bool closed) {
   if (kept) {
     kept->shapes = std::move(last_step_shapes_);
     kept->selections = std::move(table_.selections);
+    uint64_t bytes = kept->shapes.capacity() * sizeof(subfile::BlockShape) +
+                     last_step_vars_.capacity() * sizeof(uint64_t);
+    for (const plan::Selection& s : kept->selections)
+      bytes += sizeof(s) + s.runs.capacity() * sizeof(plan::Run) +
+               (s.start.capacity() + s.count.capacity()) * sizeof(uint64_t);
+    p_.profile.plans.kept_bytes = bytes;
   }
   kept_plans->add_or_forget(std::move(last_step_vars_), std::move(kept));
 }
