@@ -35,7 +35,7 @@ struct ContextState {
   std::optional<comm::Topology> detected;
   // Node shared memory for node-local aggregation, made at the first open that uses it.
   std::shared_ptr<comm::NodeMemory> node_memory;
-  // What the last file closed planned, for the next file of the same layout (engine.h).
+  // What the closed files planned, for later files of their layouts (engine/kept_plans.h).
   PlanMemories plan_memory;
   std::optional<Config> config;
   // The cluster model's choices of "auto" parameters, made once per kind of file.

@@ -29,16 +29,12 @@ std::vector<Group> RoundPipeline::remote_groups(RoundRuns runs,
   for (const plan::RouteRun& run : runs) {
     if (!p_.agg.gather.through(run.agg)) continue;
     groups.push_back(Group{static_cast<uint64_t>(run.agg), {}, 0, 0});
-    Spans& s = spans->emplace_back();
     for (size_t i = run.begin; i < run.end; ++i) {
       const plan::RoutedSegment& x = b_.routed[i];
       plan::append_segment(&groups.back().segments, plan::shifted(x.seg, b_.shift));
       groups.back().bytes += x.seg.bytes();
-      if (!s.empty() && s.back().first + s.back().second == x.mem)
-        s.back().second += x.seg.bytes();
-      else
-        s.emplace_back(x.mem, x.seg.bytes());
     }
+    spans->push_back(mem_spans(b_.routed, run.begin, run.end));
   }
   return groups;
 }

@@ -56,7 +56,8 @@ Status ReadRounds::ask(uint32_t r, RoundRuns runs, comm::Requests* reqs,
   if (lists.size() < aggs.size()) lists.resize(aggs.size());
   for (size_t k = 0; k < aggs.size(); ++k) {
     const int agg = aggs[k];
-    const size_t first = runs.to(agg).begin, last = runs.to(agg).end;
+    const plan::RouteRun& run = runs.to(agg);
+    const size_t first = run.begin, last = run.end;
     comm::Pieces reply = comm::Pieces::bytes(b_.staging, 0);  // an empty message
     if (const uint8_t* window = p_.agg.window(agg, r % 2, b_.layout.window(agg, r))) {
       if (b_.repeat)

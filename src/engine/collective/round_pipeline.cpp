@@ -101,8 +101,9 @@ RoundPipeline::SelfPart RoundPipeline::send(uint32_t r, RoundRuns runs, Status* 
   if (lists.size() < order.size()) lists.resize(order.size());
   for (size_t k = 0; k < order.size(); ++k) {
     const int agg = order[k];
-    if (p_.agg.gather.through(agg)) continue;
-    const size_t first = runs.to(agg).begin, last = runs.to(agg).end;  // through the node's gatherer, below
+    if (p_.agg.gather.through(agg)) continue;  // through the node's gatherer, below
+    const plan::RouteRun& run = runs.to(agg);
+    const size_t first = run.begin, last = run.end;
     const int dest = p_.agg.ranks[agg];
     if (dest == p_.comm.rank()) {  // to myself: copied, not sent
       self = SelfPart{routed.data() + first, routed.data() + last};
