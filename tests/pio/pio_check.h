@@ -1,6 +1,6 @@
 /* What the PIO test programs share: a count of failures, CHECK (a call that must succeed; its
- * error's text is printed), EXPECT (a call that must return a given code) and finish (the
- * program's end). */
+ * error's text is printed), EXPECT (a call that must return a given code), start (the
+ * program's beginning) and finish (its end). */
 #ifndef TAPIO_TESTS_PIO_CHECK_H
 #define TAPIO_TESTS_PIO_CHECK_H
 #include <pio.h>
@@ -28,6 +28,20 @@ static int failures = 0;
       failures++;                                                                         \
     }                                                                                     \
   } while (0)
+
+/* MPI up, this task's rank and the task count, PIO errors returned to the caller; with fewer
+ * than `args` arguments, "usage: PROGRAM USAGE" and every task stops. */
+static inline void start(int* argc, char*** argv, const char* program, int args, const char* usage,
+                  int* rank, int* ntasks) {
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, ntasks);
+  if (*argc < args + 1) {
+    fprintf(stderr, "usage: %s %s\n", program, usage);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  CHECK(PIOc_set_iosystem_error_handling(PIO_DEFAULT, PIO_RETURN_ERROR, NULL));
+}
 
 /* Every task's failures summed; task 0 prints "PROGRAM OK" or "PROGRAM FAILED" (what the
  * ctest and pytest runs look for); MPI finalized; the exit status. */

@@ -57,16 +57,9 @@ static void write_frame(int ncid, int var, int ioid, int frame, int n, const int
 
 int main(int argc, char** argv) {
   int rank, ntasks, iosysid, ioid, ncid, dims[NDIMS], var_temp, var_lon;
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ntasks);
-  if (argc < 2) {
-    fprintf(stderr, "usage: pio_dims PATH\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  start(&argc, &argv, "pio_dims", 1, "PATH", &rank, &ntasks);
   const char* path = argv[1];
   int iotype = PIO_IOTYPE_PNETCDF;
-  CHECK(PIOc_set_iosystem_error_handling(PIO_DEFAULT, PIO_RETURN_ERROR, NULL));
   CHECK(PIOc_Init_Intracomm(MPI_COMM_WORLD, 1, 1, 0, PIO_REARR_BOX, &iosysid));
   int gdims[2] = {NLAT, NLON}, n = 0, cells[NLAT * NLON];
   PIO_Offset map[NLAT * NLON];

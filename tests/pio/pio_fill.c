@@ -17,16 +17,9 @@ static int hole(int cell) { return cell == 3 || cell == 8; }
 
 int main(int argc, char** argv) {
   int rank, ntasks, iosysid, ioid, ncid, dims[3], var_a, var_b, var_c;
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ntasks);
-  if (argc < 3) {
-    fprintf(stderr, "usage: pio_fill PATH FILL(0|1)\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  start(&argc, &argv, "pio_fill", 2, "PATH FILL(0|1)", &rank, &ntasks);
   const int fill = atoi(argv[2]);
   int iotype = PIO_IOTYPE_PNETCDF;
-  CHECK(PIOc_set_iosystem_error_handling(PIO_DEFAULT, PIO_RETURN_ERROR, NULL));
   CHECK(PIOc_Init_Intracomm(MPI_COMM_WORLD, 1, 1, 0, PIO_REARR_BOX, &iosysid));
   int gdims[2] = {NY, NX}, n = 0, cells[NY * NX], data[NY * NX], in[NY * NX];
   PIO_Offset map[NY * NX];

@@ -12,15 +12,8 @@
 
 int main(int argc, char** argv) {
   int rank, ntasks, iosysid, first, second, ncid, dims[3], rec, fixed;
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ntasks);
-  if (argc < 2) {
-    fprintf(stderr, "usage: pio_freed_map PATH\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  start(&argc, &argv, "pio_freed_map", 1, "PATH", &rank, &ntasks);
   int iotype = PIO_IOTYPE_PNETCDF, gdim = 4 * ntasks;
-  CHECK(PIOc_set_iosystem_error_handling(PIO_DEFAULT, PIO_RETURN_ERROR, NULL));
   CHECK(PIOc_Init_Intracomm(MPI_COMM_WORLD, 1, 1, 0, PIO_REARR_BOX, &iosysid));
   /* 1-based: cells 4 * rank + 2 and 4 * rank (the first map), 4 * rank + 3 and + 1 (the
    * second); each leaves the other two cells of its four as holes. */

@@ -22,18 +22,11 @@ static double value(int f, int c) { return 100.0 * f + c + 0.5; }
 int main(int argc, char** argv) {
   int rank, ntasks, iosysid, ioid_f, ioid_d, ioid_i, ncid, dims[3], var_temp, var_salt,
       var_mask, var_lat, var_area;
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ntasks);
-  if (argc < 3) {
-    fprintf(stderr, "usage: pio_history PATH FORMAT [IOTYPE]\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  start(&argc, &argv, "pio_history", 2, "PATH FORMAT [IOTYPE]", &rank, &ntasks);
   const char* path = argv[1];
   const int format = atoi(argv[2]);
   int iotype = argc > 3 ? atoi(argv[3]) : PIO_IOTYPE_PNETCDF;
   const int mode = PIO_CLOBBER | (format == 5 ? PIO_64BIT_DATA : format == 2 ? PIO_64BIT_OFFSET : 0);
-  CHECK(PIOc_set_iosystem_error_handling(PIO_DEFAULT, PIO_RETURN_ERROR, NULL));
   CHECK(PIOc_Init_Intracomm(MPI_COMM_WORLD, (ntasks + 1) / 2, 2, 0, PIO_REARR_BOX, &iosysid));
 
   /* Round-robin cells, land cells as holes (0 in InitDecomp's 1-based map). */

@@ -13,15 +13,8 @@
 
 int main(int argc, char** argv) {
   int rank, ntasks, iosysid, ioid, ncid, reader, dims[2], varid;
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ntasks);
-  if (argc < 2) {
-    fprintf(stderr, "usage: pio_hole_limit PATH\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  start(&argc, &argv, "pio_hole_limit", 1, "PATH", &rank, &ntasks);
   int iotype = PIO_IOTYPE_PNETCDF, gdim = 4 * ntasks;
-  CHECK(PIOc_set_iosystem_error_handling(PIO_DEFAULT, PIO_RETURN_ERROR, NULL));
   CHECK(PIOc_Init_Intracomm(MPI_COMM_WORLD, 1, 1, 0, PIO_REARR_BOX, &iosysid));
   PIO_Offset map = 4 * rank + 1; /* 1-based: cell 4 * rank; the other three are holes */
   CHECK(PIOc_InitDecomp(iosysid, PIO_INT, 1, &gdim, 1, &map, &ioid, NULL, NULL, NULL));

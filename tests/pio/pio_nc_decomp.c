@@ -20,15 +20,8 @@ static int ascending(const void* a, const void* b) {
 
 int main(int argc, char** argv) {
   int rank, ntasks, iosysid, ioid, ioid_back, ncid, dims[2], var;
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ntasks);
-  if (argc < 3) {
-    fprintf(stderr, "usage: pio_nc_decomp DECOMP_PATH DATA_PATH\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  start(&argc, &argv, "pio_nc_decomp", 2, "DECOMP_PATH DATA_PATH", &rank, &ntasks);
   int iotype = PIO_IOTYPE_PNETCDF;
-  CHECK(PIOc_set_iosystem_error_handling(PIO_DEFAULT, PIO_RETURN_ERROR, NULL));
   CHECK(PIOc_Init_Intracomm(MPI_COMM_WORLD, 1, 1, 0, PIO_REARR_BOX, &iosysid));
 
   /* 1-based map; 0 is a hole. */
