@@ -31,8 +31,8 @@ static int failures = 0;
 
 /* MPI up, this task's rank and the task count, PIO errors returned to the caller; with fewer
  * than `args` arguments, "usage: PROGRAM USAGE" and every task stops. */
-static inline void start(int* argc, char*** argv, const char* program, int args, const char* usage,
-                  int* rank, int* ntasks) {
+static inline void start(int* argc, char*** argv, const char* program, int args,
+                         const char* usage, int* rank, int* ntasks) {
   MPI_Init(argc, argv);
   MPI_Comm_rank(MPI_COMM_WORLD, rank);
   MPI_Comm_size(MPI_COMM_WORLD, ntasks);
