@@ -117,6 +117,12 @@ const std::vector<ParamDef> kRegistry = {
      "stripe_size, which writes take: writers of one stripe contend for its lock, readers "
      "share it, and a request of 64KiB already costs far more in bytes than in its call.",
      1, false},
+    {"node_read_share", K::kSize, "256KiB", "bytes", {}, "collective",
+     "Reads through node shared memory: the ranks of an aggregator's node read its round "
+     "from storage together, in shares of at least this many bytes (as many ranks as the "
+     "round has shares, at most the node's), instead of the aggregator alone; 0: the "
+     "aggregator reads alone.",
+     0, false},
     {"joined_reserve", K::kSize, "4MiB", "bytes", {}, "collective",
      "Room a new NetCDF file keeps for each joined array's sample dimension (all its variables' "
      "rows), before what is laid out after it; a step that outgrows it makes room for 8 more "

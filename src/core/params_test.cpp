@@ -54,6 +54,7 @@ const Expected kExpected[] = {
     {"two_level", ParamKind::kEnum, "auto", "collective"},
     {"direct", ParamKind::kEnum, "auto", "collective"},
     {"direct_read_min", ParamKind::kSize, "64KiB", "collective"},
+    {"node_read_share", ParamKind::kSize, "256KiB", "collective"},
     {"joined_reserve", ParamKind::kSize, "4MiB", "collective"},
     {"block_align", ParamKind::kSize, "4096", "subfile"},
     {"subfile_write", ParamKind::kEnum, "auto", "subfile"},

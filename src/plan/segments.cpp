@@ -166,6 +166,35 @@ std::vector<Extent> sieve(const std::vector<Extent>& sorted, uint64_t max_hole) 
   return out;
 }
 
+int sharing_readers(uint64_t bytes, uint64_t share, int ranks) {
+  const uint64_t n = bytes / std::max<uint64_t>(share, 1);
+  return static_cast<int>(std::clamp<uint64_t>(n, 1, static_cast<uint64_t>(std::max(ranks, 1))));
+}
+
+std::vector<Extent> read_share(const std::vector<Extent>& reads, int readers, int j,
+                               uint64_t align) {
+  uint64_t total = 0;
+  for (const Extent& e : reads) total += e.length;
+  const uint64_t n = static_cast<uint64_t>(std::max(readers, 1));
+  const uint64_t a = std::max<uint64_t>(align, 1);
+  // Cut k at total * k / n rounded down to `align` (128-bit: total * k may pass 2^64).
+  const auto cut = [&](uint64_t k) -> uint64_t {
+    if (k >= n) return total;
+    const auto at = static_cast<uint64_t>(static_cast<unsigned __int128>(total) * k / n);
+    return at / a * a;
+  };
+  const uint64_t from = cut(static_cast<uint64_t>(j)), to = cut(static_cast<uint64_t>(j) + 1);
+  std::vector<Extent> out;
+  uint64_t at = 0;  // where e begins in the sequence of the reads' bytes
+  for (const Extent& e : reads) {
+    const uint64_t lo = std::max(at, from), hi = std::min(at + e.length, to);
+    if (lo < hi) out.push_back(Extent{e.offset + (lo - at), hi - lo});
+    at += e.length;
+    if (at >= to) break;
+  }
+  return out;
+}
+
 void route_runs(const std::vector<RoutedSegment>& routed, std::vector<RouteRun>* runs) {
   runs->clear();
   for (size_t i = 0; i < routed.size(); ++i) {

@@ -162,4 +162,14 @@ void ByteMap::for_each_run(bool set, uint64_t from, uint64_t to, F&& f) const {
 // ROMIO does for reads. Reading a small hole costs less than another request.
 std::vector<Extent> sieve(const std::vector<Extent>& sorted, uint64_t max_hole);
 
+// How many readers share reading `bytes`: one per `share` bytes (share > 0), at least one and
+// at most `ranks`.
+int sharing_readers(uint64_t bytes, uint64_t share, int ranks);
+
+// Reader j's share of reading `reads` (sorted, disjoint) among `readers`: the bytes of the
+// reads, taken in order, cut into `readers` parts of nearly equal size at multiples of `align`
+// bytes of that sequence (the last part takes the rest); every byte belongs to one part.
+std::vector<Extent> read_share(const std::vector<Extent>& reads, int readers, int j,
+                               uint64_t align);
+
 }  // namespace tapio::plan

@@ -320,5 +320,40 @@ TEST(Segments, SieveMergesSmallHolesOnly) {
   EXPECT_EQ(sieve(in, 1000), (std::vector<Extent>{{0, 111}}));
 }
 
+TEST(Segments, SharingReadersTakeAShareEach) {
+  EXPECT_EQ(sharing_readers(0, 256, 4), 1);
+  EXPECT_EQ(sharing_readers(511, 256, 4), 1);
+  EXPECT_EQ(sharing_readers(512, 256, 4), 2);
+  EXPECT_EQ(sharing_readers(1 << 20, 256, 4), 4);
+  EXPECT_EQ(sharing_readers(1 << 20, 0, 3), 3);
+  EXPECT_EQ(sharing_readers(1 << 20, 256, 0), 1);
+}
+
+// Every byte of the reads belongs to exactly one reader's share, shares follow one another in
+// order, and each cut falls on a multiple of `align` bytes of the reads.
+TEST(Segments, ReadSharesCoverTheReadsOnce) {
+  const std::vector<Extent> reads = {{4096, 10000}, {30000, 3}, {40000, 50000}, {100000, 1}};
+  uint64_t total = 0;
+  for (const Extent& e : reads) total += e.length;
+  for (int readers : {1, 2, 3, 4, 7, 100}) {
+    std::vector<Extent> all;
+    uint64_t seen = 0;
+    for (int j = 0; j < readers; ++j) {
+      const std::vector<Extent> share = read_share(reads, readers, j, 512);
+      uint64_t bytes = 0;
+      for (const Extent& e : share) bytes += e.length;
+      if (j + 1 < readers) EXPECT_EQ((seen + bytes) % 512, 0u) << readers << " " << j;
+      seen += bytes;
+      all.insert(all.end(), share.begin(), share.end());
+    }
+    EXPECT_EQ(seen, total) << readers;
+    EXPECT_EQ(coalesce(all), coalesce(reads)) << readers;
+    for (size_t k = 1; k < all.size(); ++k) EXPECT_LE(all[k - 1].end(), all[k].offset);
+  }
+  EXPECT_EQ(read_share(reads, 1, 0, 4096), reads);
+  EXPECT_EQ(read_share({{0, 8192}}, 2, 1, 4096), (std::vector<Extent>{{4096, 4096}}));
+  EXPECT_TRUE(read_share({}, 4, 2, 4096).empty());
+}
+
 }  // namespace
 }  // namespace tapio::plan

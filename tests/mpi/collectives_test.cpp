@@ -330,13 +330,26 @@ std::map<std::string, int> read_steps_at_once(uint64_t n, const Params& params) 
 
 // A rank's blocks of several steps span records where the other ranks' blocks lie, yet they
 // meet no other rank's in any one record: runs of direct_read_min or more are read directly
-// (a scan of rank order, no round counts), smaller ones through the aggregators.
+// (a scan of rank order, no round counts), smaller ones through the aggregators (whose
+// rounds, read by the aggregator alone here, pass no node barrier).
 TEST(Collectives, CollectiveReadOfSeveralStepsGoesDirect) {
   const std::map<std::string, int> direct = {{"Allreduce", 3}, {"Exscan", 1}};
   EXPECT_EQ(read_steps_at_once(8192, {}), direct);  // 64 KiB runs
   EXPECT_EQ(read_steps_at_once(1024, {{"direct_read_min", "8KiB"}}), direct);
   const std::map<std::string, int> rounds = {{"Allreduce", 3}, {"Reduce_scatter", 1}};
-  EXPECT_EQ(read_steps_at_once(8192, {{"direct_read_min", "1MiB"}}), rounds);
+  EXPECT_EQ(read_steps_at_once(8192, {{"direct_read_min", "1MiB"}, {"node_read_share", "0"}}),
+            rounds);
+  EXPECT_EQ(read_steps_at_once(8192, {{"direct", "never"}, {"node_read_share", "0"}}), rounds);
+}
+
+// When the node's ranks read a round together (shared_reads.h), it costs two barriers of the
+// node a round and nothing else: 3 records of 64 KiB a rank through one aggregator, in rounds
+// of 1 MiB (one round at 4 ranks, two at 8; none shared with fewer, whose windows are smaller
+// than two shares).
+TEST(Collectives, ReadingARoundTogetherCostsTwoNodeBarriers) {
+  std::map<std::string, int> rounds = {{"Allreduce", 3}, {"Reduce_scatter", 1}};
+  const int shared_rounds = size() == 4 ? 1 : size() == 8 ? 2 : 0;
+  if (shared_rounds > 0) rounds["Barrier"] = 2 * shared_rounds;
   EXPECT_EQ(read_steps_at_once(8192, {{"direct", "never"}}), rounds);
 }
 

@@ -215,7 +215,7 @@ Status CollectiveEngine::prepare_node_slots(const plan::Layout& layout) {
   std::vector<uint64_t> sizes(node->node().size(), 0);
   const uint64_t slots = static_cast<uint64_t>(agg_.slot_count);
   for (int nr : agg_.node_rank)
-    if (nr >= 0) sizes[nr] = slots * agg_.slot_bytes;
+    if (nr >= 0) sizes[nr] = agg_.shared_bytes();
   // The same on every rank: the slots' size and count, and the aggregators.
   std::vector<uint64_t> key = {agg_.slot_bytes, slots};
   key.insert(key.end(), agg_.ranks.begin(), agg_.ranks.end());

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <thread>
 
+#include "engine/collective/shared_reads.h"
 #include "engine/fake_engines.h"
 #include "io/syscalls.h"
 
@@ -223,6 +224,27 @@ ssize_t slow_pwrite(int fd, const void* buf, size_t n, off_t offset) {
 // them lands in a slot whose last write (two written rounds back, not two rounds back) may
 // still be running. Each slot's ticket makes it wait for that write; waiting for "at most one
 // write pending" let C's round overwrite A's in the buffer (the bug found in review).
+// A round's reads shared by a node's ranks (shared_reads.h): one reader per share, the
+// aggregator's share first, the others' in node order after it; too many reads to publish and
+// the aggregator reads alone (nobody else has a share).
+TEST(CollectiveUnit, SharedReadsGoToTheAggregatorAndTheRanksAfterIt) {
+  collective::SharedReads t;
+  t.publish({{0, 1 << 20}}, 512 << 10, 4);  // two shares of 512 KiB
+  EXPECT_EQ(t.readers, 2u);
+  // The aggregator is node rank 2 of 4: it reads the first half, node rank 3 the second.
+  EXPECT_EQ(t.share_of(2, 2, 4), (std::vector<plan::Extent>{{0, 512 << 10}}));
+  EXPECT_EQ(t.share_of(3, 2, 4), (std::vector<plan::Extent>{{512 << 10, 512 << 10}}));
+  EXPECT_TRUE(t.share_of(0, 2, 4).empty());
+  EXPECT_TRUE(t.share_of(1, 2, 4).empty());
+  std::vector<plan::Extent> many;
+  for (uint64_t k = 0; k <= collective::SharedReads::kMax; ++k) many.push_back({k << 20, 4096});
+  t.publish(many, 4096, 4);
+  EXPECT_EQ(t.readers, 0u);
+  for (int r = 0; r < 4; ++r) EXPECT_TRUE(t.share_of(r, 0, 4).empty());
+  t.publish({}, 4096, 4);
+  EXPECT_EQ(t.readers, 0u);
+}
+
 TEST(CollectiveUnit, WriteBehindTicketsKeepSlowSlotsApart) {
   io::ScopedSyscalls restore;
   io::syscalls().pwrite = slow_pwrite;

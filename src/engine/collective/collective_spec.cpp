@@ -23,6 +23,7 @@ CollectiveSpec CollectiveSpec::parse(const Params& p) {
   s.two_level = p.get("two_level") == "true";
   s.direct = p.get("direct") == "auto";
   s.direct_read_min = std::max<uint64_t>(p.get_size("direct_read_min"), 1);
+  s.node_read_share = p.get_size("node_read_share");
   return s;
 }
 

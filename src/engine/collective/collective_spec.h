@@ -27,6 +27,7 @@ struct CollectiveSpec {
   bool two_level = false;           // writes: a node's remote pieces leave through one rank
   bool direct = true;               // direct = auto
   uint64_t direct_read_min = 64 << 10;  // reads go direct in requests of at least this
+  uint64_t node_read_share = 256 << 10;  // a node rank's least share of a round's reads; 0: none
 
   static CollectiveSpec parse(const Params& params);
 };

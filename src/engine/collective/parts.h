@@ -14,6 +14,7 @@
 #include "core/byte_buffer.h"
 #include "engine/collective/collective_spec.h"
 #include "engine/collective/kept_rounds.h"
+#include "engine/collective/shared_reads.h"
 #include "engine/profile.h"
 #include "format/netcdf/header.h"
 #include "io/file.h"
@@ -61,6 +62,21 @@ struct Aggregation {
   uint8_t* window(int agg, int slot, const plan::Extent& w) const {
     if (!slots || node_rank[agg] < 0) return nullptr;
     return node->memory_of(node_rank[agg]) + slot * slot_bytes - w.offset;
+  }
+  // Where aggregator agg publishes the reads of its slot `slot` when its node's ranks share
+  // them (shared_reads.h), after its slots; null as window().
+  SharedReads* shared_reads(int agg, int slot) const {
+    if (!slots || node_rank[agg] < 0) return nullptr;
+    uint8_t* at = node->memory_of(node_rank[agg]) + tables_at() +
+                  static_cast<uint64_t>(slot) * sizeof(SharedReads);
+    return reinterpret_cast<SharedReads*>(at);
+  }
+  // Where the tables begin in an aggregator's shared bytes, and how many bytes it has.
+  uint64_t tables_at() const {
+    return (static_cast<uint64_t>(slot_count) * slot_bytes + 63) / 64 * 64;
+  }
+  uint64_t shared_bytes() const {
+    return tables_at() + static_cast<uint64_t>(slot_count) * sizeof(SharedReads);
   }
   // Whether `rank` shares this call's slots (its pieces travel through memory, not messages).
   bool on_node(int rank) const { return slots && node->node_rank_of(rank) >= 0; }

@@ -26,16 +26,18 @@ Status ReadRounds::run() {
 
 Status ReadRounds::round(uint32_t r, RoundRuns runs) {
   Status local = ok_status();
+  const bool together = shares_round(p_.agg, p_.spec.node_read_share, b_.layout, r);
   // Slot r % 2 held round r - 2, which this node's ranks copied out before that round
-  // ended: after this barrier its aggregators may read round r into it.
-  if (p_.agg.slots && r >= 2) {
-    PhaseTimer t(&p_.profile, Phase::kAgree);
-    keep(&local, p_.agg.node->node().barrier());
-  }
+  // ended: after this barrier its aggregators may read round r into it (read_together's
+  // first barrier does the same).
+  if (p_.agg.slots && r >= 2 && !together) keep(&local, node_barrier());
   comm::Requests reqs;
   std::vector<FromSlot> from_slots;
   keep(&local, ask(r, runs, &reqs, &from_slots));
-  if (p_.agg.mine >= 0) keep(&local, serve(r, &reqs));
+  if (together)
+    keep(&local, read_together(r, &reqs));
+  else if (p_.agg.mine >= 0)
+    keep(&local, serve(r, &reqs));
   {
     PhaseTimer t(&p_.profile, Phase::kExchange);
     keep(&local, p_.comm.waitall(&reqs));
@@ -107,6 +109,64 @@ Status ReadRounds::serve(uint32_t r, comm::Requests* reqs) {
   if (local.ok()) local = read_union(r, w, buf);
   keep(&local, reply(r, w, buf, requesters, reqs));
   return local;
+}
+
+Status ReadRounds::node_barrier() {
+  PhaseTimer t(&p_.profile, Phase::kAgree);
+  const comm::NodeMemory& node = *p_.agg.node;
+  Status st = node.sync();
+  keep(&st, node.node().barrier());
+  keep(&st, node.sync());
+  return st;
+}
+
+// The serve stage when the node's ranks read together (shared_reads.h): each aggregator of the
+// node publishes its union; after a barrier every rank reads its share of each into the
+// aggregator's slot; after another, the aggregators reply. An aggregator whose requests failed
+// publishes nothing (its failure is agreed at the end, as serve's).
+Status ReadRounds::read_together(uint32_t r, comm::Requests* reqs) {
+  Status local = ok_status();
+  const int slot = static_cast<int>(r % 2);
+  const bool serving = p_.agg.mine >= 0 && b_.expected[r] > 0;
+  std::vector<Requester> requesters;
+  std::vector<plan::Extent> reads;  // what this aggregator reads (alone, if not published)
+  const plan::Extent w = p_.agg.mine >= 0 ? b_.layout.window(p_.agg.mine, r) : plan::Extent{};
+  if (serving) {
+    local = receive_requests(r, w, &requesters);
+    if (local.ok()) {
+      Result<std::vector<plan::Extent>> u = union_reads(r, w);
+      if (u.ok())
+        reads = std::move(u).value();
+      else
+        local = u.status();
+    }
+  }
+  const comm::Comm& node = p_.agg.node->node();
+  if (p_.agg.mine >= 0)
+    p_.agg.shared_reads(p_.agg.mine, slot)->publish(reads, p_.spec.node_read_share, node.size());
+  keep(&local, node_barrier());
+  for (size_t a = 0; a < p_.agg.ranks.size(); ++a) {
+    const int agg = static_cast<int>(a);
+    const SharedReads* table = p_.agg.shared_reads(agg, slot);
+    if (!table) continue;
+    const std::vector<plan::Extent> share =
+        table->readers == 0 ? (agg == p_.agg.mine ? reads : std::vector<plan::Extent>{})
+                            : table->share_of(node.rank(), p_.agg.node_rank[a], node.size());
+    if (!share.empty())
+      keep(&local, read_extents(share, p_.agg.window(agg, slot, b_.layout.window(agg, r))));
+  }
+  keep(&local, node_barrier());
+  if (serving) keep(&local, reply(r, w, p_.agg.window(p_.agg.mine, slot, w) + w.offset,
+                                  requesters, reqs));
+  return local;
+}
+
+Status ReadRounds::read_extents(const std::vector<plan::Extent>& reads, uint8_t* window) {
+  PhaseTimer t(&p_.profile, Phase::kRead);
+  TAPIO_ASSIGN_OR_RETURN(io::File * file, p_.file.get());
+  for (const plan::Extent& e : reads)
+    TAPIO_RETURN_IF_ERROR(file->read_exact(e.offset, window + e.offset, e.length));
+  return ok_status();
 }
 
 namespace {
@@ -192,11 +252,7 @@ Status ReadRounds::receive_requests(uint32_t r, const plan::Extent& w,
 Status ReadRounds::read_union(uint32_t r, const plan::Extent& w, uint8_t* buf) {
   TAPIO_ASSIGN_OR_RETURN(const std::vector<plan::Extent> reads, union_reads(r, w));
   if (reads.empty()) return ok_status();
-  PhaseTimer t(&p_.profile, Phase::kRead);
-  TAPIO_ASSIGN_OR_RETURN(io::File * file, p_.file.get());
-  for (const plan::Extent& e : reads)
-    TAPIO_RETURN_IF_ERROR(file->read_exact(e.offset, buf + (e.offset - w.offset), e.length));
-  return ok_status();
+  return read_extents(reads, buf - w.offset);
 }
 
 Result<std::vector<plan::Extent>> ReadRounds::union_reads(uint32_t r, const plan::Extent& w) {

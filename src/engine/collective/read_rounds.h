@@ -4,7 +4,8 @@
 //          of its reply posted — the data, scattered by MPI into staging, or from an
 //          aggregator on this node a zero-byte word that the data is in its slot;
 //   serve  each aggregator: every requester's list, the union read once into slot r % 2 (a
-//          region many ranks want is read from storage once), one reply per requester;
+//          region many ranks want is read from storage once; in a large enough round by
+//          all the node's ranks, each a share: shared_reads.h), one reply per requester;
 //   take   every rank: its pieces out of this node's slots, swapped straight into the user's
 //          buffers.
 // With shared slots, the node's ranks pass a barrier before a slot is read into again. A
@@ -61,10 +62,15 @@ class ReadRounds {
   Status ask(uint32_t r, RoundRuns runs, comm::Requests* reqs,
              std::vector<FromSlot>* from_slots);
   Status serve(uint32_t r, comm::Requests* reqs);
+  // serve, when the node's ranks read the aggregators' rounds together (shared_reads.h).
+  Status read_together(uint32_t r, comm::Requests* reqs);
+  Status node_barrier();  // of the node's ranks, with the window's memory barriers
   Status take(const std::vector<FromSlot>& from_slots);
   // Parts of the serve stage.
   Status receive_requests(uint32_t r, const plan::Extent& w, std::vector<Requester>* requesters);
   Status read_union(uint32_t r, const plan::Extent& w, uint8_t* buf);
+  // Reads each extent into `window`, indexed by file offset.
+  Status read_extents(const std::vector<plan::Extent>& reads, uint8_t* window);
   Result<std::vector<plan::Extent>> union_reads(uint32_t r, const plan::Extent& w);
   Status reply(uint32_t r, const plan::Extent& w, uint8_t* buf,
                const std::vector<Requester>& requesters, comm::Requests* reqs);
