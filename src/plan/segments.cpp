@@ -166,6 +166,29 @@ std::vector<Extent> sieve(const std::vector<Extent>& sorted, uint64_t max_hole) 
   return out;
 }
 
+std::vector<Extent> sieved_reads(const std::vector<RoutedSegment>& routed, size_t begin,
+                                 size_t end, uint64_t shift, uint64_t max_hole) {
+  std::vector<Extent> spans;
+  for (size_t i = begin; i < end; ++i) {
+    const Segment s = shifted(routed[i].seg, shift);
+    if (s.count == 1 || s.stride - s.length <= max_hole)
+      spans.push_back(Extent{s.offset, s.last_end() - s.offset});
+    else
+      for_each_piece(s, [&](uint64_t off, uint64_t len) { spans.push_back(Extent{off, len}); });
+  }
+  const auto by_offset = [](const Extent& a, const Extent& b) { return a.offset < b.offset; };
+  if (!std::is_sorted(spans.begin(), spans.end(), by_offset))
+    std::sort(spans.begin(), spans.end(), by_offset);
+  std::vector<Extent> out;
+  for (const Extent& e : spans) {
+    if (!out.empty() && e.offset <= out.back().end() + max_hole)
+      out.back().length = std::max(out.back().end(), e.end()) - out.back().offset;
+    else
+      out.push_back(e);
+  }
+  return out;
+}
+
 int sharing_readers(uint64_t bytes, uint64_t share, int ranks) {
   const uint64_t n = bytes / std::max<uint64_t>(share, 1);
   return static_cast<int>(std::clamp<uint64_t>(n, 1, static_cast<uint64_t>(std::max(ranks, 1))));

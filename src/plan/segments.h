@@ -162,6 +162,13 @@ void ByteMap::for_each_run(bool set, uint64_t from, uint64_t to, F&& f) const {
 // ROMIO does for reads. Reading a small hole costs less than another request.
 std::vector<Extent> sieve(const std::vector<Extent>& sorted, uint64_t max_hole);
 
+// What an aggregator reads for routed[begin, end) (each moved by `shift`), sieved as it
+// sieves: each segment's span, or its pieces where they lie more than `max_hole` apart, merged
+// where they overlap or lie at most `max_hole` apart. Sorted, disjoint; O(segments) when the
+// segments come in file order, as routes do.
+std::vector<Extent> sieved_reads(const std::vector<RoutedSegment>& routed, size_t begin,
+                                 size_t end, uint64_t shift, uint64_t max_hole);
+
 // How many readers share reading `bytes`: one per `share` bytes (share > 0), at least one and
 // at most `ranks`.
 int sharing_readers(uint64_t bytes, uint64_t share, int ranks);

@@ -320,6 +320,29 @@ TEST(Segments, SieveMergesSmallHolesOnly) {
   EXPECT_EQ(sieve(in, 1000), (std::vector<Extent>{{0, 111}}));
 }
 
+// Reading a requester's routes, sieved: what the aggregator's union of those pieces would
+// read (block marks aside), whatever the order and overlap of the segments.
+TEST(Segments, SievedReadsAreTheSievedUnionOfThePieces) {
+  const auto routed = [](std::vector<Segment> segs) {
+    std::vector<RoutedSegment> out;
+    for (const Segment& s : segs) out.push_back(RoutedSegment{0, 0, s, 0});
+    return out;
+  };
+  // Strided pieces with small holes: one span each, merged with what overlaps or is near.
+  const auto a = routed({{100, 8, 16, 4}, {108, 8, 16, 4}, {300, 10, 10, 1}, {5000, 4, 4, 1}});
+  EXPECT_EQ(sieved_reads(a, 0, a.size(), 0, 64),
+            (std::vector<Extent>{{100, 64}, {300, 10}, {5000, 4}}));
+  EXPECT_EQ(sieved_reads(a, 0, a.size(), 1000, 200),
+            (std::vector<Extent>{{1100, 210}, {6000, 4}}));
+  EXPECT_EQ(sieved_reads(a, 0, a.size(), 0, 10000), (std::vector<Extent>{{100, 4904}}));
+  EXPECT_EQ(sieved_reads(a, 2, 3, 0, 64), (std::vector<Extent>{{300, 10}}));
+  // Holes larger than max_hole inside a segment: its pieces, interleaved with another's.
+  const auto b = routed({{0, 8, 1000, 3}, {500, 8, 1000, 2}});
+  EXPECT_EQ(sieved_reads(b, 0, b.size(), 0, 100),
+            (std::vector<Extent>{{0, 8}, {500, 8}, {1000, 8}, {1500, 8}, {2000, 8}}));
+  EXPECT_TRUE(sieved_reads(b, 1, 1, 0, 100).empty());
+}
+
 TEST(Segments, SharingReadersTakeAShareEach) {
   EXPECT_EQ(sharing_readers(0, 256, 4), 1);
   EXPECT_EQ(sharing_readers(511, 256, 4), 1);

@@ -101,6 +101,19 @@ inline void pack(const std::vector<plan::RoutedSegment>& routed, size_t begin, s
   });
 }
 
+// A list of extents, sent as segments of one piece each.
+inline void pack_extents(const std::vector<plan::Extent>& extents, ByteBuffer* buffer) {
+  const uint64_t n = extents.size();
+  uint8_t* out = buffer->prepare(8 + 32 * n);
+  std::memcpy(out, &n, 8);
+  out += 8;
+  for (const plan::Extent& e : extents) {
+    const plan::Segment s{e.offset, e.length, e.length, 1};
+    std::memcpy(out, &s, 32);
+    out += 32;
+  }
+}
+
 // plan::for_each_piece, with the length a compile-time constant for the usual small element
 // sizes: f(offset, len) may take `auto len` so that a memcpy of len bytes becomes one move.
 template <typename F>
