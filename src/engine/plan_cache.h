@@ -44,6 +44,16 @@ class PlanCache {
   void end_batch();
 
   uint64_t bytes() const { return bytes_; }  // held now
+  bool empty() const { return by_hash_.empty(); }
+  // Takes the selections and plans of `other` (a closed file's, for a later file of its
+  // layout), counted in this cache's profile (if it has one) from now on; this cache must be
+  // empty (nothing refers to its plans).
+  void adopt(PlanCache&& other) {
+    Profile* const mine = profile_;
+    *this = std::move(other);
+    profile_ = mine;
+    if (profile_) count(0);
+  }
 
   // A batch of puts or gets from construction to destruction (then end_batch), begun in the
   // profile too.

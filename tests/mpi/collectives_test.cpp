@@ -155,9 +155,12 @@ TEST(Collectives, CollectiveSteadyStepIsThreeReductions) {
 // holding 10 * file + step + rank); with `extra_in` >= 0, one more variable in that file's
 // header (another layout), with `moved_in` >= 0 every block one element lower in that file
 // (other puts). Every file is read back and checked.
-std::vector<std::map<std::string, int>> first_steps(int files, int steps, int extra_in = -1,
-                                                    int moved_in = -1,
-                                                    const std::string& engine = "collective") {
+// `first_reads`: the collectives of each file's first read batch (step 0, read after the
+// file's last step was read in the file before).
+std::vector<std::map<std::string, int>> first_steps(
+    int files, int steps, int extra_in = -1, int moved_in = -1,
+    const std::string& engine = "collective",
+    std::vector<std::map<std::string, int>>* first_reads = nullptr) {
   TempDir dir;
   Context ctx(MPI_COMM_WORLD);
   const uint64_t n = 1000;
@@ -189,7 +192,9 @@ std::vector<std::map<std::string, int>> first_steps(int files, int steps, int ex
       std::vector<double> got(n, -1);
       rx.set_step_selection(static_cast<uint64_t>(s), 1);
       in.get(rx, got);
+      calls.clear();
       in.perform_gets();
+      if (s == 0 && first_reads) first_reads->push_back(calls);
       for (double v : got) EXPECT_EQ(v, 10 * f + s + rank()) << "file " << f << " step " << s;
     }
     in.close();
@@ -220,6 +225,29 @@ TEST(Collectives, CollectiveFileOfTheSameLayoutRepeatsTheLastFilesPlan) {
   // now the second file's).
   const auto moved = first_steps(3, 2, -1, 1);
   EXPECT_EQ(moved[1], planned);
+  EXPECT_EQ(moved[2], planned);
+}
+
+// Reads too: a file of the same layout read in the context of one read before takes that
+// read's last plan, and its first read batch is steady (two reductions: the vote and the
+// outcome), though it reads step 0 and the plan was made for step 2 (a move backwards).
+TEST(Collectives, CollectiveReadOfTheSameLayoutRepeatsTheLastReadsPlan) {
+  const std::map<std::string, int> steady = {{"Allreduce", 2}};
+  const std::map<std::string, int> planned = {{"Allreduce", 3}, {"Reduce_scatter", 1}};
+  for (int steps : {1, 3}) {
+    std::vector<std::map<std::string, int>> reads;
+    first_steps(3, steps, -1, -1, "collective", &reads);
+    ASSERT_EQ(reads.size(), 3u);
+    EXPECT_EQ(reads[0], planned) << steps;
+    EXPECT_EQ(reads[1], steady) << steps;
+    EXPECT_EQ(reads[2], steady) << steps;
+  }
+  std::vector<std::map<std::string, int>> other, moved;
+  first_steps(3, 2, 1, -1, "collective", &other);
+  EXPECT_EQ(other[1], planned);  // another layout
+  EXPECT_EQ(other[2], steady);   // the first file's
+  first_steps(3, 2, -1, 1, "collective", &moved);
+  EXPECT_EQ(moved[1], planned);  // other gets
   EXPECT_EQ(moved[2], planned);
 }
 

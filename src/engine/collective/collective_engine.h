@@ -99,7 +99,7 @@ class CollectiveEngine final : public Engine {
     std::vector<uint32_t> expected;
     collective::Placements placed;  // reads: the plans it placed, where (a read's "changed")
     uint64_t step = 0;          // writes: the batch's step
-    std::vector<uint64_t> key;  // writes: plan_key() when it was planned
+    std::vector<uint64_t> key;  // plan_key() when it was planned (empty: could not be made)
   };
   // A steady batch's rounds: `before`'s moved by whole records into *batch (routed_
   // included); false (nothing changed) unless `before` went through the aggregators over
@@ -179,14 +179,15 @@ class CollectiveEngine final : public Engine {
   // and shape in the file, the aggregators, and the parameters that cut domains and rounds.
   // The same on every rank; equal keys and equal puts make the same plan.
   std::vector<uint64_t> plan_key() const;
-  // The last write batch's plan, left in the context when this file closes (keep_plan; none
-  // when `closed` failed here) and taken by the first batch of a later file of its
-  // plan_key() (take_plan), which repeats it when its puts are the same on every rank
-  // (collective_kept_plan.cpp).
+  // The last batch's plan, left in the context when this file closes (keep_plan; none when
+  // `closed` failed here) and taken by the first batch of a later file of its plan_key() and
+  // direction (take_plan, plan_kind), which repeats it when its puts (gets) are the same on
+  // every rank (collective_kept_plan.cpp).
   struct KeptPlan;
   void keep_plan(bool closed);
   void take_plan(const std::vector<uint64_t>& key);
-  bool looked_for_plan_ = false;  // take_plan ran (at the file's first write batch)
+  const char* plan_kind() const;
+  bool looked_for_plan_ = false;  // take_plan ran (at the file's first batch)
 
   CollectiveSpec spec_;
   plan::SmallerRounds smaller_rounds_;  // min_rounds and the node layout's messages floor

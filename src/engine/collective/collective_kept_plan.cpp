@@ -1,11 +1,12 @@
-// A write plan kept from one file to the next (collective_engine.h, KeptPlan). E3SM and CESM
+// A plan kept from one file to the next (collective_engine.h, KeptPlan). E3SM and CESM
 // write a history file per month, often of one record, with the same variables and maps as the
-// month before: planned again, each file's first batch would route its pieces, count its
-// messages, and have every aggregator check and mark each rank's segment lists, where a
+// month before, and their data models read a forcing file per month through the same maps:
+// planned again, each file's first batch would plan its decompositions, route its pieces,
+// count its messages, and have every aggregator check and mark each rank's lists, where a
 // steady batch only moves the previous plan. A file that closes leaves its last batch's plan
-// in the context (engine/kept_plans.h), under the batch's plan_key(); the first batch of a
-// later file of that key takes it, and repeats it when the vote finds every rank putting what
-// it put then.
+// in the context (engine/kept_plans.h), under the batch's plan_key(), writes and reads apart;
+// the first batch of a later file of that key takes it, and repeats it when the vote finds
+// every rank putting (getting) what it put (got) then.
 #include <memory>
 #include <new>
 #include <utility>
@@ -15,8 +16,13 @@
 namespace tapio {
 
 struct CollectiveEngine::KeptPlan final : PlanMemory {
-  RepeatedPuts puts;
+  // The decompositions, which the placements below point into (plans_).
+  PlanCache<plan::Decomposition> plans{nullptr};
+  RepeatedPuts puts;  // writes
   Agreed agreed;
+  collective::Placements placed;  // the direct plan's (previous_)
+  plan::DirectPlan direct;
+  uint64_t direct_min = 0;
   std::vector<plan::RoutedSegment> routed;
   std::vector<plan::RouteRun> runs;
   uint64_t shift = 0;
@@ -24,8 +30,9 @@ struct CollectiveEngine::KeptPlan final : PlanMemory {
 
   // What it holds: O(local pieces) (the shared selections are the variables').
   uint64_t bytes() const {
-    uint64_t n = routed.capacity() * sizeof(plan::RoutedSegment) +
-                 runs.capacity() * sizeof(plan::RouteRun);
+    uint64_t n = plans.bytes() + routed.capacity() * sizeof(plan::RoutedSegment) +
+                 runs.capacity() * sizeof(plan::RouteRun) +
+                 direct.requests.capacity() * sizeof(plan::DirectRequest);
     for (const collective::KeptRound& r : rounds)
       n += sizeof(r) + r.extents.capacity() * sizeof(plan::Extent) +
            r.gaps.capacity() * sizeof(collective::KeptRound::Gap);
@@ -61,17 +68,25 @@ std::vector<uint64_t> CollectiveEngine::plan_key() const {
   return key;
 }
 
-// Every file written whose last batch was agreed adds an entry, alike on every rank; it holds
-// a plan only where this rank closed well and the plan is one the engine moves by records
-// (through the aggregators, record variables only; with async output or two-level
-// aggregation a batch is planned in full anyway).
+// Writes and reads keep their plans apart: a read's rounds are not a write's.
+const char* CollectiveEngine::plan_kind() const {
+  return mode() == OpenMode::kRead ? "collective-read" : "collective";
+}
+
+// Every file whose last batch was agreed adds an entry, alike on every rank; it holds a plan
+// only where this rank closed well and the plan is one the engine moves: through the
+// aggregators, and for writes record variables only (with async output or two-level
+// aggregation a batch is planned in full anyway). A rank without the batch's key (its
+// memory ran out making it) forgets every entry instead.
 void CollectiveEngine::keep_plan(bool closed) {
-  KeptPlans* kept_plans = tapio::kept_plans(resources(), "collective");
+  KeptPlans* kept_plans = tapio::kept_plans(resources(), plan_kind());
   const Agreed& last = previous_.agreed;
-  if (!kept_plans || mode() == OpenMode::kRead || !last.valid) return;
+  if (!kept_plans || !last.valid) return;
+  if (last.key.empty()) return kept_plans->clear();
+  const bool reading = mode() == OpenMode::kRead;
   std::unique_ptr<KeptPlan> kept;
-  if (closed && last.rounds && last.all_records && !spec_.file.async && !spec_.two_level &&
-      !nc_.has_joined()) {
+  if (closed && last.rounds && (reading || last.all_records) && !spec_.file.async &&
+      !spec_.two_level && !nc_.has_joined()) {
     try {
       kept = std::make_unique<KeptPlan>();
     } catch (const std::bad_alloc&) {
@@ -80,9 +95,13 @@ void CollectiveEngine::keep_plan(bool closed) {
   }
   std::vector<uint64_t> key = std::move(previous_.agreed.key);  // moved: closing allocates
   if (kept) {                                                 // nothing that could fail it
+    kept->plans.adopt(std::move(plans_));
     kept->puts = std::move(previous_.puts);
     kept->puts.continue_in_another_file();
     kept->agreed = std::move(previous_.agreed);
+    kept->placed = std::move(previous_.placed);
+    kept->direct = std::move(previous_.direct);
+    kept->direct_min = previous_.direct_min;
     kept->routed = std::move(routed_);
     kept->runs = std::move(route_runs_);
     kept->shift = routed_shift_;
@@ -92,16 +111,23 @@ void CollectiveEngine::keep_plan(bool closed) {
   kept_plans->add_or_forget(std::move(key), std::move(kept));
 }
 
+// At the file's first batch, before it plans anything: the placements kept point into the
+// kept decompositions, which become this file's (a cache that already planned something
+// takes nothing, since its plans are referred to).
 void CollectiveEngine::take_plan(const std::vector<uint64_t>& key) {
-  if (std::exchange(looked_for_plan_, true) || mode() == OpenMode::kRead) return;
-  KeptPlans* kept_plans = tapio::kept_plans(resources(), "collective");
+  if (std::exchange(looked_for_plan_, true)) return;
+  KeptPlans* kept_plans = tapio::kept_plans(resources(), plan_kind());
   if (!kept_plans) return;
   KeptPlans::Entry taken = kept_plans->take(key);
   auto* kept = dynamic_cast<KeptPlan*>(taken.second.get());
-  if (!kept) return;
+  if (!kept || !plans_.empty()) return;
+  plans_.adopt(std::move(kept->plans));
   previous_.puts = std::move(kept->puts);
   previous_.agreed = std::move(kept->agreed);
   previous_.agreed.key = std::move(taken.first);  // the batch compares it with its own
+  previous_.placed = std::move(kept->placed);
+  previous_.direct = std::move(kept->direct);
+  previous_.direct_min = kept->direct_min;
   routed_ = std::move(kept->routed);
   route_runs_ = std::move(kept->runs);
   routed_shift_ = kept->shift;

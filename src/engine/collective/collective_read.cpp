@@ -6,6 +6,7 @@
 // with one message that MPI gathers from the round buffer and scatters into the requester's
 // staging buffer; the requester byte-swaps into the user's buffers at the end.
 #include <algorithm>
+#include <new>
 
 #include "engine/collective/collective_engine.h"
 #include "engine/collective/read_rounds.h"
@@ -21,9 +22,12 @@ namespace {
 // values as signed (MPICH 4.0 does; with UINT64_MAX - lo, a rank reading nothing won and
 // nobody read anything). It also says whether the read is steady: every rank wants what it
 // wanted in the previous batch, moved by the same bytes (the least and most any rank that
-// wants anything moved by), so the previous rounds' plan moves with it.
+// wants anything moved by), so the previous rounds' plan moves with it. A move may be
+// backwards (a file's first batch after a kept plan of another file's last record): it is
+// voted as by + kBias, below kTop for moves within 2^62 bytes either way.
 struct ReadVotes {
   static constexpr uint64_t kTop = INT64_MAX;
+  static constexpr uint64_t kBias = uint64_t{1} << 62;
   uint64_t lo = kTop, hi = 0;
   uint64_t cannot_direct = 1;
   uint64_t out_of_memory = 0;
@@ -47,17 +51,30 @@ struct ReadVotes {
   void note_moves(const collective::Placements& placed, const collective::Placements& before) {
     uint64_t by = 0;
     changed = placed.size() != before.size() ||
-              (!placed.empty() && !collective::moved_by(placed, before, &by)) || by >= kTop;
-    if (!placed.empty() && !changed) moved_lo = moved_hi = by;
+              (!placed.empty() && !collective::moved_by(placed, before, &by));
+    const uint64_t voted = by + kBias;  // modulo 2^64: a backward move is below kBias
+    if (voted >= kTop) changed = 1;
+    if (!placed.empty() && !changed) moved_lo = moved_hi = voted;
   }
   // Every rank moved by the same bytes, or wants nothing.
   bool steady() const { return changed == 0 && moved_lo == moved_hi; }
+  // The move every rank made (when steady), modulo 2^64.
+  uint64_t moved() const { return moved_lo - kBias; }
 };
 
 }  // namespace
 
 Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   PlanCache<plan::Decomposition>::Batch planning(&plans_);
+  std::vector<uint64_t> key;  // plan_key(), for the plan this file leaves (keep_plan)
+  try {
+    key = plan_key();
+  } catch (const std::bad_alloc&) {
+    // no key: this file takes no plan and leaves none (keep_plan)
+  }
+  // The last plan of a file of this layout, before any plan of this batch is made: its
+  // decompositions are those this batch's placements are compared with.
+  if (!key.empty()) take_plan(key);
   {
     PhaseTimer t(&profile(), Phase::kPlan);
     collective::want(gets, io(), nc_.header(), decomposition_of(), &wanted_);
@@ -98,7 +115,8 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   }
   collective::ReadBatch batch{&wanted, staging, {}, routed_, route_runs_, 0, {}};
   TAPIO_RETURN_IF_ERROR(plan_read_rounds({votes.lo, votes.hi - votes.lo}, votes.steady(),
-                                         votes.moved_lo, before, &batch));
+                                         votes.moved(), before, &batch));
+  previous_.agreed.key = std::move(key);
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(batch.layout));
   profile().rounds += batch.layout.rounds;
   return collective::ReadRounds(parts(), batch).run();
@@ -109,8 +127,9 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
 Status CollectiveEngine::plan_read_rounds(const plan::Extent& range, bool steady,
                                           uint64_t moved, const Agreed& before,
                                           collective::ReadBatch* batch) {
+  const uint64_t magnitude = static_cast<int64_t>(moved) < 0 ? 0 - moved : moved;
   const bool grid_kept =
-      !spec_.stripe_grid || moved % std::max<uint64_t>(spec_.stripe_size, 1) == 0;
+      !spec_.stripe_grid || magnitude % std::max<uint64_t>(spec_.stripe_size, 1) == 0;
   if (steady && grid_kept &&
       range == plan::Extent{before.range.offset + moved, before.range.length}) {
     PhaseTimer t(&profile(), Phase::kPlan);

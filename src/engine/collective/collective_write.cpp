@@ -143,6 +143,7 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
   std::vector<uint64_t> key;  // plan_key(): O(variables), so taken here too
   keep(&planned, catch_out_of_memory([&] { return writing(); }, [&] {
     key = plan_key();
+    take_plan(key);  // before any plan of this batch: the kept placements are its plans'
     {
       PhaseTimer t(&profile(), Phase::kPlan);
       staged_.describe(puts, io(), nc_.header(), step, decomposition_of());
@@ -151,7 +152,6 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
     targets_.reserve(io().vars.size());
     return ok_status();
   }));
-  if (planned.ok()) take_plan(key);
   const Agreed before = std::exchange(previous_.agreed, Agreed{});
   WriteVotes votes;
   votes.changed =
