@@ -100,6 +100,8 @@ class CollectiveEngine final : public Engine {
     collective::Placements placed;  // reads: the plans it placed, where (a read's "changed")
     uint64_t step = 0;          // writes: the batch's step
     std::vector<uint64_t> key;  // plan_key() when it was planned (empty: could not be made)
+    bool read = false;          // a read batch's (a write is never steady after one, nor a
+                                // read after a write)
   };
   // A steady batch's rounds: `before`'s moved by whole records into *batch (routed_
   // included); false (nothing changed) unless `before` went through the aggregators over

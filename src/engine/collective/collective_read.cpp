@@ -92,7 +92,7 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   votes.cannot_direct = spec_.direct && direct.eligible ? 0 : 1;  // this rank's pieces alone
   votes.out_of_memory = reserved ? 0 : 1;
   votes.note_moves(wanted.placed, before.placed);
-  if (!before.rounds) votes.changed = 1;
+  if (!before.rounds || !before.read) votes.changed = 1;
   if (wanted.span.length > 0) {
     votes.lo = std::min(votes.lo, wanted.span.offset);
     votes.hi = std::max(votes.hi, wanted.span.end());
@@ -144,6 +144,7 @@ Status CollectiveEngine::plan_read_rounds(const plan::Extent& range, bool steady
   // Reads are never tiled: each aggregator keeps its rounds' reads.
   previous_.agreed = Agreed{true, 1, true, false, true, range, batch->layout, batch->expected,
                             batch->wanted->placed};
+  previous_.agreed.read = true;
   return ok_status();
 }
 

@@ -155,7 +155,10 @@ Status CollectiveEngine::write_batch(const std::vector<PutOp>& puts, uint64_t st
   const Agreed before = std::exchange(previous_.agreed, Agreed{});
   WriteVotes votes;
   votes.changed =
-      previous_.puts.same_as_last(puts, step) && before.valid && before.key == key ? 0 : 1;
+      previous_.puts.same_as_last(puts, step) && before.valid && !before.read &&
+              before.key == key
+          ? 0
+          : 1;
   votes.bytes = direct.bytes;
   votes.ineligible = spec_.direct && direct.eligible ? 0 : 1;
   const uint64_t staging = may_stage(direct) ? staged.bytes() : 0;
