@@ -123,6 +123,10 @@ const std::vector<ParamDef> kRegistry = {
      "round has shares, at most the node's), instead of the aggregator alone; 0: the "
      "aggregator reads alone.",
      0, false},
+    {"node_readers", K::kInteger, "0", "ranks", {}, "collective",
+     "Reads through node shared memory: the most ranks of a node that read one aggregator's "
+     "round together (node_read_share); 0: every rank of the node.",
+     0, false},
     {"joined_reserve", K::kSize, "4MiB", "bytes", {}, "collective",
      "Room a new NetCDF file keeps for each joined array's sample dimension (all its variables' "
      "rows), before what is laid out after it; a step that outgrows it makes room for 8 more "

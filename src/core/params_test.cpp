@@ -55,6 +55,7 @@ const Expected kExpected[] = {
     {"direct", ParamKind::kEnum, "auto", "collective"},
     {"direct_read_min", ParamKind::kSize, "64KiB", "collective"},
     {"node_read_share", ParamKind::kSize, "256KiB", "collective"},
+    {"node_readers", ParamKind::kInteger, "0", "collective"},
     {"joined_reserve", ParamKind::kSize, "4MiB", "collective"},
     {"block_align", ParamKind::kSize, "4096", "subfile"},
     {"subfile_write", ParamKind::kEnum, "auto", "subfile"},

@@ -378,7 +378,7 @@ TEST(Collectives, ReadingARoundTogetherCostsTwoNodeBarriers) {
   std::map<std::string, int> rounds = {{"Allreduce", 3}, {"Reduce_scatter", 1}};
   const int shared_rounds = size() == 4 ? 1 : size() == 8 ? 2 : 0;
   if (shared_rounds > 0) rounds["Barrier"] = 2 * shared_rounds;
-  EXPECT_EQ(read_steps_at_once(8192, {{"direct", "never"}}), rounds);
+  EXPECT_EQ(read_steps_at_once(8192, {{"direct", "never"}, {"node_readers", "8"}}), rounds);
 }
 
 }  // namespace

@@ -116,6 +116,8 @@ Status CollectiveEngine::share_node_memory() {
   agg_.node = node;
   for (int rank : agg_.ranks) agg_.node_rank.push_back(node->node_rank_of(rank));
   agg_.slot_bytes = spec_.round_bytes;
+  const int readers = spec_.node_readers > 0 ? spec_.node_readers : node->node().size();
+  agg_.node_readers = std::clamp(readers, 1, node->node().size());
   return ok_status();
 }
 

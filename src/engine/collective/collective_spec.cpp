@@ -24,6 +24,7 @@ CollectiveSpec CollectiveSpec::parse(const Params& p) {
   s.direct = p.get("direct") == "auto";
   s.direct_read_min = std::max<uint64_t>(p.get_size("direct_read_min"), 1);
   s.node_read_share = p.get_size("node_read_share");
+  s.node_readers = static_cast<int>(p.get_int("node_readers"));
   return s;
 }
 

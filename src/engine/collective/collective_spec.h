@@ -28,6 +28,7 @@ struct CollectiveSpec {
   bool direct = true;               // direct = auto
   uint64_t direct_read_min = 64 << 10;  // reads go direct in requests of at least this
   uint64_t node_read_share = 256 << 10;  // a node rank's least share of a round's reads; 0: none
+  int node_readers = 0;  // the most readers of one aggregator's round; 0: the node's ranks
 
   static CollectiveSpec parse(const Params& params);
 };

@@ -54,6 +54,7 @@ struct Aggregation {
   std::vector<int> node_rank;              // each aggregator's rank on this node, or -1
   uint64_t slot_bytes = 0;                 // one round slot in the shared window
   int slot_count = 2;                      // round slots per aggregator
+  int node_readers = 1;  // the most ranks of this node that read one aggregator's round
   bool slots = false;                      // this call uses the shared window
   NodeGather gather;                       // two_level, writes
 

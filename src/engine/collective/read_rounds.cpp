@@ -154,7 +154,8 @@ Status ReadRounds::read_together(uint32_t r, comm::Requests* reqs) {
   }
   const comm::Comm& node = p_.agg.node->node();
   if (p_.agg.mine >= 0)
-    p_.agg.shared_reads(p_.agg.mine, slot)->publish(reads, p_.spec.node_read_share, node.size());
+    p_.agg.shared_reads(p_.agg.mine, slot)->publish(reads, p_.spec.node_read_share,
+                                                    p_.agg.node_readers);
   keep(&local, node_barrier());
   for (size_t a = 0; a < p_.agg.ranks.size(); ++a) {
     const int agg = static_cast<int>(a);

@@ -13,7 +13,7 @@ constexpr uint64_t kShareAlign = 4096;
 
 }  // namespace
 
-void SharedReads::publish(const std::vector<plan::Extent>& r, uint64_t share, int node_ranks) {
+void SharedReads::publish(const std::vector<plan::Extent>& r, uint64_t share, int most) {
   uint64_t bytes = 0;
   for (const plan::Extent& e : r) bytes += e.length;
   count = 0;
@@ -21,7 +21,7 @@ void SharedReads::publish(const std::vector<plan::Extent>& r, uint64_t share, in
   if (r.empty() || r.size() > kMax) return;
   std::copy(r.begin(), r.end(), reads);
   count = r.size();
-  readers = static_cast<uint64_t>(plan::sharing_readers(bytes, share, node_ranks));
+  readers = static_cast<uint64_t>(plan::sharing_readers(bytes, share, most));
 }
 
 std::vector<plan::Extent> SharedReads::share_of(int node_rank, int agg_node_rank,
@@ -35,7 +35,7 @@ std::vector<plan::Extent> SharedReads::share_of(int node_rank, int agg_node_rank
 
 bool shares_round(const Aggregation& agg, uint64_t share, const plan::Layout& layout,
                   uint32_t r) {
-  if (!agg.slots || share == 0 || agg.node->node().size() < 2) return false;
+  if (!agg.slots || share == 0 || agg.node_readers < 2) return false;
   for (size_t a = 0; a < agg.node_rank.size(); ++a)
     if (agg.node_rank[a] >= 0 && layout.window(static_cast<int>(a), r).length >= 2 * share)
       return true;

@@ -24,16 +24,16 @@ struct SharedReads {
   uint64_t count = 0;
   plan::Extent reads[kMax];
 
-  // What `readers` ranks of the node, at least one per `share` bytes, read of `reads`.
-  void publish(const std::vector<plan::Extent>& reads, uint64_t share, int node_ranks);
+  // What ranks of the node read of `reads`: one per `share` bytes, at most `most`.
+  void publish(const std::vector<plan::Extent>& reads, uint64_t share, int most);
   // The share of the rank `node_rank` of a node of `node_ranks`, where the aggregator is
   // `agg_node_rank` (its share is the first, so that one reader is the aggregator).
   std::vector<plan::Extent> share_of(int node_rank, int agg_node_rank, int node_ranks) const;
 };
 
 // Whether round r's reads are shared on this node (the same answer on every rank of the node,
-// from the layout alone): shared slots, more than one rank on the node, and an aggregator of
-// the node whose window holds at least two shares.
+// from the layout alone): shared slots, two readers or more allowed (node_readers, at most the
+// node's ranks), and an aggregator of the node whose window holds at least two shares.
 bool shares_round(const Aggregation& agg, uint64_t share, const plan::Layout& layout, uint32_t r);
 
 }  // namespace tapio::collective
