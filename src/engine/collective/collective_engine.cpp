@@ -114,7 +114,11 @@ Status CollectiveEngine::share_node_memory() {
   if (spec_.two_level && mode() != OpenMode::kRead) gather_on(node);
   if (!spec_.shared_memory) return ok_status();
   agg_.node = node;
-  for (int rank : agg_.ranks) agg_.node_rank.push_back(node->node_rank_of(rank));
+  for (int rank : agg_.ranks) {
+    const int nr = node->node_rank_of(rank);
+    if (nr >= 0) agg_.here.push_back(static_cast<int>(agg_.node_rank.size()));
+    agg_.node_rank.push_back(nr);
+  }
   agg_.slot_bytes = spec_.round_bytes;
   const int readers = spec_.node_readers > 0 ? spec_.node_readers : node->node().size();
   agg_.node_readers = std::clamp(readers, 1, node->node().size());

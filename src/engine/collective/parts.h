@@ -52,6 +52,7 @@ struct Aggregation {
   int mine = -1;                           // this rank's aggregator index, or -1
   std::shared_ptr<comm::NodeMemory> node;  // the context's, when shared_memory is on
   std::vector<int> node_rank;              // each aggregator's rank on this node, or -1
+  std::vector<int> here;                   // the aggregators on this node (a node's few)
   uint64_t slot_bytes = 0;                 // one round slot in the shared window
   int slot_count = 2;                      // round slots per aggregator
   int node_readers = 1;  // the most ranks of this node that read one aggregator's round

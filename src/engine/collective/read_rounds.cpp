@@ -157,13 +157,11 @@ Status ReadRounds::read_together(uint32_t r, comm::Requests* reqs) {
     p_.agg.shared_reads(p_.agg.mine, slot)->publish(reads, p_.spec.node_read_share,
                                                     p_.agg.node_readers);
   keep(&local, node_barrier());
-  for (size_t a = 0; a < p_.agg.ranks.size(); ++a) {
-    const int agg = static_cast<int>(a);
+  for (const int agg : p_.agg.here) {
     const SharedReads* table = p_.agg.shared_reads(agg, slot);
-    if (!table) continue;
     const std::vector<plan::Extent> share =
         table->readers == 0 ? (agg == p_.agg.mine ? reads : std::vector<plan::Extent>{})
-                            : table->share_of(node.rank(), p_.agg.node_rank[a], node.size());
+                            : table->share_of(node.rank(), p_.agg.node_rank[agg], node.size());
     if (!share.empty())
       keep(&local, read_extents(share, p_.agg.window(agg, slot, b_.layout.window(agg, r))));
   }

@@ -36,9 +36,8 @@ std::vector<plan::Extent> SharedReads::share_of(int node_rank, int agg_node_rank
 bool shares_round(const Aggregation& agg, uint64_t share, const plan::Layout& layout,
                   uint32_t r) {
   if (!agg.slots || share == 0 || agg.node_readers < 2) return false;
-  for (size_t a = 0; a < agg.node_rank.size(); ++a)
-    if (agg.node_rank[a] >= 0 && layout.window(static_cast<int>(a), r).length >= 2 * share)
-      return true;
+  for (int a : agg.here)
+    if (layout.window(a, r).length >= 2 * share) return true;
   return false;
 }
 
