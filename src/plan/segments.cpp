@@ -169,13 +169,9 @@ std::vector<Extent> sieve(const std::vector<Extent>& sorted, uint64_t max_hole) 
 std::vector<Extent> sieved_reads(const std::vector<RoutedSegment>& routed, size_t begin,
                                  size_t end, uint64_t shift, uint64_t max_hole) {
   std::vector<Extent> spans;
-  for (size_t i = begin; i < end; ++i) {
-    const Segment s = shifted(routed[i].seg, shift);
-    if (s.count == 1 || s.stride - s.length <= max_hole)
-      spans.push_back(Extent{s.offset, s.last_end() - s.offset});
-    else
-      for_each_piece(s, [&](uint64_t off, uint64_t len) { spans.push_back(Extent{off, len}); });
-  }
+  for (size_t i = begin; i < end; ++i)
+    for_each_read_span(shifted(routed[i].seg, shift), max_hole,
+                       [&](uint64_t from, uint64_t to) { spans.push_back(Extent{from, to - from}); });
   const auto by_offset = [](const Extent& a, const Extent& b) { return a.offset < b.offset; };
   if (!std::is_sorted(spans.begin(), spans.end(), by_offset))
     std::sort(spans.begin(), spans.end(), by_offset);

@@ -120,6 +120,17 @@ void for_each_piece(const Segment& s, F&& f) {
   for (uint64_t k = 0; k < s.count; ++k, off += s.stride) f(off, s.length);
 }
 
+// Calls f(from, to) for what reading s takes when holes of up to max_hole are read along: the
+// span of the whole segment when its holes are that small (a round-robin map's single
+// elements: one span, not 10^6), else each piece.
+template <typename F>
+void for_each_read_span(const Segment& s, uint64_t max_hole, F&& f) {
+  if (s.count == 1 || s.stride - s.length <= max_hole)
+    f(s.offset, s.last_end());
+  else
+    for_each_piece(s, [&](uint64_t off, uint64_t len) { f(off, off + len); });
+}
+
 // One bit per byte of a window [base, base + length).
 class ByteMap {
  public:
@@ -163,8 +174,8 @@ void ByteMap::for_each_run(bool set, uint64_t from, uint64_t to, F&& f) const {
 std::vector<Extent> sieve(const std::vector<Extent>& sorted, uint64_t max_hole);
 
 // What an aggregator reads for routed[begin, end) (each moved by `shift`), sieved as it
-// sieves: each segment's span, or its pieces where they lie more than `max_hole` apart, merged
-// where they overlap or lie at most `max_hole` apart. Sorted, disjoint; O(segments) when the
+// sieves: each segment's for_each_read_span, merged where they overlap or lie at most
+// `max_hole` apart. Sorted, disjoint; O(segments) when the
 // segments come in file order, as routes do.
 std::vector<Extent> sieved_reads(const std::vector<RoutedSegment>& routed, size_t begin,
                                  size_t end, uint64_t shift, uint64_t max_hole);

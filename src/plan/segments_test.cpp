@@ -365,7 +365,9 @@ TEST(Segments, ReadSharesCoverTheReadsOnce) {
       const std::vector<Extent> share = read_share(reads, readers, j, 512);
       uint64_t bytes = 0;
       for (const Extent& e : share) bytes += e.length;
-      if (j + 1 < readers) EXPECT_EQ((seen + bytes) % 512, 0u) << readers << " " << j;
+      if (j + 1 < readers) {
+        EXPECT_EQ((seen + bytes) % 512, 0u) << readers << " " << j;
+      }
       seen += bytes;
       all.insert(all.end(), share.begin(), share.end());
     }

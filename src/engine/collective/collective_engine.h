@@ -99,7 +99,7 @@ class CollectiveEngine final : public Engine {
     std::vector<uint32_t> expected;
     collective::Placements placed;  // reads: the plans it placed, where (a read's "changed")
     uint64_t step = 0;          // writes: the batch's step
-    std::vector<uint64_t> key;  // plan_key() when it was planned (empty: could not be made)
+    std::vector<uint64_t> key;  // writes: plan_key() when planned (empty: could not be made)
     bool read = false;          // a read batch's (a write is never steady after one, nor a
                                 // read after a write)
   };
@@ -177,9 +177,9 @@ class CollectiveEngine final : public Engine {
 
   // The decomposition of a selection of `var`, planned once (plans_).
   collective::DecompositionOf decomposition_of();
-  // What a write batch's plan depends on besides the puts: every variable's place, size, type
+  // What a batch's plan depends on besides its puts (gets): every variable's place, size, type
   // and shape in the file, the aggregators, and the parameters that cut domains and rounds.
-  // The same on every rank; equal keys and equal puts make the same plan.
+  // The same on every rank; equal keys and equal puts (gets) make the same plan.
   std::vector<uint64_t> plan_key() const;
   // The last batch's plan, left in the context when this file closes (keep_plan; none when
   // `closed` failed here) and taken by the first batch of a later file of its plan_key() and
@@ -190,6 +190,7 @@ class CollectiveEngine final : public Engine {
   void take_plan(const std::vector<uint64_t>& key);
   const char* plan_kind() const;
   bool looked_for_plan_ = false;  // take_plan ran (at the file's first batch)
+  std::vector<uint64_t> read_key_;  // a read file's plan_key(), made at its first batch
 
   CollectiveSpec spec_;
   plan::SmallerRounds smaller_rounds_;  // min_rounds and the node layout's messages floor

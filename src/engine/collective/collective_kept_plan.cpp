@@ -82,8 +82,9 @@ void CollectiveEngine::keep_plan(bool closed) {
   KeptPlans* kept_plans = tapio::kept_plans(resources(), plan_kind());
   const Agreed& last = previous_.agreed;
   if (!kept_plans || !last.valid) return;
-  if (last.key.empty()) return kept_plans->clear();
   const bool reading = mode() == OpenMode::kRead;
+  std::vector<uint64_t>& made = reading ? read_key_ : previous_.agreed.key;
+  if (made.empty()) return kept_plans->clear();
   std::unique_ptr<KeptPlan> kept;
   if (closed && last.rounds && (reading || last.all_records) && !spec_.file.async &&
       !spec_.two_level && !nc_.has_joined()) {
@@ -93,8 +94,8 @@ void CollectiveEngine::keep_plan(bool closed) {
       // an entry without a plan: the next file of this key plans afresh
     }
   }
-  std::vector<uint64_t> key = std::move(previous_.agreed.key);  // moved: closing allocates
-  if (kept) {                                                 // nothing that could fail it
+  std::vector<uint64_t> key = std::move(made);  // moved: closing allocates nothing
+  if (kept) {                                 // that could fail it
     kept->plans.adopt(std::move(plans_));
     kept->puts = std::move(previous_.puts);
     kept->puts.continue_in_another_file();
@@ -117,14 +118,14 @@ void CollectiveEngine::keep_plan(bool closed) {
 void CollectiveEngine::take_plan(const std::vector<uint64_t>& key) {
   if (std::exchange(looked_for_plan_, true)) return;
   KeptPlans* kept_plans = tapio::kept_plans(resources(), plan_kind());
-  if (!kept_plans) return;
+  if (!kept_plans || key.empty()) return;
   KeptPlans::Entry taken = kept_plans->take(key);
   auto* kept = dynamic_cast<KeptPlan*>(taken.second.get());
   if (!kept || !plans_.empty()) return;
   plans_.adopt(std::move(kept->plans));
   previous_.puts = std::move(kept->puts);
   previous_.agreed = std::move(kept->agreed);
-  previous_.agreed.key = std::move(taken.first);  // the batch compares it with its own
+  previous_.agreed.key = std::move(taken.first);  // a write batch compares it with its own
   previous_.placed = std::move(kept->placed);
   previous_.direct = std::move(kept->direct);
   previous_.direct_min = kept->direct_min;

@@ -66,15 +66,17 @@ struct ReadVotes {
 
 Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   PlanCache<plan::Decomposition>::Batch planning(&plans_);
-  std::vector<uint64_t> key;  // plan_key(), for the plan this file leaves (keep_plan)
-  try {
-    key = plan_key();
-  } catch (const std::bad_alloc&) {
-    // no key: this file takes no plan and leaves none (keep_plan)
+  // The last plan of a file of this layout, taken before any plan of this batch is made: its
+  // decompositions are those this batch's placements are compared with. A file read has one
+  // layout, so its key is made once (keep_plan leaves the plan under it).
+  if (!looked_for_plan_) {
+    try {
+      read_key_ = plan_key();
+    } catch (const std::bad_alloc&) {
+      // no key: this file takes no plan and leaves none (keep_plan)
+    }
+    take_plan(read_key_);
   }
-  // The last plan of a file of this layout, before any plan of this batch is made: its
-  // decompositions are those this batch's placements are compared with.
-  if (!key.empty()) take_plan(key);
   {
     PhaseTimer t(&profile(), Phase::kPlan);
     collective::want(gets, io(), nc_.header(), decomposition_of(), &wanted_);
@@ -116,7 +118,6 @@ Status CollectiveEngine::read_gets(const std::vector<GetOp>& gets) {
   collective::ReadBatch batch{&wanted, staging, {}, routed_, route_runs_, 0, {}};
   TAPIO_RETURN_IF_ERROR(plan_read_rounds({votes.lo, votes.hi - votes.lo}, votes.steady(),
                                          votes.moved(), before, &batch));
-  previous_.agreed.key = std::move(key);
   TAPIO_RETURN_IF_ERROR(prepare_node_slots(batch.layout));
   profile().rounds += batch.layout.rounds;
   return collective::ReadRounds(parts(), batch).run();
@@ -143,8 +144,7 @@ Status CollectiveEngine::plan_read_rounds(const plan::Extent& range, bool steady
   }
   // Reads are never tiled: each aggregator keeps its rounds' reads.
   previous_.agreed = Agreed{true, 1, true, false, true, range, batch->layout, batch->expected,
-                            batch->wanted->placed};
-  previous_.agreed.read = true;
+                            batch->wanted->placed, /*step=*/0, /*key=*/{}, /*read=*/true};
   return ok_status();
 }
 

@@ -195,18 +195,12 @@ plan::Extent blocks_of(uint64_t from, uint64_t to) {
   return {first, ((to + kReadBlock - 1) >> kReadBlockShift) - first};
 }
 
-// Marks the blocks s makes the aggregator read: the span of a strided segment whose holes the
-// sieve would read anyway (a round-robin map's single elements: one mark, not 10^6), else
-// each piece's.
+// Marks the blocks s makes the aggregator read (plan::for_each_read_span).
 void mark_read(plan::ByteMap* blocks, const plan::Segment& s) {
-  const auto mark = [&](uint64_t from, uint64_t to) {
+  plan::for_each_read_span(s, kSieveHole, [&](uint64_t from, uint64_t to) {
     const plan::Extent b = blocks_of(from, to);
     blocks->mark(b.offset, b.length);
-  };
-  if (s.count == 1 || s.stride - s.length <= kSieveHole)
-    mark(s.offset, s.last_end());
-  else
-    plan::for_each_piece(s, [&](uint64_t off, uint64_t len) { mark(off, off + len); });
+  });
 }
 
 }  // namespace
